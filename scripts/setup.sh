@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Set up everything wsvmgui needs on a fresh Debian 12 machine, idempotently.
+#
+#   bash scripts/setup.sh
+#
+# 1. Debian packages that Qt needs (plus Xvfb and the xcb libraries for a real window).
+#    Skipped when they are all installed already; `apt-get update` runs only when some
+#    package is missing.
+# 2. A virtual environment (default: .venv in the repository; VENV=/path overrides;
+#    PYTHON=/path/to/python3 chooses the interpreter, default python3).
+# 3. `pip install -e ".[test]"` into it. Skipped when pyproject.toml has not changed
+#    since the last successful install into that venv from this checkout.
+#
+# Environment switches: WSVMGUI_SKIP_APT=1 skips step 1 (e.g. not root and no sudo,
+# packages already provided some other way).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${VENV:-$REPO/.venv}"
+PYTHON="${PYTHON:-python3}"
+export LANG=C.UTF-8
+export DEBIAN_FRONTEND=noninteractive
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+APT_PACKAGES=(
+    # what Qt (PySide6) loads, also offscreen
+    libglib2.0-0 libdbus-1-3 libegl1 libgl1 libx11-6 libfontconfig1 libfreetype6
+    libxkbcommon0 fonts-dejavu-core
+    # a real window: Xvfb and the xcb platform plugin's libraries
+    xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
+    libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
+    libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
+)
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+# Run a command as root: directly when root, else through sudo when it is there.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo -E "$@"
+    else
+        die "need root (or sudo) to run: $*; or set WSVMGUI_SKIP_APT=1"
+    fi
+}
+
+# Print the packages among "$@" that are not installed.
+missing_packages() {
+    local p
+    for p in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+            printf '%s\n' "$p"
+        fi
+    done
+}
+
+APT_UPDATED=0
+apt_update_once() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        log "apt-get update"
+        as_root apt-get update -qq
+        APT_UPDATED=1
+    fi
+}
+apt_install() {
+    [ "$#" -gt 0 ] || return 0
+    apt_update_once
+    log "apt-get install: $*"
+    as_root apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Use-Pty=0 -o APT::Color=0 "$@" >/dev/null
+}
+
+# --- 1. Debian packages -----------------------------------------------------------------
+if [ "${WSVMGUI_SKIP_APT:-0}" = "1" ]; then
+    log "skipping Debian packages (WSVMGUI_SKIP_APT=1)"
+elif ! command -v dpkg-query >/dev/null 2>&1; then
+    log "not a Debian-like system (no dpkg-query): skipping Debian packages"
+else
+    mapfile -t MISSING < <(missing_packages "${APT_PACKAGES[@]}")
+    if [ "${#MISSING[@]}" -gt 0 ]; then
+        apt_install "${MISSING[@]}"
+    else
+        log "Debian packages: all ${#APT_PACKAGES[@]} present"
+    fi
+fi
+
+# --- 2. Python and the virtual environment ----------------------------------------------
+command -v "$PYTHON" >/dev/null 2>&1 || die "no '$PYTHON' on PATH (set PYTHON=/path/to/python3)"
+"$PYTHON" - <<'EOF' || die "wsvmgui needs Python >= 3.10 and < 3.14 (found $("$PYTHON" -V 2>&1))"
+import sys
+sys.exit(0 if (3, 10) <= sys.version_info[:2] < (3, 14) else 1)
+EOF
+
+venv_ok() { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1; }
+
+if ! venv_ok; then
+    rm -rf "$VENV"
+    log "creating venv $VENV with $("$PYTHON" -V 2>&1)"
+    if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
+        # Debian's own python3 ships venv/ensurepip separately.
+        rm -rf "$VENV"
+        [ "${WSVMGUI_SKIP_APT:-0}" = "1" ] && die "'$PYTHON -m venv' failed; install python3-venv"
+        ver="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+        pkgs=(python3-venv)
+        apt_update_once
+        if apt-cache show "python$ver-venv" >/dev/null 2>&1; then
+            pkgs+=("python$ver-venv")
+        fi
+        apt_install "${pkgs[@]}"
+        "$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv $VENV' failed"
+    fi
+    "$VENV/bin/python" -m pip install -q --progress-bar off --upgrade pip
+fi
+
+# --- 3. The package and its test tools -------------------------------------------------
+STAMP="$VENV/.wsvmgui-setup"
+want="$(cd "$REPO" && { echo "$REPO"; cat pyproject.toml; } | sha256sum | cut -d' ' -f1)"
+have="$(cat "$STAMP" 2>/dev/null || true)"
+installed_here() {
+    # the editable install points at this checkout
+    (cd / && "$VENV/bin/python" - "$REPO" <<'EOF') >/dev/null 2>&1
+import os, sys
+import wsvmgui
+here = os.path.realpath(os.path.dirname(wsvmgui.__file__))
+sys.exit(0 if here == os.path.realpath(os.path.join(sys.argv[1], "wsvmgui")) else 1)
+EOF
+}
+if [ "$want" = "$have" ] && installed_here; then
+    log "python packages: up to date in $VENV"
+else
+    log "pip install -e '.[test]' into $VENV (first time: a few minutes)"
+    (cd "$REPO" && "$VENV/bin/python" -m pip install -q --progress-bar off -e ".[test]")
+    installed_here || die "wsvmgui is not importable from $VENV after pip install"
+    printf '%s\n' "$want" >"$STAMP"
+fi
+log "ready: $VENV"

@@ -1,0 +1,330 @@
+"""The binary weighted-SVM probability estimator (Wang, Shen & Liu 2008).
+
+Fits a ladder of weighted SVMs over a grid of class weights, tunes lambda (and sigma for
+the RBF kernel) by EGKL on a tuning set, and reads each point's probability off where
+its predicted label changes along the ladder (METHODS sections 1 and 2).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .errors import InputError
+from .kernels import Kernel
+from .ladder import RULES, Ladder, LadderEstimate, check_weights, fit_ladder, weight_grid
+from .progress import CancelCheck, ProgressCallback, ProgressTracker
+from .report import ProbabilityReport
+from .tuning import (
+    TuningResult,
+    default_lambda_grid,
+    default_n_weights,
+    kernel_with_sigma,
+    stratified_split,
+    tune_ladder,
+)
+from .validation import check_labels, validate_fit_data, validate_predict_data
+from .wsvm import SOLVERS
+
+
+class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
+    """Binary class probabilities from a ladder of weighted SVMs.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear", "poly"}
+    n_weights : int or None
+        M: the ladder fits the interior weights ``m / M``.  None: ``default_n_weights(n)``.
+    weights : array-like of shape (M - 1,) or None
+        Explicit increasing interior weights in (0, 1); overrides ``n_weights``.
+    lam : float or None
+        Fixed penalty lambda; None tunes it over ``lambdas``.
+    sigma : float or None
+        Fixed RBF width; None tunes it over ``sigmas``.
+    lambdas : array-like or None
+        Lambda grid for tuning; None: ``1 / (2 n C)`` for C in 0.1 ... 100.
+    sigmas : array-like or None
+        Sigma grid for tuning; None: ``(0.25, ..., 1.5) * sigma_M``.
+    degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
+    rule : {"count", "extreme"}
+        How a sign ladder becomes a probability (METHODS section 2).
+    tune_fraction : float
+        Share of the training data held out for tuning when no tuning set is given.
+    refit : bool
+        After tuning, refit on training plus tuning data (default) or keep the
+        training-only fit of the papers.
+    solver : {"libsvm", "qp"}
+    qp_solver : str
+        qpsolvers backend for ``solver="qp"``.
+    n_jobs : int
+        Threads used for the tuning grid.
+    random_state : int or None
+        Seed of the tuning split.
+
+    Attributes
+    ----------
+    classes_ : ndarray, shape (2,)
+    ladder_ : Ladder
+        The fitted ladder over the support points ``X_support_``.
+    X_support_ : ndarray, shape (s, p)
+    kernel_ : Kernel
+    lambda_, sigma_ : float
+    weights_ : ndarray, shape (M - 1,)
+    tuning_ : TuningResult or None
+    fit_info_ : dict
+        Fits made, largest KKT residual, wall time.
+    """
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        n_weights: int | None = None,
+        weights=None,
+        lam: float | None = None,
+        sigma: float | None = None,
+        lambdas=None,
+        sigmas=None,
+        degree: int = 3,
+        coef0: float = 1.0,
+        poly_gamma: float = 1.0,
+        rule: str = "count",
+        tune_fraction: float = 0.3,
+        refit: bool = True,
+        solver: str = "libsvm",
+        qp_solver: str = "quadprog",
+        n_jobs: int = 1,
+        random_state: int | None = 0,
+    ) -> None:
+        self.kernel = kernel
+        self.n_weights = n_weights
+        self.weights = weights
+        self.lam = lam
+        self.sigma = sigma
+        self.lambdas = lambdas
+        self.sigmas = sigmas
+        self.degree = degree
+        self.coef0 = coef0
+        self.poly_gamma = poly_gamma
+        self.rule = rule
+        self.tune_fraction = tune_fraction
+        self.refit = refit
+        self.solver = solver
+        self.qp_solver = qp_solver
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ----------------------------------------------------------------------------- fit
+    def _check_params(self) -> None:
+        if self.rule not in RULES:
+            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        if self.solver not in SOLVERS:
+            raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
+        if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
+            raise InputError(f"lambda must be a positive number, got {self.lam!r}")
+        if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
+            raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
+
+    def _weight_grid(self, n: int) -> np.ndarray:
+        if self.weights is not None:
+            return check_weights(self.weights)
+        return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
+
+    def _needs_tuning(self) -> bool:
+        lam_fixed = self.lam is not None or (
+            self.lambdas is not None and np.size(self.lambdas) == 1
+        )
+        sig_fixed = self.kernel != "rbf" or self.sigma is not None or (
+            self.sigmas is not None and np.size(self.sigmas) == 1
+        )
+        return not (lam_fixed and sig_fixed)
+
+    def fit(
+        self,
+        X,
+        y,
+        *,
+        X_tune=None,
+        y_tune=None,
+        progress: ProgressCallback | None = None,
+        should_cancel: CancelCheck | None = None,
+    ) -> WeightedSVMClassifier:
+        """Tune and fit the ladder.
+
+        Parameters
+        ----------
+        X : array-like, shape (n, p)
+        y : array-like, shape (n,)
+            Two classes of any label type.
+        X_tune, y_tune : array-like, shapes (m, p) and (m,), optional
+            Tuning set; without it a stratified ``tune_fraction`` split of the training
+            data is used (only when something is tuned).
+        progress : callable, optional
+            ``progress(done, total, partial)`` after every weighted fit.
+        should_cancel : callable, optional
+            Polled between fits; True stops the fit with :class:`Cancelled`.
+
+        Returns
+        -------
+        self
+        """
+        start = time.perf_counter()
+        self._check_params()
+        X, y = validate_fit_data(self, X, y)
+        self.classes_ = check_labels(y, n_classes=2)
+        y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+        base_kernel = Kernel(
+            self.kernel, sigma=1.0 if self.sigma is None else float(self.sigma),
+            degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma,
+        )
+        tuning: TuningResult | None = None
+        if self._needs_tuning():
+            if X_tune is None:
+                X_tr, X_tu, y_tr, y_tu = stratified_split(
+                    X, y_pm, self.tune_fraction, self.random_state
+                )
+            else:
+                X_tu = validate_predict_data(self, X_tune)
+                y_tu_raw = np.asarray(y_tune)
+                if y_tu_raw.shape[0] != X_tu.shape[0]:
+                    raise InputError("the tuning set's X and y have different lengths")
+                unknown = ~np.isin(y_tu_raw, self.classes_)
+                if unknown.any():
+                    raise InputError(
+                        f"tuning label {y_tu_raw[unknown][0]!r} is not a training class"
+                    )
+                X_tr, y_tr, y_tu = X, y_pm, np.where(y_tu_raw == self.classes_[1], 1.0, -1.0)
+            weights = self._weight_grid(y_tr.size)
+            lambdas = self._lambda_grid(y_tr.size)
+            sigmas = self._sigma_grid()
+            n_sig = 1 if self.kernel != "rbf" else (
+                len(sigmas) if sigmas is not None else 6
+            )
+            tracker = ProgressTracker(
+                (len(lambdas) * n_sig + 1) * weights.size, progress, should_cancel
+            )
+            tuning = tune_ladder(
+                X_tr, y_tr, X_tu, y_tu, base_kernel, weights, lambdas, sigmas, self.rule,
+                self.solver, self.qp_solver, self.n_jobs, seed=self.random_state or 0,
+                tracker=tracker,
+            )
+            if self.refit:
+                X_fit = np.vstack([X_tr, X_tu])
+                y_fit = np.concatenate([y_tr, y_tu])
+                # Keep the tuned penalty's C-scale: lambda is per-sample, so it carries over.
+                weights = self._weight_grid(y_fit.size) if self.weights is None and (
+                    self.n_weights is None
+                ) else weights
+            else:
+                X_fit, y_fit = X_tr, y_tr
+            lam, sigma = tuning.best_lambda, tuning.best_sigma
+        else:
+            X_fit, y_fit = X, y_pm
+            weights = self._weight_grid(y_fit.size)
+            lam = float(self.lam if self.lam is not None else np.ravel(self.lambdas)[0]
+                        if self.lambdas is not None else default_lambda_grid(y_fit.size)[2])
+            sigma = float(self.sigma if self.sigma is not None else np.ravel(self.sigmas)[0]
+                          if self.sigmas is not None else np.nan)
+            tracker = ProgressTracker(weights.size, progress, should_cancel)
+        kernel = kernel_with_sigma(base_kernel, sigma)
+        tracker.add_total(max(0, tracker.done + weights.size - tracker.total))
+        ladder = fit_ladder(
+            kernel(X_fit), y_fit, weights, lam, self.solver, self.qp_solver,
+            progress=lambda *_: tracker.step(), should_cancel=tracker.check,
+        )
+        self.ladder_, keep = ladder.compress()
+        self.X_support_ = X_fit[keep]
+        self.kernel_ = kernel
+        self.lambda_ = float(lam)
+        self.sigma_ = float(sigma) if kernel.name == "rbf" else float("nan")
+        self.weights_ = weights
+        self.tuning_ = tuning
+        self.fit_info_ = {
+            "n_fits": tracker.done,
+            "n_train": int(y_fit.size),
+            "max_kkt_residual": float(ladder.kkt_residual.max()),
+            "seconds": time.perf_counter() - start,
+        }
+        return self
+
+    def _lambda_grid(self, n: int) -> np.ndarray:
+        if self.lam is not None:
+            return np.array([float(self.lam)])
+        if self.lambdas is not None:
+            return np.asarray(self.lambdas, dtype=float).ravel()
+        return default_lambda_grid(n)
+
+    def _sigma_grid(self) -> np.ndarray | None:
+        if self.kernel != "rbf":
+            return None
+        if self.sigma is not None:
+            return np.array([float(self.sigma)])
+        if self.sigmas is not None:
+            return np.asarray(self.sigmas, dtype=float).ravel()
+        return None
+
+    # ------------------------------------------------------------------------- predict
+    def _cross_kernel(self, X) -> np.ndarray:
+        check_is_fitted(self, "ladder_")
+        X = validate_predict_data(self, X)
+        return self.kernel_(X, self.X_support_)
+
+    def ladder_decision(self, X) -> np.ndarray:
+        """Decision values of every weighted fit.
+
+        Parameters
+        ----------
+        X : array-like, shape (n, p)
+
+        Returns
+        -------
+        ndarray, shape (n, M - 1)
+            Column m is ``f_{pi_m}(x)`` for ``pi_m = weights_[m]``; positive favours
+            ``classes_[1]``.
+        """
+        return self.ladder_.decision(self._cross_kernel(X))
+
+    def ladder_signs(self, X) -> np.ndarray:
+        """``ladder_decision(X) > 0``; bool array of shape (n, M - 1)."""
+        return self.ladder_decision(X) > 0
+
+    def estimate(self, X) -> LadderEstimate:
+        """Probability of ``classes_[1]`` with its bracket and monotonicity, each shape (n,)."""
+        return self.ladder_.estimate(self._cross_kernel(X), self.rule)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities; shape (n, 2), columns in the order of ``classes_``."""
+        p = self.estimate(X).p
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class; shape (n,)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def predict_bracket(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Bracket ``[lo, hi]`` of ``P(classes_[1] | x)``; two arrays of shape (n,)."""
+        est = self.estimate(X)
+        return est.lo, est.hi
+
+    def report(self, X) -> ProbabilityReport:
+        """Probabilities, labels, and each class's bracket for ``X`` (n, p)."""
+        est = self.estimate(X)
+        c0, c1 = self.classes_
+        extra = {
+            f"lo_{c0}": 1.0 - est.hi, f"hi_{c0}": 1.0 - est.lo,
+            f"lo_{c1}": est.lo, f"hi_{c1}": est.hi,
+            "monotone": est.monotone,
+        }
+        return ProbabilityReport.from_proba(
+            self.classes_, np.column_stack([1.0 - est.p, est.p]), extra
+        )
+
+
+__all__ = ["WeightedSVMClassifier", "Ladder"]

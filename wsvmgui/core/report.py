@@ -1,0 +1,53 @@
+"""A per-point probability report that every estimator can produce.
+
+The command line and the desktop app write and show probabilities through this one
+shape, whatever scheme made them: the classes, the probability matrix, the predicted
+labels, and named extra columns (brackets of each class or of each binary sub-problem,
+raw One-vs-All values, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ProbabilityReport:
+    """Probabilities and brackets for a set of points.
+
+    Attributes
+    ----------
+    classes : ndarray, shape (K,)
+        Class labels in column order (any dtype, kept as the user gave them).
+    proba : ndarray, shape (n, K)
+        Estimated probabilities; rows sum to 1.
+    label : ndarray, shape (n,)
+        Predicted label, ``classes[argmax(proba)]``.
+    extra : dict of str to ndarray of shape (n,)
+        Further named per-point columns in display order, e.g. ``"lo_1"`` and ``"hi_1"``
+        for the bracket of class 1, or ``"lo_1|1v2"`` for a sub-problem's bracket.
+    """
+
+    classes: np.ndarray
+    proba: np.ndarray
+    label: np.ndarray
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @classmethod
+    def from_proba(
+        cls, classes: np.ndarray, proba: np.ndarray, extra: dict[str, np.ndarray] | None = None
+    ) -> ProbabilityReport:
+        """Build a report, predicting the label as the argmax of ``proba`` (n, K)."""
+        classes = np.asarray(classes)
+        proba = np.asarray(proba, dtype=float)
+        return cls(classes, proba, classes[np.argmax(proba, axis=1)], dict(extra or {}))
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """All columns in output order: ``label``, ``p_<class>`` per class, then extras."""
+        out: dict[str, np.ndarray] = {"label": self.label}
+        for k, c in enumerate(self.classes):
+            out[f"p_{c}"] = self.proba[:, k]
+        out.update(self.extra)
+        return out

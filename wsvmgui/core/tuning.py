@@ -1,0 +1,239 @@
+"""Choosing lambda and sigma for a binary ladder by EGKL on a tuning set.
+
+METHODS section 2: for each (lambda, sigma) on a grid, fit the ladder on the training
+part and score the tuning part with the empirical generalised KL
+``-(1/n_t) sum [1{y=+1} log p_hat + 1{y=-1} log(1 - p_hat)]``; keep the minimiser.  The
+kernel matrix is built once per sigma and shared by every lambda and weight.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+from .errors import InputError, SolverError
+from .kernels import Kernel, default_sigma_grid
+from .ladder import fit_ladder
+from .progress import CancelCheck, ProgressCallback, ProgressTracker
+
+#: Default grid of the libsvm-style C = 1 / (2 n lambda); lambda follows from n.
+DEFAULT_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def default_lambda_grid(n: int) -> np.ndarray:
+    """Default lambdas for ``n`` training points: ``1 / (2 n C)`` over ``DEFAULT_C_GRID``.
+
+    Returns
+    -------
+    ndarray, shape (7,), decreasing (from least to most flexible fit).
+    """
+    return 1.0 / (2.0 * n * np.asarray(DEFAULT_C_GRID))
+
+
+def default_n_weights(n: int) -> int:
+    """Default number of weight intervals M for ``n`` training points.
+
+    The papers' ``floor(sqrt(n))`` puts a floor of about ``1/(4M)`` under each class's L1
+    error; ``benchmarks/default_weight_grid.py`` measured accuracy and time for several
+    rules (results in ``benchmarks/results/default_weight_grid.md``), and this rule is the
+    one chosen there.
+    """
+    return int(max(np.floor(np.sqrt(n)), 20))
+
+
+def egkl_binary(p_pos: np.ndarray, y_pm: np.ndarray) -> float:
+    """Empirical GKL of binary estimates ``p_pos`` (m,) for labels ``y_pm`` in {-1, +1} (m,)."""
+    p = np.clip(p_pos, 1e-15, 1 - 1e-15)
+    return float(-np.mean(np.where(y_pm > 0, np.log(p), np.log(1 - p))))
+
+
+def stratified_split(
+    X: np.ndarray, y: np.ndarray, fraction: float, seed: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split into training and tuning parts, keeping class shares.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    y : ndarray, shape (n,)
+    fraction : float
+        Share of points that go to the tuning part, in (0, 1).
+    seed : int or None
+
+    Returns
+    -------
+    X_train, X_tune, y_train, y_tune
+    """
+    if not 0.0 < fraction < 1.0:
+        raise InputError(f"tuning fraction must lie strictly between 0 and 1, got {fraction!r}")
+    classes, counts = np.unique(y, return_counts=True)
+    need = max(int(np.ceil(1 / min(fraction, 1 - fraction))), 2)
+    small = counts < need
+    if small.any():
+        k = int(np.flatnonzero(small)[0])
+        raise InputError(
+            f"class {classes[k]!r} has only {counts[k]} point(s): too few for a tuning split of "
+            f"{fraction:.0%} (each class needs at least {need})"
+        )
+    try:
+        return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
+    except ValueError as exc:
+        raise InputError(f"cannot split the data for tuning: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """The full tuning table of a ladder.
+
+    Attributes
+    ----------
+    lambdas : ndarray, shape (L,)
+    sigmas : ndarray, shape (S,)
+        RBF widths; a single NaN for kernels without sigma.
+    egkl : ndarray, shape (L, S)
+        EGKL on the tuning set (inf where the fit failed).
+    error : ndarray, shape (L, S)
+        Tuning-set misclassification rate of the estimate's argmax.
+    best_lambda, best_sigma : float
+    failures : list of str
+        Messages of fits that failed (their cells hold inf).
+    """
+
+    lambdas: np.ndarray
+    sigmas: np.ndarray
+    egkl: np.ndarray
+    error: np.ndarray
+    best_lambda: float
+    best_sigma: float
+    failures: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[dict[str, float]]:
+        """The table as one dict per (lambda, sigma) cell."""
+        return [
+            {
+                "lambda": float(lam),
+                "sigma": float(sig),
+                "egkl": float(self.egkl[i, j]),
+                "error": float(self.error[i, j]),
+            }
+            for i, lam in enumerate(self.lambdas)
+            for j, sig in enumerate(self.sigmas)
+        ]
+
+
+def kernel_with_sigma(template: Kernel, sigma: float) -> Kernel:
+    """``template`` with its RBF width replaced (other kernels unchanged)."""
+    if template.name != "rbf" or not np.isfinite(sigma):
+        return template
+    return Kernel("rbf", sigma=float(sigma), degree=template.degree, coef0=template.coef0,
+                  gamma=template.gamma)
+
+
+def tune_ladder(
+    X: np.ndarray,
+    y: np.ndarray,
+    X_tune: np.ndarray,
+    y_tune: np.ndarray,
+    kernel: Kernel,
+    weights: np.ndarray,
+    lambdas: np.ndarray | None = None,
+    sigmas: np.ndarray | None = None,
+    rule: str = "count",
+    solver: str = "libsvm",
+    qp_solver: str = "quadprog",
+    n_jobs: int = 1,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+    should_cancel: CancelCheck | None = None,
+    tracker: ProgressTracker | None = None,
+) -> TuningResult:
+    """EGKL grid search over lambda x sigma for a binary ladder.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    y : ndarray, shape (n,)
+        Training labels in {-1, +1}.
+    X_tune : ndarray, shape (m, p)
+    y_tune : ndarray, shape (m,)
+        Tuning labels in {-1, +1}.
+    kernel : Kernel
+        Kernel; for RBF its sigma is replaced by each value of ``sigmas``.
+    weights : ndarray, shape (M - 1,)
+    lambdas : ndarray, shape (L,), optional
+        Default :func:`default_lambda_grid`.
+    sigmas : ndarray, shape (S,), optional
+        RBF only; default :func:`~wsvmgui.core.kernels.default_sigma_grid`.
+    rule : {"count", "extreme"}
+    solver, qp_solver : str
+    n_jobs : int
+        Threads fitting different (lambda, sigma) cells at once (libsvm releases the GIL).
+    seed : int
+        Seed of the sigma_M subsample for very large data.
+    progress, should_cancel
+        Reported once per weighted fit; polled between fits.
+    tracker : ProgressTracker, optional
+        Share an existing tracker (its total must already include these fits).
+
+    Returns
+    -------
+    TuningResult
+    """
+    n = y.size
+    lambdas = default_lambda_grid(n) if lambdas is None else np.asarray(lambdas, dtype=float)
+    if kernel.name == "rbf":
+        sigmas = (
+            default_sigma_grid(X, y, seed=seed) if sigmas is None else np.asarray(sigmas, float)
+        )
+    else:
+        sigmas = np.array([np.nan])
+    if lambdas.size == 0 or sigmas.size == 0:
+        raise InputError("the lambda and sigma grids must not be empty")
+    n_fits = lambdas.size * sigmas.size * len(weights)
+    if tracker is None:
+        tracker = ProgressTracker(n_fits, progress, should_cancel)
+    tracker.check()
+    scores = np.full((lambdas.size, sigmas.size), np.inf)
+    errors = np.full((lambdas.size, sigmas.size), np.nan)
+    failures: list[str] = []
+
+    def one_sigma(j: int) -> None:
+        kern = kernel_with_sigma(kernel, sigmas[j])
+        K = kern(X)
+        K_tune = kern(X_tune, X)
+        for i, lam in enumerate(lambdas):
+            try:
+                ladder = fit_ladder(
+                    K, y, weights, float(lam), solver, qp_solver,
+                    progress=lambda *_: tracker.step(), should_cancel=tracker.check,
+                )
+            except SolverError as exc:
+                failures.append(str(exc))
+                tracker.step(len(weights))
+                continue
+            est = ladder.estimate(K_tune, rule)
+            scores[i, j] = egkl_binary(est.p, y_tune)
+            errors[i, j] = float(np.mean(np.where(est.p > 0.5, 1, -1) != y_tune))
+
+    if n_jobs > 1 and sigmas.size > 1:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            for fut in [pool.submit(one_sigma, j) for j in range(sigmas.size)]:
+                fut.result()
+    else:
+        for j in range(sigmas.size):
+            one_sigma(j)
+    if not np.isfinite(scores).any():
+        raise SolverError(
+            "every fit of the tuning grid failed; first failure: "
+            + (failures[0] if failures else "unknown")
+        )
+    # Ties go to the first cell in grid order (by default the largest lambda).
+    best = np.flatnonzero(scores.ravel() == scores.min())[0]
+    i, j = np.unravel_index(best, scores.shape)
+    return TuningResult(
+        lambdas=lambdas, sigmas=sigmas, egkl=scores, error=errors,
+        best_lambda=float(lambdas[i]), best_sigma=float(sigmas[j]), failures=failures,
+    )
