@@ -111,7 +111,8 @@ if ! venv_ok; then
         apt_install "${pkgs[@]}"
         "$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv $VENV' failed"
     fi
-    "$VENV/bin/python" -m pip install -q --progress-bar off --upgrade pip
+    "$VENV/bin/python" -m pip install -q --progress-bar off --upgrade pip \
+        || log "could not upgrade pip in the venv; going on with $("$VENV/bin/python" -m pip -V)"
 fi
 
 # --- 3. The package and its test tools -------------------------------------------------

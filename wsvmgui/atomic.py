@@ -17,7 +17,9 @@ from .core.errors import InputError
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+def atomic_writer(
+    path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
+) -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it over ``path`` on success.
 
     Parameters

@@ -33,7 +33,8 @@ def _floats(text: str) -> list[float]:
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+        msg = f"expected comma-separated numbers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
     if not values:
         raise argparse.ArgumentTypeError("expected at least one number")
     return values
@@ -85,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--solver", choices=["libsvm", "qp"])
     fit.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                      help="scheme-specific option, e.g. learner=tree for probing")
-    fit.add_argument("--predict", metavar="NEW.csv", help="rows to predict (default: training rows)")
+    fit.add_argument(
+        "--predict", metavar="NEW.csv", help="rows to predict (default: training rows)"
+    )
     fit.add_argument("--out", required=True, help="probabilities CSV to write")
     fit.add_argument("--model", help="also save the fitted model here")
     fit.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -95,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     pred.add_argument("data", help="rows to predict (CSV or TSV)")
     pred.add_argument("--out", required=True, help="probabilities CSV to write")
 
-    demo = sub.add_parser("demo", help="fit a simulation design and print accuracy against the truth")
+    demo = sub.add_parser(
+        "demo", help="fit a simulation design and print accuracy against the truth"
+    )
     demo.add_argument("--design", default="wuliu2011_ex1")
     demo.add_argument("--scheme", choices=list(SCHEMES))
     demo.add_argument("--n", type=int, help="training size (default: the paper's)")

@@ -169,7 +169,8 @@ def write_probabilities_csv(
     frame = report_frame(report, index, split)
     buf = io.StringIO()
     buf.write(f"{HEADER_PREFIX}wsvmgui {__version__} probabilities\n")
-    buf.write(f"{HEADER_PREFIX}settings: {json.dumps(settings_dict, sort_keys=True, default=str)}\n")
+    settings_json = json.dumps(settings_dict, sort_keys=True, default=str)
+    buf.write(f"{HEADER_PREFIX}settings: {settings_json}\n")
     buf.write(f"{HEADER_PREFIX}meta: {json.dumps(meta or {}, sort_keys=True, default=str)}\n")
     frame.to_csv(buf, index=False, float_format="%.6g")
     with atomic_writer(path) as handle:

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .errors import InputError
 from .kernels import Kernel
-from .ladder import RULES, Ladder, LadderEstimate, check_weights, fit_ladder, weight_grid
+from .ladder import RULES, FitEvent, Ladder, LadderEstimate, check_weights, fit_ladder, weight_grid
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
 from .report import ProbabilityReport
 from .tuning import (
@@ -237,7 +237,10 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         tracker.add_total(max(0, tracker.done + weights.size - tracker.total))
         ladder = fit_ladder(
             kernel(X_fit), y_fit, weights, lam, self.solver, self.qp_solver,
-            progress=lambda *_: tracker.step(), should_cancel=tracker.check,
+            progress=lambda _d, _t, fit: tracker.step(
+                partial=FitEvent("final", fit, X_fit, kernel)
+            ),
+            should_cancel=tracker.check,
         )
         self.ladder_, keep = ladder.compress()
         self.X_support_ = X_fit[keep]
@@ -289,7 +292,8 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             Column m is ``f_{pi_m}(x)`` for ``pi_m = weights_[m]``; positive favours
             ``classes_[1]``.
         """
-        return self.ladder_.decision(self._cross_kernel(X))
+        K_cross = self._cross_kernel(X)  # raises NotFittedError before ladder_ is read
+        return self.ladder_.decision(K_cross)
 
     def ladder_signs(self, X) -> np.ndarray:
         """``ladder_decision(X) > 0``; bool array of shape (n, M - 1)."""
@@ -297,7 +301,8 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
 
     def estimate(self, X) -> LadderEstimate:
         """Probability of ``classes_[1]`` with its bracket and monotonicity, each shape (n,)."""
-        return self.ladder_.estimate(self._cross_kernel(X), self.rule)
+        K_cross = self._cross_kernel(X)  # raises NotFittedError before ladder_ is read
+        return self.ladder_.estimate(K_cross, self.rule)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities; shape (n, 2), columns in the order of ``classes_``."""
@@ -306,7 +311,8 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; shape (n,)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_bracket(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Bracket ``[lo, hi]`` of ``P(classes_[1] | x)``; two arrays of shape (n,)."""

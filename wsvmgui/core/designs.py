@@ -177,7 +177,14 @@ DESIGNS: dict[str, Design] = {
         Design(
             "wuliu2011_ex1", "Wu & Liu 2011, Example 1", 2, 100,
             "x uniform on |x1| + |x2| <= 2; P(+1|x) = logistic(4 (x1 + x2))",
-            _x_only(_uniform_diamond), lambda X: _binary(1 / (1 + np.exp(-4 * (X[:, 0] + X[:, 1])))),
+            _x_only(_uniform_diamond),
+            lambda X: _binary(1 / (1 + np.exp(-4 * (X[:, 0] + X[:, 1])))),
+        ),
+        Design(
+            "wuliu2011_ex2", "Wu & Liu 2011, Example 2", 2, 100,
+            "x uniform on |x1| + |x2| <= 2; Y = sign(x1 + x2), flipped with probability 0.1",
+            _x_only(_uniform_diamond),
+            lambda X: _binary(np.where(X[:, 0] + X[:, 1] > 0, 0.9, 0.1)),
         ),
         Design(
             "wuliu2011_ex6", "Wu & Liu 2011, Example 6", 2, 100,

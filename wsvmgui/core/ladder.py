@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .kernels import Kernel
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
 from .wsvm import DEFAULT_KKT_TOL, WeightedFit, fit_weighted_svm
 
@@ -123,6 +124,35 @@ def probabilities_from_signs(
     else:
         raise InputError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
     return LadderEstimate(p=0.5 * (lo + hi), lo=lo, hi=hi, monotone=monotone)
+
+
+@dataclass(frozen=True)
+class FitEvent:
+    """A finished weighted fit, passed as ``partial`` to progress callbacks for live views.
+
+    Attributes
+    ----------
+    stage : str
+        ``"tune"`` for fits of the tuning grid, ``"final"`` for the fits of the model
+        that is being built.
+    fit : WeightedFit
+        Its ``coef`` has shape (n,) over the rows of ``X``.
+    X : ndarray, shape (n, p)
+        Training inputs of the fit (a reference, not a copy).
+    kernel : Kernel
+    label : str
+        Which sub-problem the fit belongs to (empty for a binary problem).
+    """
+
+    stage: str
+    fit: WeightedFit
+    X: np.ndarray
+    kernel: Kernel
+    label: str = ""
+
+    def decision(self, X_new: np.ndarray) -> np.ndarray:
+        """``f_pi`` at new points ``X_new`` (m, p); shape (m,)."""
+        return self.fit.decision(self.kernel(X_new, self.X))
 
 
 @dataclass(frozen=True)

@@ -83,15 +83,18 @@ class RunSettings:
         if self.rule not in RULES:
             raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
         if self.tuning not in TUNING_MODES:
-            raise InputError(f"unknown tuning mode {self.tuning!r}; choose one of {', '.join(TUNING_MODES)}")
+            modes = ", ".join(TUNING_MODES)
+            raise InputError(f"unknown tuning mode {self.tuning!r}; choose one of {modes}")
         if self.solver not in SOLVERS:
             raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
         if self.n_weights is not None and self.n_weights < 2:
-            raise InputError(f"the number of weight intervals M must be at least 2, got {self.n_weights}")
+            raise InputError(f"the weight grid needs M >= 2 intervals, got {self.n_weights}")
         if self.joint_n < 3:
             raise InputError(f"the simplex grid needs N >= 3, got {self.joint_n}")
         if not 0.0 < self.tune_fraction < 1.0:
-            raise InputError(f"tune fraction must lie strictly between 0 and 1, got {self.tune_fraction}")
+            raise InputError(
+                f"tune fraction must lie strictly between 0 and 1, got {self.tune_fraction}"
+            )
         for name in ("lambdas", "sigmas"):
             grid = getattr(self, name)
             if grid is not None and (not grid or any(not (v > 0) for v in grid)):
@@ -124,7 +127,9 @@ class RunSettings:
         data = dict(data)
         version = data.pop("settings_version", SETTINGS_VERSION)
         if version != SETTINGS_VERSION:
-            raise InputError(f"settings version {version} is not supported (expected {SETTINGS_VERSION})")
+            raise InputError(
+                f"settings version {version} is not supported (expected {SETTINGS_VERSION})"
+            )
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

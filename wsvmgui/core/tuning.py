@@ -205,14 +205,22 @@ def tune_ladder(
         K = kern(X)
         K_tune = kern(X_tune, X)
         for i, lam in enumerate(lambdas):
+            # progress(done, ...) of fit_ladder counts this ladder's finished fits.
+            done_here = [0]
+
+            def step(done: int, _total: int, _fit, done_here=done_here) -> None:
+                done_here[0] = done
+                tracker.step()
+
             try:
                 ladder = fit_ladder(
                     K, y, weights, float(lam), solver, qp_solver,
-                    progress=lambda *_: tracker.step(), should_cancel=tracker.check,
+                    progress=step, should_cancel=tracker.check,
                 )
             except SolverError as exc:
                 failures.append(str(exc))
-                tracker.step(len(weights))
+                # Count only the fits of this ladder that were not reported yet.
+                tracker.step(len(weights) - done_here[0])
                 continue
             est = ladder.estimate(K_tune, rule)
             scores[i, j] = egkl_binary(est.p, y_tune)

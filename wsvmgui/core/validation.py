@@ -39,7 +39,9 @@ def check_numeric(X, names: Sequence[str] | None = None) -> None:
             if series.dtype.kind in "biuf":
                 continue
             if series.dtype.kind == "c":
-                raise InputError(f"{names[j]} holds complex numbers; features must be real")
+                raise InputError(
+                    f"Complex data not supported: {names[j]} holds complex numbers"
+                )
             converted = _to_float_or_none(series.to_numpy())
             if converted is not None:
                 continue
@@ -52,7 +54,7 @@ def check_numeric(X, names: Sequence[str] | None = None) -> None:
     if arr.dtype.kind in "biuf":
         return
     if arr.dtype.kind == "c":
-        raise InputError("features hold complex numbers; they must be real")
+        raise InputError("Complex data not supported: features must be real numbers")
     if arr.ndim != 2:
         return
     names = list(names or _column_names(X, arr.shape[1]))
@@ -76,6 +78,12 @@ def _first_non_numeric(values: np.ndarray) -> int:
         except (TypeError, ValueError):
             return i
     return 0
+
+
+def _shape(X) -> tuple[int, ...]:
+    """Shape of an array-like without calling numpy functions on it directly."""
+    shape = getattr(X, "shape", None)
+    return tuple(shape) if shape is not None else np.asarray(X).shape
 
 
 def check_finite(X: np.ndarray, names: Sequence[str] | None = None) -> None:
@@ -117,14 +125,27 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
     """
     y = np.asarray(y)
     if y.dtype.kind == "f" and np.isnan(y).any():
-        raise InputError(f"the label has a missing value at row {int(np.flatnonzero(np.isnan(y))[0]) + 1}")
+        row = int(np.flatnonzero(np.isnan(y))[0]) + 1
+        raise InputError(f"the label has a missing value at row {row}")
     if y.dtype == object and any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
         raise InputError("the label has a missing value")
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         only = f" ({classes[0]!r})" if classes.size else ""
-        raise InputError(f"the data hold only one class{only}; probability estimation needs at least two classes")
+        raise InputError(
+            f"the data hold only one class{only}; probability estimation needs at least two"
+        )
     if n_classes is not None and classes.size != n_classes:
+        if y.dtype.kind == "f" and np.any(classes != np.round(classes)):
+            raise InputError(
+                f"Unknown label type: continuous; the label holds {classes.size} distinct "
+                "non-integer numbers, but it must name classes"
+            )
+        if n_classes == 2 and classes.size > 2:
+            raise InputError(
+                f"Only binary classification is supported by this estimator; the data hold "
+                f"{classes.size} classes ({', '.join(map(str, classes[:10]))})"
+            )
         raise InputError(
             f"this estimator needs exactly {n_classes} classes, the data hold {classes.size}"
             f" ({', '.join(map(str, classes[:10]))})"
@@ -133,7 +154,8 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {classes[k]!r} has only {counts[k]} point(s); at least {min_per_class} are needed"
+            f"class {classes[k]!r} has only {counts[k]} point(s); "
+            f"at least {min_per_class} are needed"
         )
     return classes
 
@@ -163,7 +185,8 @@ def validate_fit_data(estimator, X, y, reset: bool = True) -> tuple[np.ndarray, 
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
-    names = _column_names(X, np.shape(X)[1]) if np.ndim(X) == 2 else None
+    shape = _shape(X)
+    names = _column_names(X, shape[1]) if len(shape) == 2 else None
     check_numeric(X, names)
     X, y = validate_data(
         estimator, X, y, reset=reset, dtype=float, ensure_all_finite=False, y_numeric=False
@@ -175,7 +198,8 @@ def validate_fit_data(estimator, X, y, reset: bool = True) -> tuple[np.ndarray, 
 
 def validate_predict_data(estimator, X) -> np.ndarray:
     """Validate inputs for prediction against the fitted ``estimator``; shape (m, p)."""
-    names = _column_names(X, np.shape(X)[1]) if np.ndim(X) == 2 else None
+    shape = _shape(X)
+    names = _column_names(X, shape[1]) if len(shape) == 2 else None
     check_numeric(X, names)
     X = validate_data(estimator, X, reset=False, dtype=float, ensure_all_finite=False)
     check_finite(X, names)

@@ -1,0 +1,211 @@
+"""WeightedSVMClassifier: scikit-learn's estimator contract and the project's own."""
+
+from __future__ import annotations
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from wsvmgui.core.binary import WeightedSVMClassifier
+from wsvmgui.core.designs import simulate
+from wsvmgui.core.errors import Cancelled, InputError
+from wsvmgui.core.report import ProbabilityReport
+
+FIXED = WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0)
+TUNED = WeightedSVMClassifier(n_weights=5)
+
+
+def _expected_failures(estimator):
+    failures = {
+        # Deliberate: a non-numeric feature value is an InputError (a ValueError) whose
+        # message names the column and row; the check wants a TypeError from numpy.
+        "check_dtype_object": "non-numeric values raise InputError naming column and row",
+    }
+    if estimator.lam is None:
+        # Tuning needs a stratified split with >= 4 points per class; this check fits
+        # 10 points with 3 in one class, which is too few to tune (a clear InputError).
+        failures["check_fit2d_1feature"] = "10 points are too few for a tuning split"
+    return failures
+
+
+@parametrize_with_checks([FIXED, TUNED], expected_failed_checks=_expected_failures)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# ------------------------------------------------------------------ the contract
+@pytest.fixture(scope="module")
+def data():
+    tr = simulate("wuliu2011_ex1", 120, seed=5)
+    te = simulate("wuliu2011_ex1", 300, seed=6)
+    return tr.X, tr.y, te.X
+
+
+@pytest.fixture(scope="module")
+def fixed_fit(data):
+    X, y, _ = data
+    return WeightedSVMClassifier(n_weights=8, lam=0.005, sigma=1.0).fit(X, y)
+
+
+def test_predict_proba_rows_sum_to_one_and_predict_is_argmax(fixed_fit, data):
+    _, _, Xt = data
+    P = fixed_fit.predict_proba(Xt)
+    assert P.shape == (300, 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(P >= 1 / 16 - 1e-12) and np.all(P <= 1 - 1 / 16 + 1e-12)
+    np.testing.assert_array_equal(fixed_fit.predict(Xt), fixed_fit.classes_[P.argmax(axis=1)])
+    lo, hi = fixed_fit.predict_bracket(Xt)
+    assert np.all(lo <= P[:, 1]) and np.all(P[:, 1] <= hi)
+
+
+def test_fixed_parameters_skip_tuning(fixed_fit):
+    assert fixed_fit.tuning_ is None
+    assert fixed_fit.lambda_ == 0.005 and fixed_fit.sigma_ == 1.0
+    assert fixed_fit.fit_info_["n_fits"] == 7  # just the M - 1 ladder fits
+    assert fixed_fit.fit_info_["n_train"] == 120
+    assert fixed_fit.fit_info_["max_kkt_residual"] <= 1e-2
+
+
+def test_estimate_is_the_ladder_read_by_its_rule(fixed_fit, data):
+    from wsvmgui.core.ladder import probabilities_from_signs
+
+    _, _, Xt = data
+    est = fixed_fit.estimate(Xt)
+    signs = fixed_fit.ladder_signs(Xt)
+    assert signs.shape == (300, 7)
+    np.testing.assert_array_equal(
+        est.p, probabilities_from_signs(signs, fixed_fit.weights_, "count").p
+    )
+
+
+def test_string_labels_kept(data):
+    X, y, Xt = data
+    labels = np.where(y > 0, "spam", "ham")
+    est = WeightedSVMClassifier(n_weights=6, lam=0.005, sigma=1.0).fit(X, labels)
+    assert list(est.classes_) == ["ham", "spam"]
+    assert set(est.predict(Xt)) <= {"ham", "spam"}
+    ref = WeightedSVMClassifier(n_weights=6, lam=0.005, sigma=1.0).fit(X, y)
+    np.testing.assert_allclose(est.predict_proba(Xt), ref.predict_proba(Xt))
+    rep = est.report(Xt[:5])
+    assert isinstance(rep, ProbabilityReport)
+    cols = rep.columns()
+    assert {"label", "p_ham", "p_spam", "lo_spam", "hi_spam", "lo_ham", "hi_ham"} <= set(cols)
+    np.testing.assert_allclose(cols["lo_ham"], 1 - cols["hi_spam"])
+    np.testing.assert_array_equal(cols["label"], est.predict(Xt[:5]))
+
+
+def test_joblib_round_trip_predicts_identically(fixed_fit, data, tmp_path, monkeypatch):
+    _, _, Xt = data
+    path = tmp_path / "model.joblib"
+    joblib.dump(fixed_fit, path)
+    # Loading must not refit: make any ladder fit explode.
+    from wsvmgui.core import binary
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("refit after loading")
+
+    monkeypatch.setattr(binary, "fit_ladder", no_fit)
+    loaded = joblib.load(path)
+    np.testing.assert_array_equal(loaded.predict_proba(Xt), fixed_fit.predict_proba(Xt))
+    np.testing.assert_array_equal(loaded.predict(Xt), fixed_fit.predict(Xt))
+
+
+@pytest.fixture(scope="module")
+def small_grid():
+    return {"n_weights": 6, "lambdas": [0.02, 0.002], "sigmas": [0.7, 1.4]}
+
+
+def test_refit_true_and_false(data, small_grid):
+    X, y, Xt = data
+    a = WeightedSVMClassifier(**small_grid, refit=True, random_state=1).fit(X, y)
+    b = WeightedSVMClassifier(**small_grid, refit=False, random_state=1).fit(X, y)
+    assert a.fit_info_["n_train"] == 120
+    assert b.fit_info_["n_train"] == 84  # 70 % of 120 after the stratified split
+    assert a.tuning_ is not None and b.tuning_ is not None
+    np.testing.assert_array_equal(a.tuning_.egkl, b.tuning_.egkl)
+    assert (a.lambda_, a.sigma_) == (b.lambda_, b.sigma_)
+    assert a.lambda_ == a.tuning_.best_lambda and a.sigma_ == a.tuning_.best_sigma
+    # Progress counts every fit: 2 x 2 cells of 5 weights, then the final ladder.
+    assert a.fit_info_["n_fits"] == 4 * 5 + 5
+
+
+def test_tuning_set_given(data, small_grid):
+    X, y, Xt = data
+    tune = simulate("wuliu2011_ex1", 60, seed=7)
+    calls = []
+    est = WeightedSVMClassifier(**small_grid, refit=False).fit(
+        X, y, X_tune=tune.X, y_tune=tune.y, progress=lambda d, t, p: calls.append((d, t))
+    )
+    assert est.fit_info_["n_train"] == 120  # the whole training set; no split
+    best = np.unravel_index(np.argmin(est.tuning_.egkl), est.tuning_.egkl.shape)
+    assert est.lambda_ == est.tuning_.lambdas[best[0]]
+    assert est.sigma_ == est.tuning_.sigmas[best[1]]
+    assert calls[-1][0] == calls[-1][1] == est.fit_info_["n_fits"] == 25
+    # The tuning score of the chosen cell is the EGKL of the refit=False model itself.
+    p = est.predict_proba(tune.X)[:, 1]
+    egkl = -np.mean(np.where(tune.y > 0, np.log(p), np.log(1 - p)))
+    assert est.tuning_.egkl[best] == pytest.approx(egkl)
+    with pytest.raises(InputError):
+        WeightedSVMClassifier(**small_grid).fit(X, y, X_tune=tune.X, y_tune=tune.y[:10])
+    with pytest.raises(InputError):
+        WeightedSVMClassifier(**small_grid).fit(X, y, X_tune=tune.X, y_tune=tune.y * 5)
+
+
+def test_determinism_given_random_state(data, small_grid):
+    X, y, Xt = data
+    a = WeightedSVMClassifier(**small_grid, random_state=3).fit(X, y).predict_proba(Xt)
+    b = WeightedSVMClassifier(**small_grid, random_state=3).fit(X, y).predict_proba(Xt)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_extreme_and_count_agree_when_signs_monotone(fixed_fit, data):
+    _, _, Xt = data
+    ext = clone(fixed_fit).set_params(rule="extreme")
+    ext.fit(*data[:2])
+    mono = fixed_fit.estimate(Xt).monotone
+    assert mono.mean() > 0.5
+    np.testing.assert_array_equal(
+        ext.predict_proba(Xt)[mono], fixed_fit.predict_proba(Xt)[mono]
+    )
+
+
+def test_progress_and_cancel(data, small_grid):
+    X, y, _ = data
+    calls = []
+    est = WeightedSVMClassifier(**small_grid).fit(
+        X, y, progress=lambda d, t, p: calls.append((d, t))
+    )
+    assert [d for d, _ in calls] == list(range(1, len(calls) + 1))
+    assert calls[-1] == (25, 25) == (est.fit_info_["n_fits"],) * 2
+    seen = []
+    with pytest.raises(Cancelled):
+        WeightedSVMClassifier(**small_grid).fit(
+            X, y, progress=lambda d, t, p: seen.append(d), should_cancel=lambda: len(seen) >= 3
+        )
+    assert len(seen) == 3
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"rule": "median"}, {"solver": "magic"}, {"lam": -1.0}, {"sigma": 0.0},
+     {"n_weights": 1}, {"weights": [0.5, 0.2]}],
+)
+def test_bad_parameters_raise_input_error(data, params):
+    X, y, _ = data
+    with pytest.raises(InputError):
+        WeightedSVMClassifier(**{"lam": 0.01, "sigma": 1.0, **params}).fit(X, y)
+
+
+def test_bad_data_raise_input_error(data):
+    X, y, _ = data
+    est = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=4)
+    with pytest.raises(InputError, match="one class"):
+        est.fit(X, np.ones(120))
+    with pytest.raises(InputError, match="Only binary"):
+        est.fit(X, np.arange(120) % 3)
+    Xn = X.copy()
+    Xn[7, 1] = np.nan
+    with pytest.raises(InputError, match=r"column 2.*row 8"):
+        est.fit(Xn, y)

@@ -1,0 +1,170 @@
+"""Pairwise tables: coupling into K-class probabilities, the BP rebuild, and max voting.
+
+METHODS section 5.  A pairwise table is an array ``Q`` of shape (n, K, K) with
+``Q[i, j, k] = q_{j|(j,k)}(x_i)``, the estimated ``P(Y = j | x_i, Y in {j, k})``;
+``Q[i, k, j] = 1 - Q[i, j, k]`` and the diagonal is unused (set to 1/2).
+
+* Coupling with baseline ``k``: ``p_j = r_j / sum_s r_s``, ``r_s = q_{s|(s,k)} / q_{k|(s,k)}``
+  and ``r_k = 1`` (Zeng eq. 5 and 6).
+* Per-point baseline (P-SVM and BP): the class that wins the most pairs
+  (``q > 1/2``; a value of exactly 1/2 gives each side half a vote); ties go to the class
+  with the largest sum of its pairwise ``q``'s, then to the lowest class index.
+* BP rebuild (Zeng eq. 11): ``q_{j|(j,j')} = (a - a b) / (a + b - 2 a b)`` with
+  ``a = q_{j|(j,k*)}`` and ``b = q_{j'|(j',k*)}``.  The rebuilt table is consistent (every
+  pair equals ``r_j / (r_j + r_j')`` of the baseline ratios), so coupling it with any
+  baseline gives exactly the baseline-learning probabilities; only max voting differs.
+* Max voting (TE2): the class with the most pairwise wins; ties go to the higher coupled
+  probability.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def empty_table(n: int, K: int) -> np.ndarray:
+    """A table of shape (n, K, K) filled with 1/2."""
+    return np.full((n, K, K), 0.5)
+
+
+def set_pair(Q: np.ndarray, j: int, k: int, q_j: np.ndarray) -> None:
+    """Store ``q_{j|(j,k)} = q_j`` (n,) and its complement in table ``Q`` (n, K, K)."""
+    Q[:, j, k] = q_j
+    Q[:, k, j] = 1.0 - q_j
+
+
+def check_table(Q: np.ndarray) -> np.ndarray:
+    """Validate a pairwise table: shape (n, K, K), K >= 2, off-diagonal values in (0, 1)."""
+    Q = np.asarray(Q, dtype=float)
+    if Q.ndim != 3 or Q.shape[1] != Q.shape[2] or Q.shape[1] < 2:
+        raise InputError(f"a pairwise table must have shape (n, K, K) with K >= 2, got {Q.shape}")
+    off = ~np.eye(Q.shape[1], dtype=bool)
+    vals = Q[:, off]
+    if not np.all(np.isfinite(vals)) or vals.min(initial=0.5) <= 0 or vals.max(initial=0.5) >= 1:
+        raise InputError("pairwise probabilities must lie strictly between 0 and 1")
+    return Q
+
+
+def pairwise_votes(Q: np.ndarray) -> np.ndarray:
+    """Pairs won by each class: ``#{k : q_{j|(j,k)} > 1/2}`` plus 1/2 per exact tie.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (n, K, K)
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+    """
+    Q = np.asarray(Q, dtype=float)
+    off = ~np.eye(Q.shape[1], dtype=bool)[None, :, :]
+    wins = np.where(off, (Q > 0.5) + 0.5 * (Q == 0.5), 0.0)
+    return wins.sum(axis=2)
+
+
+def per_point_baseline(Q: np.ndarray) -> np.ndarray:
+    """Per-point baseline class index (n,): most pairwise wins, ties by the sum of q's."""
+    Q = np.asarray(Q, dtype=float)
+    K = Q.shape[1]
+    off = ~np.eye(K, dtype=bool)[None, :, :]
+    strength = np.where(off, Q, 0.0).sum(axis=2)  # < K - 1
+    key = pairwise_votes(Q) * (2.0 * K) + strength  # votes come in steps of 1/2
+    return np.argmax(key, axis=1)
+
+
+def couple(Q: np.ndarray, baseline: np.ndarray | int | None = None) -> np.ndarray:
+    """K-class probabilities from a pairwise table with a baseline per point.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (n, K, K)
+    baseline : int, ndarray of int shape (n,), or None
+        Baseline class index for every point, one per point, or None for
+        :func:`per_point_baseline`.
+
+    Returns
+    -------
+    ndarray, shape (n, K); rows sum to 1.
+    """
+    Q = check_table(Q)
+    n, K, _ = Q.shape
+    if baseline is None:
+        baseline = per_point_baseline(Q)
+    base = np.broadcast_to(np.asarray(baseline, dtype=int), (n,))
+    if base.min(initial=0) < 0 or base.max(initial=0) >= K:
+        raise InputError(f"baseline class index out of range 0..{K - 1}")
+    rows = np.arange(n)
+    num = Q[rows, :, base]  # q_{s|(s,k)}, shape (n, K)
+    den = Q[rows, base, :]  # q_{k|(s,k)} = 1 - num off the diagonal
+    r = num / den
+    r[rows, base] = 1.0
+    return r / r.sum(axis=1, keepdims=True)
+
+
+def couple_baseline(q_base: np.ndarray, k_star: int) -> np.ndarray:
+    """Baseline learning (Zeng eq. 6): probabilities from the K - 1 pairs against ``k_star``.
+
+    Parameters
+    ----------
+    q_base : ndarray, shape (n, K)
+        ``q_base[:, j] = q_{j|(j,k*)}``; column ``k_star`` is ignored.
+    k_star : int
+
+    Returns
+    -------
+    ndarray, shape (n, K); rows sum to 1.
+    """
+    q = np.array(q_base, dtype=float)
+    q[:, k_star] = 0.5
+    if not np.all((q > 0) & (q < 1)):
+        raise InputError("pairwise probabilities must lie strictly between 0 and 1")
+    r = q / (1.0 - q)
+    r[:, k_star] = 1.0
+    return r / r.sum(axis=1, keepdims=True)
+
+
+def rebuild_table(q_base: np.ndarray, k_star: int) -> np.ndarray:
+    """BP rebuild (Zeng eq. 11): a full pairwise table from the pairs against ``k_star``.
+
+    Parameters
+    ----------
+    q_base : ndarray, shape (n, K)
+        ``q_base[:, j] = q_{j|(j,k*)}`` for ``j != k_star``; column ``k_star`` is ignored.
+    k_star : int
+
+    Returns
+    -------
+    ndarray, shape (n, K, K)
+    """
+    q = np.asarray(q_base, dtype=float)
+    n, K = q.shape
+    Q = empty_table(n, K)
+    others = [j for j in range(K) if j != k_star]
+    for j in others:
+        set_pair(Q, j, k_star, q[:, j])
+    for ai, j in enumerate(others):
+        for jp in others[ai + 1 :]:
+            a, b = q[:, j], q[:, jp]
+            set_pair(Q, j, jp, (a - a * b) / (a + b - 2.0 * a * b))
+    return Q
+
+
+def vote_predict(Q: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """Max-voting class index (n,); ties go to the higher probability in ``proba`` (n, K)."""
+    key = pairwise_votes(Q) * 4.0 + np.asarray(proba, dtype=float)  # vote steps of 1/2 > 1/4
+    return np.argmax(key, axis=1)
+
+
+__all__ = [
+    "check_table",
+    "couple",
+    "couple_baseline",
+    "empty_table",
+    "pairwise_votes",
+    "per_point_baseline",
+    "rebuild_table",
+    "set_pair",
+    "vote_predict",
+]

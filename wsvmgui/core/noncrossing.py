@@ -1,0 +1,682 @@
+"""The non-crossing weight ladder of Wu & Liu (2011) and its estimator (METHODS section 3).
+
+The weights are fitted from the one nearest 1/2 outwards.  The first is a plain weighted
+SVM; every later fit is constrained not to cross its already-fitted neighbour inside the
+convex hull of the training inputs (see :mod:`wsvmgui.core.noncrossing_qp`).  When the
+unconstrained fit at a weight already meets those constraints it is also the constrained
+optimum and is kept without a QP (counted as a "shortcut" in the diagnostics).
+
+Guarantee: for the linear kernel no two boundaries cross, and every point's signs are
+monotone in pi, anywhere in the convex hull of the training inputs.  For a kernel the same
+holds in the hull of the training points' kernel rows (Wu & Liu section 3.2): at the
+training points and on every segment between two of them in feature space; input points
+between training points are not covered (see :mod:`wsvmgui.core.crossing`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .crossing import CrossingReport, crossing_diagnostics
+from .errors import InputError, SolverError
+from .hull_edges import hull_edges
+from .kernels import Kernel
+from .ladder import RULES, Ladder, LadderEstimate, check_weights, weight_grid
+from .noncrossing_qp import (
+    DEFAULT_EPS,
+    DEFAULT_GAP_TOL,
+    build_constraints,
+    fit_constrained,
+)
+from .progress import CancelCheck, ProgressCallback, ProgressTracker
+from .report import ProbabilityReport
+from .tuning import (
+    default_lambda_grid,
+    default_n_weights,
+    egkl_binary,
+    kernel_with_sigma,
+    stratified_split,
+    tune_ladder,
+)
+from .validation import check_labels, validate_fit_data, validate_predict_data
+from .wsvm import DEFAULT_KKT_TOL, fit_weighted_svm
+
+CONSTRAINTS = ("auto", "hull", "pairs", "compact")
+TUNINGS = ("egkl-independent", "egkl", "hinge")
+#: Largest number of explicit pair rows per fit before the exact compact form is used
+#: (measured: 2548 explicit rows cost 4x the time of the compact form at n = 100, 10100
+#: rows 13x at n = 200, for the same answer).
+DEFAULT_MAX_CONSTRAINTS = 2_000
+
+
+@dataclass(frozen=True)
+class FitRecord:
+    """Diagnostics of one weight's fit.
+
+    Attributes
+    ----------
+    pi, lam : float
+    step : int
+        Position in the fitting order (0 = the weight nearest 1/2).
+    method : str
+        ``"unconstrained"`` (first fit), ``"shortcut"`` (unconstrained fit met the
+        constraints) or ``"qp"`` (constrained QP).
+    mode : str
+        Constraint set used (``"hull"``, ``"pairs"``, ``"compact"``, or ``""``).
+    n_rows : int
+        Constraint rows (0 for the first fit).
+    n_edges, n_vertex : int
+        Cut edges (or separated pairs) and vertex constraints.
+    n_active : int
+        Active constraint rows of a QP fit.
+    check : float
+        KKT residual (libsvm fits, margin units) or relative duality gap (QP fits).
+    violation : float
+        Largest violation of the non-crossing rows at the final fit.
+    note : str
+    """
+
+    pi: float
+    lam: float
+    step: int
+    method: str
+    mode: str = ""
+    n_rows: int = 0
+    n_edges: int = 0
+    n_vertex: int = 0
+    n_active: int = 0
+    check: float = 0.0
+    violation: float = 0.0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class NonCrossingLadder:
+    """A fitted non-crossing ladder.
+
+    Attributes
+    ----------
+    ladder : Ladder
+        Kernel-expansion form over the training points (for the linear kernel the
+        minimum-norm coefficients with ``X' c = w``), usable wherever a Ladder is.
+    kernel : Kernel
+    X_train : ndarray, shape (n, p)
+    lams : ndarray, shape (M - 1,)
+        Lambda of each weight.
+    linear_coef : ndarray, shape (M - 1, p), or None
+        ``w`` of each fit for the linear kernel.
+    records : list of FitRecord
+        In weight order.
+    diagnostics : dict
+        Constraint mode requested and used, notes, counts and worst checks.
+    """
+
+    ladder: Ladder
+    kernel: Kernel
+    X_train: np.ndarray
+    lams: np.ndarray
+    linear_coef: np.ndarray | None
+    records: list[FitRecord] = field(default_factory=list)
+    diagnostics: dict = field(default_factory=dict)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Interior weights, shape (M - 1,)."""
+        return self.ladder.weights
+
+    def decision_at(self, X: np.ndarray) -> np.ndarray:
+        """Decision values of every fit at ``X`` (m, p); shape (m, M - 1)."""
+        X = np.asarray(X, dtype=float)
+        if self.linear_coef is not None:
+            return X @ self.linear_coef.T + self.ladder.intercept[None, :]
+        return self.ladder.decision(self.kernel(X, self.X_train))
+
+    def decision(self, K_cross: np.ndarray) -> np.ndarray:
+        """Decision values from the kernel to the training points, (m, n) -> (m, M - 1)."""
+        return self.ladder.decision(K_cross)
+
+    def estimate(self, X: np.ndarray, rule: str = "count") -> LadderEstimate:
+        """Probabilities and brackets at ``X`` (m, p)."""
+        from .ladder import probabilities_from_signs
+
+        return probabilities_from_signs(self.decision_at(X) > 0, self.weights, rule)
+
+    def crossing(self, space: str | None = None, **kwargs) -> CrossingReport:
+        """:func:`~wsvmgui.core.crossing.crossing_diagnostics` on this ladder.
+
+        ``space`` defaults to ``"input"`` for the linear kernel and ``"feature"`` otherwise
+        (where the guarantee holds).
+        """
+        if space is None:
+            space = "input" if self.kernel.name == "linear" else "feature"
+        return crossing_diagnostics(
+            self.decision_at, self.X_train, self.weights, space=space, **kwargs
+        )
+
+
+def fitting_order(weights: np.ndarray) -> list[tuple[int, int | None, int]]:
+    """Fitting order from the weight nearest 1/2 outwards.
+
+    Returns
+    -------
+    list of (k, previous k or None, direction)
+        ``direction`` is +1 when ``weights[k]`` is larger than its previous neighbour.
+    """
+    w = np.asarray(weights, dtype=float)
+    k0 = int(np.argmin(np.abs(w - 0.5)))
+    order: list[tuple[int, int | None, int]] = [(k0, None, 0)]
+    order += [(k, k - 1, 1) for k in range(k0 + 1, w.size)]
+    order += [(k, k + 1, -1) for k in range(k0 - 1, -1, -1)]
+    return order
+
+
+def _weighted_hinge(f: np.ndarray, y: np.ndarray, pi: float) -> float:
+    S = np.where(y > 0, 1.0 - pi, pi)
+    return float(np.mean(S * np.maximum(1.0 - y * f, 0.0)))
+
+
+def _resolve_mode(constraints: str, kernel: Kernel, X: np.ndarray):
+    if constraints not in CONSTRAINTS:
+        raise InputError(f"unknown constraints {constraints!r}; choose one of {', '.join(CONSTRAINTS)}")
+    if constraints == "hull" and kernel.name != "linear":
+        raise InputError(
+            "constraints='hull' uses the input-space hull and applies to the linear kernel "
+            "only; kernels use 'pairs' or 'compact'"
+        )
+    notes: list[str] = []
+    hull = None
+    if constraints in ("auto", "hull") and kernel.name == "linear":
+        hull, why = hull_edges(X)
+        if hull is None:
+            notes.append(f"hull edges unavailable ({why}); using all separated pairs")
+            return "pairs", None, notes
+        return "hull", hull, notes
+    return ("pairs" if constraints == "auto" else constraints), None, notes
+
+
+def fit_noncrossing_ladder(
+    X: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    lam: float | np.ndarray,
+    kernel: Kernel,
+    *,
+    constraints: str = "auto",
+    max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
+    lam_grid: np.ndarray | None = None,
+    X_tune: np.ndarray | None = None,
+    y_tune: np.ndarray | None = None,
+    shortcut: bool = True,
+    eps: float = DEFAULT_EPS,
+    gap_tol: float = DEFAULT_GAP_TOL,
+    kkt_tol: float = DEFAULT_KKT_TOL,
+    progress: ProgressCallback | None = None,
+    should_cancel: CancelCheck | None = None,
+) -> NonCrossingLadder:
+    """Fit the non-crossing ladder.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+    weights : ndarray, shape (M - 1,)
+        Increasing interior weights.
+    lam : float or ndarray of shape (M - 1,)
+        Penalty of every weight (ignored when ``lam_grid`` is given).
+    kernel : Kernel
+    constraints : {"auto", "hull", "pairs", "compact"}
+        "auto": hull edges for the linear kernel in low dimension, otherwise separated
+        pairs, replaced by the exact compact form above ``max_constraints`` rows.
+    max_constraints : int
+    lam_grid : ndarray, optional
+        Per-weight choice of lambda by the weighted hinge loss on ``(X_tune, y_tune)``
+        (Wu & Liu section 5), made in fitting order so every candidate respects the
+        already chosen neighbour.
+    X_tune, y_tune : ndarrays, shapes (m, p) and (m,), optional
+    shortcut : bool
+        Keep an unconstrained fit that already meets the constraints (exact; faster).
+    eps, gap_tol, kkt_tol : float
+        Constraint safety margin, QP duality-gap tolerance, libsvm KKT tolerance.
+    progress, should_cancel
+        Reported after every weighted fit; polled between fits.
+
+    Returns
+    -------
+    NonCrossingLadder
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    weights = check_weights(weights)
+    n, p = X.shape
+    m = weights.size
+    if lam_grid is not None:
+        if X_tune is None or y_tune is None:
+            raise InputError("per-weight tuning of lambda needs a tuning set")
+        cands = [float(v) for v in np.ravel(lam_grid)]
+        K_tune = kernel(np.asarray(X_tune, dtype=float), X)
+        y_tune = np.asarray(y_tune, dtype=float)
+    else:
+        lam_arr = np.broadcast_to(np.asarray(lam, dtype=float), (m,)).copy()
+        if not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
+            raise InputError(f"lambda must be a positive number, got {lam!r}")
+        cands = None
+    mode, hull, notes = _resolve_mode(constraints, kernel, X)
+    K = kernel(X)
+    linear = kernel.name == "linear"
+    Phi, Pen = (X, np.eye(p)) if linear else (K, K)
+    per_weight = 1 if cands is None else len(cands)
+    tracker = ProgressTracker(m * per_weight, progress, should_cancel)
+    tracker.check()
+
+    coef = np.zeros((m, p if linear else n))
+    intercept = np.zeros(m)
+    f_train = np.zeros((m, n))
+    lams = np.zeros(m)
+    checks = np.zeros(m)
+    records: list[FitRecord | None] = [None] * m
+    for step, (k, prev, direction) in enumerate(fitting_order(weights)):
+        pi = float(weights[k])
+        options = [float(lam_arr[k])] if cands is None else cands
+        best = None
+        for lam_k in options:
+            fit = _fit_one(
+                K, Phi, Pen, X, y, pi, lam_k, linear,
+                None if prev is None else f_train[prev], direction, mode, hull,
+                max_constraints, shortcut, eps, gap_tol, kkt_tol, step,
+            )
+            tracker.step(partial=_event(fit, pi, lam_k, X, kernel))
+            if cands is None:
+                best = fit
+                break
+            f_t = K_tune @ (fit[4]) + fit[1]
+            score = _weighted_hinge(f_t, y_tune, pi)
+            if best is None or score < best[5] - 1e-12:
+                best = (*fit[:5], score)
+        u, b, f, rec, _c = best[:5]
+        coef[k], intercept[k], f_train[k], lams[k] = u, b, f, rec.lam
+        checks[k] = rec.check
+        records[k] = rec
+        for note in (rec.note,):
+            if note and note not in notes:
+                notes.append(note)
+
+    if linear:
+        # Minimum-norm kernel coefficients with X' c = w, so the Ladder form is exact.
+        c_all = np.linalg.lstsq(X.T, coef.T, rcond=None)[0].T
+        linear_coef = coef.copy()
+    else:
+        c_all, linear_coef = coef, None
+    lam_single = float(lams[0]) if np.all(lams == lams[0]) else float("nan")
+    ladder = Ladder(weights=weights, lam=lam_single, coef=c_all, intercept=intercept,
+                    kkt_residual=checks)
+    recs = [r for r in records if r is not None]
+    qp = [r for r in recs if r.method == "qp"]
+    diagnostics = {
+        "constraints_requested": constraints,
+        "constraints_used": sorted({r.mode for r in recs if r.mode}),
+        "notes": notes,
+        "n_fits": len(recs),
+        "n_qp": len(qp),
+        "n_shortcut": sum(r.method == "shortcut" for r in recs),
+        "max_rows": max((r.n_rows for r in recs), default=0),
+        "total_rows": int(sum(r.n_rows for r in recs)),
+        "n_active": int(sum(r.n_active for r in recs)),
+        "max_duality_gap": max((r.check for r in qp), default=0.0),
+        "max_kkt_residual": max((r.check for r in recs if r.method != "qp"), default=0.0),
+        "max_violation": max((r.violation for r in recs), default=0.0),
+        "eps": eps,
+    }
+    return NonCrossingLadder(ladder, kernel, X, lams, linear_coef, recs, diagnostics)
+
+
+def _event(fit, pi: float, lam: float, X: np.ndarray, kernel: Kernel):
+    """A progress event for live views: the fit as a WeightedFit over the rows of X."""
+    from .ladder import FitEvent
+    from .wsvm import WeightedFit, penalty_to_C
+
+    _u, b, _f, rec, kc = fit[:5]
+    wf = WeightedFit(pi, lam, penalty_to_C(lam, X.shape[0]), np.abs(kc), kc, float(b),
+                     float(rec.check))
+    return FitEvent("final", wf, X, kernel)
+
+
+def _fit_one(K, Phi, Pen, X, y, pi, lam, linear, f_prev, direction, mode, hull,
+             max_constraints, shortcut, eps, gap_tol, kkt_tol, step):
+    """One weight: unconstrained fit, then the constrained QP when it crosses.
+
+    Returns ``(u, b, f_train, record, kernel_coef)``; ``u`` is ``w`` (linear) or the
+    kernel coefficients.
+    """
+    free = None
+    if f_prev is None or shortcut:
+        free = fit_weighted_svm(K, y, pi, lam, kkt_tol=kkt_tol)
+        f_free = K @ free.coef + free.intercept
+    if f_prev is None:
+        u = X.T @ free.coef if linear else free.coef
+        rec = FitRecord(pi, lam, step, "unconstrained", check=free.kkt_residual)
+        return u, free.intercept, f_free, rec, free.coef
+    cons, note = build_constraints(f_prev, direction, mode, hull, max_constraints, eps)
+    counts = dict(mode=cons.mode, n_rows=cons.n_rows, n_edges=cons.n_edges,
+                  n_vertex=cons.n_vertex, note=note)
+    if free is not None:
+        ok, viol = cons.satisfied_by(f_free)
+        if ok:
+            u = X.T @ free.coef if linear else free.coef
+            rec = FitRecord(pi, lam, step, "shortcut", check=free.kkt_residual,
+                            violation=viol, **counts)
+            return u, free.intercept, f_free, rec, free.coef
+    sol = fit_constrained(Phi, Pen, K, y, pi, lam, cons, gap_tol)
+    rec = FitRecord(pi, lam, step, "qp", n_active=sol.n_active, check=sol.gap,
+                    violation=sol.violation, **counts)
+    kc = np.linalg.lstsq(X.T, sol.coef, rcond=None)[0] if linear else sol.coef
+    return sol.coef, sol.intercept, sol.f_train, rec, kc
+
+
+# ----------------------------------------------------------------------------- estimator
+class NonCrossingLadderClassifier(ClassifierMixin, BaseEstimator):
+    """Binary class probabilities from a non-crossing ladder of weighted SVMs (Wu & Liu 2011).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear", "poly"}
+    n_weights : int or None
+        M: the ladder fits the interior weights ``m / M``; None: ``default_n_weights(n)``.
+    weights : array-like of shape (M - 1,) or None
+        Explicit increasing interior weights; overrides ``n_weights``.
+    lam : float or None
+        Fixed lambda (``C = 1 / (2 n lambda)``); None tunes it over ``lambdas``.
+    sigma : float or None
+        Fixed RBF width; None tunes it over ``sigmas`` (or, for ``tuning="hinge"``, takes
+        the middle of the default grid, sigma_M).
+    lambdas, sigmas : array-like or None
+        Tuning grids; defaults as :class:`~wsvmgui.core.binary.WeightedSVMClassifier`.
+    degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
+    rule : {"count", "extreme"}
+    tuning : {"egkl-independent", "egkl", "hinge"}
+        How lambda (and sigma) are chosen on the tuning set: EGKL of the fast independent
+        ladder (then the non-crossing ladder is fitted at the winner; default), EGKL of
+        the non-crossing ladder itself at every grid cell (slower), or lambda per weight
+        by the weighted hinge loss as in Wu & Liu's simulations.
+    constraints : {"auto", "hull", "pairs", "compact"}
+        See :func:`fit_noncrossing_ladder`.
+    max_constraints : int
+        Largest number of explicit constraint rows per fit.
+    tune_fraction : float
+        Share of the training data held out for tuning when no tuning set is given.
+    refit : bool
+        After tuning, refit on training plus tuning data.
+    n_jobs : int
+        Threads for the independent-ladder tuning grid.
+    random_state : int or None
+
+    Attributes
+    ----------
+    classes_ : ndarray, shape (2,)
+    model_ : NonCrossingLadder
+    weights_ : ndarray, shape (M - 1,)
+    lambda_ : float (NaN when chosen per weight); lambdas_ : ndarray, shape (M - 1,)
+    sigma_ : float
+    kernel_ : Kernel
+    tuning_ : TuningResult, dict or None
+    diagnostics_ : dict
+        The ladder's constraint diagnostics plus wall time.
+    """
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        n_weights: int | None = None,
+        weights=None,
+        lam: float | None = None,
+        sigma: float | None = None,
+        lambdas=None,
+        sigmas=None,
+        degree: int = 3,
+        coef0: float = 1.0,
+        poly_gamma: float = 1.0,
+        rule: str = "count",
+        tuning: str = "egkl-independent",
+        constraints: str = "auto",
+        max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
+        tune_fraction: float = 0.3,
+        refit: bool = True,
+        n_jobs: int = 1,
+        random_state: int | None = 0,
+    ) -> None:
+        self.kernel = kernel
+        self.n_weights = n_weights
+        self.weights = weights
+        self.lam = lam
+        self.sigma = sigma
+        self.lambdas = lambdas
+        self.sigmas = sigmas
+        self.degree = degree
+        self.coef0 = coef0
+        self.poly_gamma = poly_gamma
+        self.rule = rule
+        self.tuning = tuning
+        self.constraints = constraints
+        self.max_constraints = max_constraints
+        self.tune_fraction = tune_fraction
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _check_params(self) -> None:
+        if self.rule not in RULES:
+            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        if self.tuning not in TUNINGS:
+            raise InputError(f"unknown tuning {self.tuning!r}; choose one of {', '.join(TUNINGS)}")
+        if self.constraints not in CONSTRAINTS:
+            raise InputError(
+                f"unknown constraints {self.constraints!r}; choose one of {', '.join(CONSTRAINTS)}"
+            )
+        if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
+            raise InputError(f"lambda must be a positive number, got {self.lam!r}")
+        if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
+            raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
+
+    def _weight_grid(self, n: int) -> np.ndarray:
+        if self.weights is not None:
+            return check_weights(self.weights)
+        return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
+
+    def _lambda_grid(self, n: int) -> np.ndarray:
+        if self.lam is not None:
+            return np.array([float(self.lam)])
+        if self.lambdas is not None:
+            return np.asarray(self.lambdas, dtype=float).ravel()
+        return default_lambda_grid(n)
+
+    def _sigma_grid(self, X, y_pm) -> np.ndarray:
+        if self.kernel != "rbf":
+            return np.array([np.nan])
+        if self.sigma is not None:
+            return np.array([float(self.sigma)])
+        if self.sigmas is not None:
+            return np.asarray(self.sigmas, dtype=float).ravel()
+        from .kernels import default_sigma_grid
+
+        return default_sigma_grid(X, y_pm, seed=self.random_state or 0)
+
+    def _fit_kwargs(self) -> dict:
+        return {"constraints": self.constraints, "max_constraints": self.max_constraints}
+
+    def fit(
+        self,
+        X,
+        y,
+        *,
+        X_tune=None,
+        y_tune=None,
+        progress: ProgressCallback | None = None,
+        should_cancel: CancelCheck | None = None,
+    ) -> NonCrossingLadderClassifier:
+        """Tune and fit the non-crossing ladder.
+
+        Parameters
+        ----------
+        X : array-like, shape (n, p)
+        y : array-like, shape (n,)
+            Two classes of any label type; ``classes_[1]`` is the positive class.
+        X_tune, y_tune : array-like, shapes (m, p) and (m,), optional
+            Tuning set; without it a stratified ``tune_fraction`` split is used when
+            something is tuned.
+        progress, should_cancel
+            Reported after every weighted fit; polled between fits.
+
+        Returns
+        -------
+        self
+        """
+        start = time.perf_counter()
+        self._check_params()
+        X, y = validate_fit_data(self, X, y)
+        self.classes_ = check_labels(y, n_classes=2)
+        y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+        base = Kernel(self.kernel, sigma=1.0 if self.sigma is None else float(self.sigma),
+                      degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma)
+        lam_fixed = self.lam is not None or (self.lambdas is not None and np.size(self.lambdas) == 1)
+        sig_fixed = self.kernel != "rbf" or self.sigma is not None or (
+            self.sigmas is not None and np.size(self.sigmas) == 1)
+        needs_tuning = not (lam_fixed and sig_fixed)
+        tuning = None
+        lam_grid = None
+        if needs_tuning:
+            X_tr, X_tu, y_tr, y_tu = self._split(X, y_pm, X_tune, y_tune)
+            weights = self._weight_grid(y_tr.size)
+            lambdas = self._lambda_grid(y_tr.size)
+            sigmas = self._sigma_grid(X_tr, y_tr)
+            if self.tuning == "hinge":
+                sigma = float(sigmas[len(sigmas) // 2]) if self.sigma is None else self.sigma
+                lam, lam_grid, tuning = np.nan, lambdas, {"sigma": sigma, "lambdas": lambdas}
+                X_fit, y_fit = X_tr, y_tr
+            else:
+                lam, sigma, tuning = self._tune_egkl(
+                    X_tr, y_tr, X_tu, y_tu, base, weights, lambdas, sigmas, progress,
+                    should_cancel,
+                )
+                X_fit, y_fit = (np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu])) if (
+                    self.refit) else (X_tr, y_tr)
+                if self.refit and self.weights is None and self.n_weights is None:
+                    weights = self._weight_grid(y_fit.size)
+        else:
+            X_fit, y_fit = X, y_pm
+            X_tu = y_tu = None
+            weights = self._weight_grid(y_fit.size)
+            lam = float(self._lambda_grid(y_fit.size)[0])
+            sigma = float(self._sigma_grid(X, y_pm)[0])
+        kernel = kernel_with_sigma(base, sigma)
+        model = fit_noncrossing_ladder(
+            X_fit, y_fit, weights, lam, kernel, lam_grid=lam_grid, X_tune=X_tu,
+            y_tune=y_tu, progress=progress, should_cancel=should_cancel, **self._fit_kwargs(),
+        )
+        self.model_ = model
+        self.weights_ = weights
+        self.kernel_ = kernel
+        self.lambdas_ = model.lams
+        self.lambda_ = float(model.ladder.lam)
+        self.sigma_ = float(sigma) if kernel.name == "rbf" else float("nan")
+        self.tuning_ = tuning
+        self.diagnostics_ = {**model.diagnostics, "n_train": int(y_fit.size),
+                             "seconds": time.perf_counter() - start}
+        return self
+
+    def _split(self, X, y_pm, X_tune, y_tune):
+        if X_tune is None:
+            return stratified_split(X, y_pm, self.tune_fraction, self.random_state)
+        X_tu = validate_predict_data(self, X_tune)
+        y_raw = np.asarray(y_tune)
+        if y_raw.shape[0] != X_tu.shape[0]:
+            raise InputError("the tuning set's X and y have different lengths")
+        unknown = ~np.isin(y_raw, self.classes_)
+        if unknown.any():
+            raise InputError(f"tuning label {y_raw[unknown][0]!r} is not a training class")
+        return X, X_tu, y_pm, np.where(y_raw == self.classes_[1], 1.0, -1.0)
+
+    def _tune_egkl(self, X_tr, y_tr, X_tu, y_tu, base, weights, lambdas, sigmas, progress,
+                   should_cancel):
+        if self.tuning == "egkl-independent":
+            res = tune_ladder(
+                X_tr, y_tr, X_tu, y_tu, base, weights, lambdas,
+                sigmas if self.kernel == "rbf" else None, self.rule, n_jobs=self.n_jobs,
+                seed=self.random_state or 0, progress=progress, should_cancel=should_cancel,
+            )
+            return res.best_lambda, res.best_sigma, res
+        scores = np.full((lambdas.size, sigmas.size), np.inf)
+        tracker = ProgressTracker(lambdas.size * sigmas.size, progress, should_cancel)
+        failures: list[str] = []
+        for j, sig in enumerate(sigmas):
+            kern = kernel_with_sigma(base, sig)
+            for i, lam in enumerate(lambdas):
+                try:
+                    mdl = fit_noncrossing_ladder(X_tr, y_tr, weights, float(lam), kern,
+                                                 should_cancel=should_cancel,
+                                                 **self._fit_kwargs())
+                    scores[i, j] = egkl_binary(mdl.estimate(X_tu, self.rule).p, y_tu)
+                except SolverError as exc:
+                    failures.append(str(exc))
+                tracker.step()
+        if not np.isfinite(scores).any():
+            raise SolverError("every fit of the tuning grid failed; first failure: "
+                              + (failures[0] if failures else "unknown"))
+        i, j = np.unravel_index(int(np.argmin(scores)), scores.shape)
+        table = {"lambdas": lambdas, "sigmas": sigmas, "egkl": scores, "failures": failures}
+        return float(lambdas[i]), float(sigmas[j]), table
+
+    # ------------------------------------------------------------------------- predict
+    def ladder_decision(self, X) -> np.ndarray:
+        """Decision values of every fit; shape (n, M - 1), positive favours ``classes_[1]``."""
+        check_is_fitted(self, "model_")
+        return self.model_.decision_at(validate_predict_data(self, X))
+
+    def estimate(self, X) -> LadderEstimate:
+        """Probability of ``classes_[1]`` with bracket and monotonicity, each shape (n,)."""
+        check_is_fitted(self, "model_")
+        from .ladder import probabilities_from_signs
+
+        return probabilities_from_signs(self.ladder_decision(X) > 0, self.weights_, self.rule)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities; shape (n, 2), columns in the order of ``classes_``."""
+        p = self.estimate(X).p
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class; shape (n,)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def predict_bracket(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Bracket ``[lo, hi]`` of ``P(classes_[1] | x)``; two arrays of shape (n,)."""
+        est = self.estimate(X)
+        return est.lo, est.hi
+
+    def crossing_diagnostics(self, space: str | None = None, **kwargs) -> CrossingReport:
+        """Crossings of the fitted ladder inside the training hull (see
+        :func:`~wsvmgui.core.crossing.crossing_diagnostics`)."""
+        check_is_fitted(self, "model_")
+        return self.model_.crossing(space, **kwargs)
+
+    def report(self, X) -> ProbabilityReport:
+        """Probabilities, labels and each class's bracket for ``X`` (n, p)."""
+        est = self.estimate(X)
+        c0, c1 = self.classes_
+        extra = {
+            f"lo_{c0}": 1.0 - est.hi, f"hi_{c0}": 1.0 - est.lo,
+            f"lo_{c1}": est.lo, f"hi_{c1}": est.hi,
+            "monotone": est.monotone,
+        }
+        return ProbabilityReport.from_proba(
+            self.classes_, np.column_stack([1.0 - est.p, est.p]), extra
+        )

@@ -1,0 +1,70 @@
+"""The message area: the latest error or notice, with details on request."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class MessageArea(QWidget):
+    """One line of message plus an expandable details box (tracebacks, file paths)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("Ready.")
+        self.label.setWordWrap(True)
+        self.details_button = QPushButton("Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setVisible(False)
+        self.clear_button = QPushButton("Clear")
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setVisible(False)
+        self.details.setMaximumHeight(160)
+        top = QHBoxLayout()
+        top.addWidget(self.label, 1)
+        top.addWidget(self.details_button)
+        top.addWidget(self.clear_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.addLayout(top)
+        layout.addWidget(self.details)
+        self.details_button.toggled.connect(self.details.setVisible)
+        self.clear_button.clicked.connect(self.clear)
+        self.level = "info"
+        self.history: list[tuple[str, str]] = []
+
+    def show_error(self, message: str, details: str = "") -> None:
+        self._show("error", message, details)
+
+    def show_info(self, message: str, details: str = "") -> None:
+        self._show("info", message, details)
+
+    def _show(self, level: str, message: str, details: str) -> None:
+        self.level = level
+        self.history.append((level, message))
+        color = "#b00020" if level == "error" else "#1b5e20"
+        prefix = "Error: " if level == "error" else ""
+        self.label.setStyleSheet(f"color: {color};")
+        self.label.setText(prefix + message)
+        self.details.setPlainText(details)
+        self.details_button.setVisible(bool(details))
+        if not details:
+            self.details_button.setChecked(False)
+
+    def clear(self) -> None:
+        self.level = "info"
+        self.label.setStyleSheet("")
+        self.label.setText("")
+        self.details.clear()
+        self.details_button.setChecked(False)
+        self.details_button.setVisible(False)
+
+    def text(self) -> str:
+        return self.label.text()

@@ -1,0 +1,1 @@
+"""The result views of the main window, each a QWidget holding pyqtgraph plots."""

@@ -1,0 +1,237 @@
+"""Simplex and ladder view of the selected point.
+
+Left: for the joint simplex scheme with K = 3, the triangle of class weights, every grid
+weight coloured by the class predicted there for the selected point, the estimated border
+weight and the partition lines it implies.  Right: the selected point's sign ladder in
+each binary sub-problem (one row for a binary ladder): the sign of f_pi at every weight and
+the bracket of the probability.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from .common import class_brushes, configure_plot
+
+SQRT3_2 = np.sqrt(3.0) / 2.0
+VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
+POSITIVE = pg.mkBrush(30, 150, 60, 230)
+NEGATIVE = pg.mkBrush(200, 60, 50, 230)
+
+
+def to_triangle(weights: np.ndarray) -> np.ndarray:
+    """Barycentric weights (m, 3) to plane coordinates (m, 2)."""
+    return np.asarray(weights, dtype=float) @ VERTICES
+
+
+def partition_segments(border: np.ndarray) -> np.ndarray:
+    """Lines {pi_j p_j = pi_k p_k} implied by a border weight, from it to the triangle's edges.
+
+    With ``p_k`` proportional to ``1 / border_k``, the line between classes j and k meets
+    the edge ``pi_l = 0`` at ``pi_j = p_k / (p_j + p_k)``.
+
+    Parameters
+    ----------
+    border : ndarray, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (3, 2, 3)
+        Three segments in barycentric coordinates.
+    """
+    border = np.asarray(border, dtype=float)
+    p = (1.0 / border) / np.sum(1.0 / border)
+    segs = []
+    for j, k, l_ in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
+        end = np.zeros(3)
+        end[j] = p[k] / (p[j] + p[k])
+        end[k] = p[j] / (p[j] + p[k])
+        end[l_] = 0.0
+        segs.append([border, end])
+    return np.asarray(segs)
+
+
+class SimplexView(QWidget):
+    """Triangle of class weights (joint scheme, K = 3) and sign ladders of the selected point."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.info = QLabel("Select a point in any view to see its ladders.")
+        self.info.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.info)
+
+        # Triangle
+        self.tri = self.graphics.addPlot(row=0, col=0, title="class weights \u03c0 (simplex)")
+        self.tri.setAspectLocked(True)
+        self.tri.hideAxis("left")
+        self.tri.hideAxis("bottom")
+        self.tri.setMenuEnabled(False)
+        outline = np.vstack([VERTICES, VERTICES[:1]])
+        self.outline = pg.PlotDataItem(outline[:, 0], outline[:, 1], pen=pg.mkPen(60, 60, 60))
+        self.tri.addItem(self.outline)
+        self.grid_points = pg.ScatterPlotItem(size=7, pen=None)
+        self.tri.addItem(self.grid_points)
+        self.partition = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, width=2))
+        self.tri.addItem(self.partition)
+        self.border_mark = pg.ScatterPlotItem(size=18, symbol="star", pen=pg.mkPen("k"),
+                                              brush=pg.mkBrush(255, 215, 0))
+        self.tri.addItem(self.border_mark)
+        self.vertex_labels = []
+        for (x, y), anchor in zip(VERTICES, ((1, 0), (0, 0), (0.5, 1)), strict=True):
+            text = pg.TextItem("", color=(30, 30, 30), anchor=anchor)
+            text.setPos(x, y)
+            self.tri.addItem(text)
+            self.vertex_labels.append(text)
+        self.tri_note = pg.TextItem("", color=(90, 90, 90), anchor=(0.5, 0.5))
+        self.tri_note.setPos(0.5, 0.35)
+        self.tri.addItem(self.tri_note)
+        self.tri.setXRange(-0.1, 1.1)
+        self.tri.setYRange(-0.1, 1.0)
+
+        # Ladders
+        self.lad = self.graphics.addPlot(row=0, col=1, title="sign ladder of the selected point")
+        configure_plot(self.lad)
+        self.lad.setLabel("bottom", "weight \u03c0")
+        self.lad.setXRange(0, 1)
+        self.lad.setLimits(xMin=-0.05, xMax=1.05)
+        self.brackets = pg.PlotDataItem(connect="pairs",
+                                        pen=pg.mkPen(255, 165, 0, 150, width=14))
+        self.lad.addItem(self.brackets)
+        self.signs = pg.ScatterPlotItem(size=10, pen=None)
+        self.lad.addItem(self.signs)
+        self.estimates = pg.ScatterPlotItem(size=14, symbol="d", pen=pg.mkPen("k"),
+                                            brush=pg.mkBrush(255, 255, 255))
+        self.lad.addItem(self.estimates)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 2)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 3)
+        self._tri_shown = True
+        self._show_triangle(False)
+
+        self._result = None
+        self._row = -1
+
+    def _show_triangle(self, show: bool) -> None:
+        """Show the triangle beside the ladders only when there is a simplex to draw."""
+        if show and not self._tri_shown:
+            self.graphics.removeItem(self.lad)
+            self.graphics.addItem(self.tri, row=0, col=0)
+            self.graphics.addItem(self.lad, row=0, col=1)
+        elif not show and self._tri_shown:
+            self.graphics.removeItem(self.tri)
+            self.graphics.removeItem(self.lad)
+            self.graphics.addItem(self.lad, row=0, col=0)
+        self._tri_shown = show
+
+    def set_result(self, result) -> None:
+        self._result = result
+        ds = result.split.dataset
+        K = ds.n_classes
+        for text, c in zip(self.vertex_labels, list(ds.classes[:3]) + [""] * 3, strict=False):
+            text.setText(f"\u03c0 of class {c}" if K == 3 else "")
+        self._show_triangle(result.simplex is not None and result.simplex.grid.shape[1] == 3)
+        self._draw()
+
+    def clear(self) -> None:
+        self._result = None
+        self._show_triangle(False)
+        self._draw()
+
+    def set_selection(self, row: int) -> None:
+        self._row = row
+        self._draw()
+
+    def _draw(self) -> None:
+        res = self._result
+        row = self._row
+        valid = res is not None and 0 <= row < res.split.dataset.X.shape[0]
+        self._draw_triangle(res if valid else None, row)
+        self._draw_ladders(res if valid else None, row)
+        if res is None:
+            self.info.setText("Run an analysis, then select a point in any view.")
+        elif not valid:
+            self.info.setText("Select a point (click it in the Boundaries or Probabilities view).")
+        else:
+            ds = res.split.dataset
+            p = res.report.proba[row]
+            probs = ", ".join(f"p({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
+            truth = ""
+            if ds.p_true is not None:
+                truth = "; true " + ", ".join(
+                    f"{v:.3f}" for v in ds.p_true[row])
+            self.info.setText(f"row {row} (label {ds.y[row]}): {probs}{truth}")
+
+    def _draw_triangle(self, res, row: int) -> None:
+        simplex = None if res is None else res.simplex
+        if simplex is None or simplex.grid.shape[1] != 3:
+            self.grid_points.setData([], [])
+            self.partition.setData([], [])
+            self.border_mark.setData([], [])
+            if res is None:
+                note = ""
+            elif simplex is None:
+                note = "the triangle shows the joint\nsimplex scheme (K = 3)"
+            else:
+                note = "the triangle needs K = 3"
+            self.tri_note.setText(note)
+            return
+        self.tri_note.setText("")
+        xy = to_triangle(simplex.grid)
+        pred = simplex.predictions[row]
+        self.grid_points.setData(x=xy[:, 0], y=xy[:, 1], brush=class_brushes(pred, 3, 200))
+        if simplex.border is not None and np.all(np.isfinite(simplex.border[row])):
+            b = simplex.border[row]
+            bxy = to_triangle(b[None, :])[0]
+            self.border_mark.setData(x=[bxy[0]], y=[bxy[1]])
+            segs = to_triangle(partition_segments(b).reshape(-1, 3))
+            self.partition.setData(segs[:, 0], segs[:, 1], connect="pairs")
+        else:
+            self.border_mark.setData([], [])
+            self.partition.setData([], [])
+
+    def _draw_ladders(self, res, row: int) -> None:
+        ladders = [] if res is None else res.ladders
+        if not ladders:
+            self.signs.setData([], [])
+            self.brackets.setData([], [])
+            self.estimates.setData([], [])
+            self.lad.getAxis("left").setTicks([[]])
+            return
+        xs, ys, brushes, bx, by, ex, ey, ticks = [], [], [], [], [], [], [], []
+        for r, lad in enumerate(ladders):
+            y = -r
+            s = lad.signs[row]
+            xs.append(lad.weights)
+            ys.append(np.full(lad.weights.size, y, dtype=float))
+            brushes += [POSITIVE if v else NEGATIVE for v in s]
+            bx += [lad.lo[row], lad.hi[row]]
+            by += [y, y]
+            ex.append(0.5 * (lad.lo[row] + lad.hi[row]))
+            ey.append(y)
+            mono = "" if bool(np.all(s[:-1] >= s[1:])) else "  (crossing)"
+            ticks.append((y, f"{lad.description}{mono}"))
+        self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes,
+                           symbol="s")
+        self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
+        self.estimates.setData(x=ex, y=ey)
+        self.lad.getAxis("left").setTicks([ticks])
+        self.lad.setYRange(-len(ladders) + 0.5, 0.5)
+
+    def ladder_arrays(self) -> dict[str, np.ndarray]:
+        """Arrays the ladder items hold (for tests)."""
+        x, y = self.brackets.getData()
+        return {
+            "sign_x": np.asarray(self.signs.data["x"]),
+            "bracket_x": np.asarray(x if x is not None else []),
+            "grid_x": np.asarray(self.grid_points.data["x"]),
+        }
+
+    def export_item(self):
+        return self.graphics.scene()
+
