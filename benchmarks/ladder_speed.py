@@ -329,7 +329,7 @@ def bench_qp(n, K, y, lam, w_sqrt, w_def, ladder_med, args, state) -> dict:
         return _timed2(lambda: fit_weighted_svm(K, y, pi, lam, solver="qp"))
 
     if state.get("stopped") or (predicted is not None and predicted > args.qp_max_predicted):
-        wall = cpu = predicted
+        wall, cpu = None, predicted  # a CPU-time estimate; there is no wall-clock one
         out.update(status="estimated, not run",
                    note=f"one fit predicted {predicted:.0f} s by n^3 scaling from n={last[0]}")
     else:
@@ -353,10 +353,11 @@ def bench_qp(n, K, y, lam, w_sqrt, w_def, ladder_med, args, state) -> dict:
             cpu = float(np.mean([cpu, *(t[1] for t in more)]))
             out.update(status="extrapolated from 3 fits")
         state["last"] = (n, cpu)
+    wall_ladder = None if wall is None else wall * len(w_sqrt)
     out.update(per_fit_wall_s=wall, per_fit_cpu_s=cpu,
-               ladder_sqrt_wall_s=wall * len(w_sqrt), ladder_sqrt_cpu_s=cpu * len(w_sqrt),
+               ladder_sqrt_wall_s=wall_ladder, ladder_sqrt_cpu_s=cpu * len(w_sqrt),
                ladder_default_cpu_s=cpu * len(w_def))
-    out["qp_over_ladder_sqrt_wall"] = out["ladder_sqrt_wall_s"] / ladder_med[0]
+    out["qp_over_ladder_sqrt_wall"] = None if wall is None else wall_ladder / ladder_med[0]
     out["qp_over_ladder_sqrt_cpu"] = out["ladder_sqrt_cpu_s"] / ladder_med[1]
     return out
 
@@ -551,11 +552,39 @@ def findings(res: dict) -> list[str]:
     )
     b = r["breakdown"]
     tot = b["kernel_build_s"] + b["fit_ladder_s"]
+    platt_cpu = r["median_cpu_s"]["platt_svc"]
     out.append(
         f"- Ladder time split at n = {n_t}: kernel build {100 * b['kernel_build_s'] / tot:.0f}%, "
         f"libsvm {100 * b['libsvm_s'] / tot:.0f}%, KKT checks {100 * b['kkt_check_s'] / tot:.0f}%, "
-        f"scikit-learn overhead {100 * b['sklearn_overhead_s'] / tot:.0f}%."
+        f"scikit-learn overhead {100 * b['sklearn_overhead_s'] / tot:.0f}%.  libsvm alone is "
+        f"{b['libsvm_s'] / platt_cpu:.1f} x one Platt fit ({b['per_fit_libsvm_ms']:.1f} ms per "
+        f"weighted fit vs {1e3 * r['median_cpu_s']['svc_plain']:.1f} ms for a whole plain SVC "
+        "fit, which Platt scaling repeats about 5-6 times): on one thread no overhead cut "
+        "alone can reach 5x at M = floor(sqrt n)."
     )
+    out += [
+        "", "Options, with what each measured (CPU ratios at n = "
+        f"{n_t}; the direct prototype's coefficients equal the library's exactly, see above):",
+        "",
+        f"1. `sklearn.config_context(assume_finite=True, skip_parameter_validation=True)` "
+        f"around the fits (public API, one line in `fit_ladder`): "
+        f"{c['ladder_sqrt/platt_svc']:.1f} -> {c['proto_skipcheck/platt_svc']:.1f} x Platt.",
+        f"2. Call `sklearn.svm._libsvm.fit` directly on the precomputed kernel (private API: "
+        "guard it with a version/smoke check and fall back to SVC): removes the per-fit "
+        f"validation of the n x n matrix; with 3. it gives {c['proto_direct/platt_svc']:.1f} "
+        "x Platt.",
+        f"3. Batch the KKT check of all M - 1 fits into one K @ coef.T product: "
+        f"{fmt_s(b['kkt_check_s'])} -> {fmt_s(b['batched_kkt_s'])}.",
+        "4. Fit the weights on several threads (libsvm releases the GIL; tuning already "
+        "has `n_jobs`, `fit_ladder` has not): up to 2x on two idle cores; measured here "
+        f"{q.get('proto_direct_2threads/platt_svc', float('nan')):.1f} x Platt wall on a "
+        "machine shared with other jobs, so not conclusive.",
+        "5. Warm starts: scikit-learn's libsvm takes no initial alpha, so neighbouring "
+        "weights cannot share work through it; the solution path in pi (METHODS section 2, "
+        "Wang 2008 section 4) gives all M - 1 fits for about the cost of one path and is the "
+        "way to a ladder within a few Platt fits on one thread.",
+        "6. Fewer weights: cost is linear in M (see default_weight_grid for accuracy).",
+    ]
     return out
 
 
@@ -579,7 +608,15 @@ def main(argv=None) -> int:
     ap.add_argument("--tuned-sizes", type=int, nargs="*", default=None)
     ap.add_argument("--tuned-repeats", type=int, default=None)
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--from-json", type=Path, default=None,
+                    help="only rewrite the markdown from an earlier run's JSON")
     args = ap.parse_args(argv)
+    if args.from_json is not None:
+        res = json.loads(args.from_json.read_text())
+        res["findings"] = findings(res)
+        args.from_json.write_text(json.dumps(res, indent=1, default=float))
+        write_markdown(res, args.from_json.with_suffix(".md"))
+        return 0
     if args.sizes is None:
         args.sizes = [250, 500, 1000] if args.quick else [250, 500, 1000, 2000, 4000]
     if args.repeats is None:

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export VENV="${VENV:-$REPO/.venv}"
+VENV="$(realpath -m "${VENV:-$REPO/.venv}")"; export VENV
 export LANG=C.UTF-8
 
 bash "$REPO/scripts/setup.sh" >&2

@@ -16,7 +16,7 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${VENV:-$REPO/.venv}"
+VENV="$(realpath -m "${VENV:-$REPO/.venv}")"
 PYTHON="${PYTHON:-python3}"
 export LANG=C.UTF-8
 export DEBIAN_FRONTEND=noninteractive

@@ -8,7 +8,7 @@
 set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export VENV="${VENV:-$REPO/.venv}"
+VENV="$(realpath -m "${VENV:-$REPO/.venv}")"; export VENV
 export LANG=C.UTF-8
 export QT_QPA_PLATFORM=offscreen
 

@@ -84,6 +84,7 @@ def _run(design):
     return np.mean(ours), np.mean(platt), np.mean(kl_ours)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", ["wang2008_ex1", "wuliu2011_ex1"])
 def test_binary_accuracy_against_truth_and_platt(design):
     ours, platt, kl = _run(design)

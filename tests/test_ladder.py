@@ -238,3 +238,15 @@ def test_compress_keeps_predictions(data):
     ladder = fit_ladder(K, y, weight_grid(5), 0.01)
     small, keep = ladder.compress()
     np.testing.assert_allclose(small.decision(K[:, keep]), ladder.decision(K), atol=1e-12)
+
+
+def test_zero_decision_counts_as_negative():
+    from wsvmgui.core.ladder import Ladder
+
+    w = weight_grid(4)
+    lad = Ladder(w, 0.1, np.zeros((3, 2)), np.array([1.0, 0.0, -1.0]), np.zeros(3))
+    for rule in ("count", "extreme"):
+        est = lad.estimate(np.zeros((1, 2)), rule)
+        # Signs + - -: the label flips between pi_1 = 0.25 and pi_2 = 0.5.
+        assert est.p[0] == pytest.approx(0.375)
+        assert (est.lo[0], est.hi[0]) == pytest.approx((0.25, 0.5))

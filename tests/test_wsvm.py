@@ -61,7 +61,7 @@ def test_solvers_agree(problem, reference_fits, pi, lam, backend):
     np.testing.assert_allclose(fit.decision(Kt), ref.decision(Kt), atol=atol)
     np.testing.assert_allclose(fit.decision(K), ref.decision(K), atol=atol)
     assert fit.kkt_residual <= DEFAULT_KKT_TOL
-    assert fit.C == pytest.approx(1 / (2 * N * lam))
+    assert np.isclose(fit.C, 1 / (2 * N * lam))
 
 
 @pytest.mark.parametrize("pi, lam", CASES)
@@ -278,3 +278,21 @@ def test_unknown_solver_raises(problem):
     _, y, _, K, _ = problem
     with pytest.raises(InputError):
         fit_weighted_svm(K, y, 0.5, 0.01, solver="cvxopt-by-hand")
+
+
+@pytest.mark.parametrize("solver", ["libsvm", "qp"])
+def test_intercept_without_free_support_vectors_is_middle_of_kkt_interval(solver):
+    """METHODS section 1: with every a_i at its bound, b is the middle of the KKT interval.
+
+    Linear kernel, x = (-2, -1, 1, 3), y = (-1, -1, 1, 1), pi = 0.5, C = 0.1: all a_i = 0.05,
+    w = 0.05 (2 + 1 + 1 + 3) = 0.35.  Bounded points need y_i f(x_i) <= 1, i.e.
+    b <= 1 - 0.35 x for the positives (tightest b <= -0.05) and b >= -1 - 0.35 x for the
+    negatives (tightest b >= -0.3); the middle is -0.175.
+    """
+    x = np.array([[-2.0], [-1.0], [1.0], [3.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    K = Kernel("linear")(x)
+    lam = 1 / (2 * 4 * 0.1)
+    fit = fit_weighted_svm(K, y, 0.5, lam, solver=solver)
+    np.testing.assert_allclose(fit.alpha, 0.05, rtol=1e-6)
+    assert fit.intercept == pytest.approx(-0.175, abs=1e-6)

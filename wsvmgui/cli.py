@@ -78,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune = fit.add_mutually_exclusive_group()
     tune.add_argument("--tune", metavar="TUNE.csv", help="tuning set with the same columns")
     tune.add_argument("--tune-fraction", type=float, metavar="F",
-                      help="share of the training data split off for tuning")
+                      help="tune on a stratified split: this share of the training data")
+    tune.add_argument("--cv", type=int, metavar="K",
+                      help="tune by stratified K-fold cross-validation")
     fit.add_argument("--no-refit", action="store_true",
                      help="keep the training-only fit instead of refitting on train + tune")
     fit.add_argument("--seed", type=int)
@@ -149,7 +151,12 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
             setattr(settings, key, value)
     if args.no_refit:
         settings.refit = False
-    settings.tuning = "tune-set" if args.tune else "split"
+    if args.tune:
+        settings.tuning = "tune-set"
+    elif args.cv:
+        settings.tuning, settings.cv_folds = "cv", args.cv
+    elif args.tune_fraction is not None:
+        settings.tuning = "split"
     settings.options = {**settings.options, **dict(args.option)}
     return settings.validate()
 

@@ -145,7 +145,9 @@ def load_builtin(name: str, n: int | None = None, seed: int = 0) -> Dataset:
             name, np.asarray(bunch.data, dtype=float), y,
             [str(f) for f in bunch.feature_names], None, f"scikit-learn's {key} data",
         )
-    raise InputError(f"unknown built-in data set {name!r}; choose one of {', '.join(builtin_names())}")
+    raise InputError(
+        f"unknown built-in data set {name!r}; choose one of {', '.join(builtin_names())}"
+    )
 
 
 def dataset_from_table(path, label: str, features: list[str] | None = None) -> Dataset:
@@ -210,6 +212,16 @@ class DataSplit:
     def __post_init__(self) -> None:
         object.__setattr__(
             self, "parts", {"train": self.train, "tune": self.tune, "test": self.test}
+        )
+
+    def same_as(self, other: DataSplit | None) -> bool:
+        """Whether ``other`` splits the same data set object into the same rows and scaling."""
+        return (
+            other is not None
+            and other.dataset is self.dataset
+            and all(np.array_equal(self.parts[k].index, other.parts[k].index) for k in self.parts)
+            and np.array_equal(self.mean, other.mean)
+            and np.array_equal(self.scale, other.scale)
         )
 
     def transform(self, X_raw: np.ndarray) -> np.ndarray:
@@ -282,7 +294,9 @@ def split_dataset(
         if not 0.0 <= frac < 1.0:
             raise InputError(f"the {label} fraction must lie in [0, 1), got {frac}")
     if tune_fraction + test_fraction >= 0.9:
-        raise InputError("the tuning and test fractions together must leave at least 10% for training")
+        raise InputError(
+            "the tuning and test fractions together must leave at least 10% for training"
+        )
     n = dataset.X.shape[0]
     y = np.asarray(dataset.y)
     rng = np.random.default_rng(seed)

@@ -45,6 +45,13 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
         raise InputError(f"file not found: {path}")
     if path.is_dir():
         raise InputError(f"{path} is a folder, not a data file")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if b"\x00" in head:
+        raise InputError(f"{path} is not a text table (it holds binary data)")
     if sep is None:
         sep = {".tsv": "\t", ".tab": "\t", ".csv": ","}.get(path.suffix.lower())
     try:

@@ -20,14 +20,21 @@ from .progress import CancelCheck, ProgressCallback, ProgressTracker
 from .report import ProbabilityReport
 from .tuning import (
     TuningResult,
+    cv_folds,
     default_lambda_grid,
     default_n_weights,
     kernel_with_sigma,
     stratified_split,
-    tune_ladder,
+    tune_ladder_folds,
 )
 from .validation import check_labels, validate_fit_data, validate_predict_data
 from .wsvm import SOLVERS
+
+#: Tuning modes of the estimator; "auto" cross-validates small data and splits large data.
+TUNING = ("auto", "split", "cv")
+#: Largest training size that "auto" tunes by cross-validation (below it a single split
+#: wastes too many points; see benchmarks/results/binary_tuning.md).
+AUTO_CV_MAX_N = 500
 
 
 class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
@@ -51,11 +58,19 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme"}
         How a sign ladder becomes a probability (METHODS section 2).
+    tuning : {"auto", "split", "cv"}
+        How lambda and sigma are tuned by EGKL when no tuning set is given to ``fit``:
+        on a stratified ``tune_fraction`` split, by stratified ``cv_folds``-fold
+        cross-validation, or "auto": cross-validation up to ``AUTO_CV_MAX_N`` training
+        points, a split above.
     tune_fraction : float
-        Share of the training data held out for tuning when no tuning set is given.
+        Share of the training data held out for tuning in "split" mode.
+    cv_folds : int
+        Folds of "cv" mode.
     refit : bool
-        After tuning, refit on training plus tuning data (default) or keep the
-        training-only fit of the papers.
+        After tuning on a split or a tuning set, refit on training plus tuning data
+        (default; with the tuned C = 1 / (2 n lambda) kept) or keep the training-only
+        fit of the papers.  Cross-validation always fits the final model on all points.
     solver : {"libsvm", "qp"}
     qp_solver : str
         qpsolvers backend for ``solver="qp"``.
@@ -91,7 +106,9 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
+        tuning: str = "auto",
         tune_fraction: float = 0.3,
+        cv_folds: int = 5,
         refit: bool = True,
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
@@ -109,7 +126,9 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
+        self.tuning = tuning
         self.tune_fraction = tune_fraction
+        self.cv_folds = cv_folds
         self.refit = refit
         self.solver = solver
         self.qp_solver = qp_solver
@@ -127,6 +146,10 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
         if self.solver not in SOLVERS:
             raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
+        if self.tuning not in TUNING:
+            raise InputError(
+                f"unknown tuning mode {self.tuning!r}; choose one of {', '.join(TUNING)}"
+            )
         if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
             raise InputError(f"lambda must be a positive number, got {self.lam!r}")
         if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
@@ -186,45 +209,24 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         )
         tuning: TuningResult | None = None
         if self._needs_tuning():
-            if X_tune is None:
-                X_tr, X_tu, y_tr, y_tu = stratified_split(
-                    X, y_pm, self.tune_fraction, self.random_state
-                )
-            else:
-                X_tu = validate_predict_data(self, X_tune)
-                y_tu_raw = np.asarray(y_tune)
-                if y_tu_raw.shape[0] != X_tu.shape[0]:
-                    raise InputError("the tuning set's X and y have different lengths")
-                unknown = ~np.isin(y_tu_raw, self.classes_)
-                if unknown.any():
-                    raise InputError(
-                        f"tuning label {y_tu_raw[unknown][0]!r} is not a training class"
-                    )
-                X_tr, y_tr, y_tu = X, y_pm, np.where(y_tu_raw == self.classes_[1], 1.0, -1.0)
-            weights = self._weight_grid(y_tr.size)
-            lambdas = self._lambda_grid(y_tr.size)
+            X_all, y_all, folds, fit_rows = self._tuning_folds(X, y, X_tune, y_tune)
+            X_fit, y_fit = X_all[fit_rows], y_all[fit_rows]
+            weights = self._weight_grid(y_fit.size)
+            lambdas = self._lambda_grid(folds[0][0].size)
             sigmas = self._sigma_grid()
-            n_sig = 1 if self.kernel != "rbf" else (
-                len(sigmas) if sigmas is not None else 6
-            )
+            n_sig = 1 if self.kernel != "rbf" else (len(sigmas) if sigmas is not None else 6)
             tracker = ProgressTracker(
-                (len(lambdas) * n_sig + 1) * weights.size, progress, should_cancel
+                (len(lambdas) * n_sig * len(folds) + 1) * weights.size, progress, should_cancel
             )
-            tuning = tune_ladder(
-                X_tr, y_tr, X_tu, y_tu, base_kernel, weights, lambdas, sigmas, self.rule,
+            tuning = tune_ladder_folds(
+                X_all, y_all, folds, base_kernel, weights, lambdas, sigmas, self.rule,
                 self.solver, self.qp_solver, self.n_jobs, seed=self.random_state or 0,
                 tracker=tracker,
             )
-            if self.refit:
-                X_fit = np.vstack([X_tr, X_tu])
-                y_fit = np.concatenate([y_tr, y_tu])
-                # Keep the tuned penalty's C-scale: lambda is per-sample, so it carries over.
-                weights = self._weight_grid(y_fit.size) if self.weights is None and (
-                    self.n_weights is None
-                ) else weights
-            else:
-                X_fit, y_fit = X_tr, y_tr
-            lam, sigma = tuning.best_lambda, tuning.best_sigma
+            # Keep the tuned C = 1 / (2 n lambda) for the final fit, as scikit-learn's
+            # grid search does: lambda scales with the number of points fitted.
+            lam = tuning.best_lambda * folds[0][0].size / y_fit.size
+            sigma = tuning.best_sigma
         else:
             X_fit, y_fit = X, y_pm
             weights = self._weight_grid(y_fit.size)
@@ -234,7 +236,6 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
                           if self.sigmas is not None else np.nan)
             tracker = ProgressTracker(weights.size, progress, should_cancel)
         kernel = kernel_with_sigma(base_kernel, sigma)
-        tracker.add_total(max(0, tracker.done + weights.size - tracker.total))
         ladder = fit_ladder(
             kernel(X_fit), y_fit, weights, lam, self.solver, self.qp_solver,
             progress=lambda _d, _t, fit: tracker.step(
@@ -256,6 +257,42 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             "seconds": time.perf_counter() - start,
         }
         return self
+
+    def tuning_mode(self, n: int, has_tune_set: bool) -> str:
+        """The tuning mode used for ``n`` training points: "tune-set", "split" or "cv"."""
+        if has_tune_set:
+            return "tune-set"
+        if self.tuning == "auto":
+            return "cv" if n <= AUTO_CV_MAX_N else "split"
+        return self.tuning
+
+    def _tuning_folds(self, X, y, X_tune, y_tune):
+        """Data, labels in {-1, +1}, (train, tune) index folds and the final fit's rows."""
+        y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+        n = y.size
+        mode = self.tuning_mode(n, X_tune is not None)
+        if mode == "tune-set":
+            X_tu = validate_predict_data(self, X_tune)
+            y_tu_raw = np.asarray(y_tune)
+            if y_tu_raw.shape[0] != X_tu.shape[0]:
+                raise InputError("the tuning set's X and y have different lengths")
+            unknown = ~np.isin(y_tu_raw, self.classes_)
+            if unknown.any():
+                raise InputError(f"tuning label {y_tu_raw[unknown][0]!r} is not a training class")
+            X_all = np.vstack([X, X_tu])
+            y_all = np.concatenate([y_pm, np.where(y_tu_raw == self.classes_[1], 1.0, -1.0)])
+            train = np.arange(n)
+            folds = [(train, np.arange(n, y_all.size))]
+            return X_all, y_all, folds, (np.arange(y_all.size) if self.refit else train)
+        if mode == "cv":
+            folds = cv_folds(y, self.cv_folds, self.random_state)
+            return X, y_pm, folds, np.arange(n)
+        # Split on the user's labels so that errors name their classes.
+        train, tune, _, _ = stratified_split(
+            np.arange(n)[:, None], y, self.tune_fraction, self.random_state
+        )
+        folds = [(train.ravel(), tune.ravel())]
+        return X, y_pm, folds, (np.arange(n) if self.refit else train.ravel())
 
     def _lambda_grid(self, n: int) -> np.ndarray:
         if self.lam is not None:

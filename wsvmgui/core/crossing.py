@@ -149,19 +149,30 @@ def crossing_from_values(
         raise InputError(f"{F.shape[1]} decision columns for {weights.size} weights")
     if not np.all(np.isfinite(F)):
         raise InputError("decision values contain NaN or infinity")
-    pos = F > tol
-    neg = F <= -tol if tol > 0 else F <= 0
-    # Pair (j, k), j < k, crosses when some point is non-positive at j and positive at k.
-    C = neg.T.astype(np.float32) @ pos.astype(np.float32)
+    m, n_w = F.shape
+    pos = tol < F
+    neg = -tol >= F if tol > 0 else F <= 0
+    # A point is non-monotone when its last positive column comes after its first
+    # non-positive one.
+    has_neg, has_pos = neg.any(axis=1), pos.any(axis=1)
+    first_neg = np.argmax(neg, axis=1)
+    last_pos = n_w - 1 - np.argmax(pos[:, ::-1], axis=1)
+    nonmono = has_neg & has_pos & (last_pos > first_neg)
+    # Pair (j, k), j < k, crosses when some point is non-positive at j and positive at k;
+    # only non-monotone points can witness that.
+    bad = np.flatnonzero(nonmono)
+    C = neg[bad].T.astype(np.float64) @ pos[bad].astype(np.float64)
     jj, kk = np.nonzero(np.triu(C, k=1) > 0)
     pairs = np.column_stack([jj, kk]).astype(int)
-    if F.shape[1] > 1:
-        seen_neg = np.maximum.accumulate(neg, axis=1)
-        nonmono = np.any(seen_neg[:, :-1] & pos[:, 1:], axis=1)
-        run = np.maximum.accumulate(-F, axis=1)
-        depth = float(np.max(np.minimum(F[:, 1:], run[:, :-1]))) if F.shape[0] else -np.inf
+    if n_w > 1 and m:
+        # Depth: max over points and k of min(f_k, max_{j<k} -f_j), columns as rows for speed.
+        Ft = np.ascontiguousarray(F.T)
+        run = -Ft[0]
+        depth = -np.inf
+        for k in range(1, n_w):  # a loop of vector operations beats ufunc.accumulate here
+            depth = max(depth, float(np.max(np.minimum(Ft[k], run))))
+            run = np.maximum(run, -Ft[k])
     else:
-        nonmono = np.zeros(F.shape[0], dtype=bool)
         depth = -np.inf
     return CrossingReport(weights, space, F.shape[0], pairs, int(nonmono.sum()), depth, tol)
 

@@ -143,13 +143,25 @@ def median_between_class_distance(
             for s in range(0, Xa.shape[0], chunk):
                 parts.append(cdist(Xa[s : s + chunk], Xb).ravel())
         return float(np.median(np.concatenate(parts)))
+    # Uniform sample (with replacement) of between-class pairs: pick the class pair with
+    # probability n_a n_b / n_pairs, then one point of each class.  Memory stays at
+    # max_pairs floats plus blocks of about 1e6 numbers, however small a class is.
     rng = np.random.default_rng(seed)
-    n = X.shape[0]
-    i = rng.integers(0, n, size=3 * max_pairs)
-    j = rng.integers(0, n, size=3 * max_pairs)
-    keep = codes[i] != codes[j]
-    i, j = i[keep][:max_pairs], j[keep][:max_pairs]
-    return float(np.median(np.linalg.norm(X[i] - X[j], axis=1)))
+    a_idx, b_idx = np.triu_indices(classes.size, 1)
+    pair_weights = counts[a_idx].astype(float) * counts[b_idx]
+    per_pair = rng.multinomial(max_pairs, pair_weights / pair_weights.sum())
+    members = [np.flatnonzero(codes == k) for k in range(classes.size)]
+    block = max(1024, 1_000_000 // max(X.shape[1], 1))
+    dists = np.empty(max_pairs)
+    pos = 0
+    for a, b, m in zip(a_idx, b_idx, per_pair, strict=True):
+        for start in range(0, int(m), block):
+            k = min(block, int(m) - start)
+            i = members[a][rng.integers(0, members[a].size, size=k)]
+            j = members[b][rng.integers(0, members[b].size, size=k)]
+            dists[pos : pos + k] = np.linalg.norm(X[i] - X[j], axis=1)
+            pos += k
+    return float(np.median(dists))
 
 
 def default_sigma_grid(

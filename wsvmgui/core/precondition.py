@@ -47,7 +47,9 @@ def check_level(pt: float) -> float:
     try:
         value = float(pt)
     except (TypeError, ValueError):
-        raise InputError(f"preconditioning level must be a number in [0, 0.5), got {pt!r}") from None
+        raise InputError(
+            f"preconditioning level must be a number in [0, 0.5), got {pt!r}"
+        ) from None
     if not (np.isfinite(value) and 0.0 <= value < 0.5):
         raise InputError(f"preconditioning level must lie in [0, 0.5), got {pt!r}")
     return value

@@ -141,9 +141,14 @@ def minimax_point(a: float, b: float, loss: str = "squared") -> float:
     raise InputError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
 
 
-def kl_coin(p: float, q: float) -> float:
-    """``KL(p || q)`` of two coins in nats (the cross-entropy regret of estimate q)."""
-    return float(xlogy(p, p) - xlogy(p, q) + xlogy(1 - p, 1 - p) - xlogy(1 - p, 1 - q))
+def kl_coin(p, q):
+    """``KL(p || q)`` of two coins in nats (the cross-entropy regret of estimate q).
+
+    Scalars give a float; arrays broadcast and give an array.
+    """
+    out = xlogy(p, p) - xlogy(p, q) + xlogy(1 - np.asarray(p), 1 - np.asarray(p)) - xlogy(
+        1 - np.asarray(p), 1 - np.asarray(q))
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def interval_score(a: float, b: float, count: int, loss: str = "squared") -> float:
@@ -249,7 +254,8 @@ class BinaryProbing:
         """Estimate and interval from answer counts (m,)."""
         grid = np.concatenate([[0.0], self.thresholds, [1.0]])
         lo, hi = grid[counts], grid[counts + 1]
-        points = np.array([minimax_point(a, b, self.loss) for a, b in zip(grid[:-1], grid[1:])])
+        points = np.array([minimax_point(a, b, self.loss)
+                           for a, b in zip(grid[:-1], grid[1:], strict=True)])
         return points[counts], lo, hi
 
 
@@ -303,7 +309,7 @@ def learn_probing(
         grid = np.concatenate([[0.0], thresholds, [1.0]])
         occupancy = np.bincount(counts, minlength=grid.size - 1)
         scores = [interval_score(a, b, int(c), loss)
-                  for a, b, c in zip(grid[:-1], grid[1:], occupancy)]
+                  for a, b, c in zip(grid[:-1], grid[1:], occupancy, strict=True)]
         j = int(np.argmax(scores))
         a, b = float(grid[j]), float(grid[j + 1])
         p = minimax_point(a, b, loss)
@@ -417,7 +423,9 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         if self.loss not in LOSSES:
             raise InputError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
         if self.costing not in COSTING:
-            raise InputError(f"unknown costing {self.costing!r}; choose one of {', '.join(COSTING)}")
+            raise InputError(
+                f"unknown costing {self.costing!r}; choose one of {', '.join(COSTING)}"
+            )
         prototype = self._prototype()
         X, y = validate_fit_data(self, X, y)
         self.classes_ = check_labels(y)

@@ -8,6 +8,7 @@ records it in its header, so a result can always be traced to how it was made.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -17,7 +18,7 @@ from .kernels import KERNELS
 from .ladder import RULES
 from .wsvm import SOLVERS
 
-TUNING_MODES = ("split", "tune-set")
+TUNING_MODES = ("auto", "split", "cv", "tune-set")
 SETTINGS_VERSION = 1
 
 
@@ -40,9 +41,14 @@ class RunSettings:
     sigmas : list of float or None
         RBF width grid (None: multiples of sigma_M); one value fixes sigma.
     rule : {"count", "extreme"}
-    tuning : {"split", "tune-set"}
-        Tune on a stratified split of the training data, or on a given tuning set.
+    tuning : {"auto", "split", "cv", "tune-set"}
+        Tune on a stratified split of the training data, by stratified k-fold
+        cross-validation, on a given tuning set, or "auto" (cross-validation for small
+        data, a split for large data).
     tune_fraction : float
+        Share of the training data held out in "split" mode.
+    cv_folds : int
+        Folds in "cv" mode.
     refit : bool
         Refit on training plus tuning data after tuning.
     seed : int
@@ -64,8 +70,9 @@ class RunSettings:
     lambdas: list[float] | None = None
     sigmas: list[float] | None = None
     rule: str = "count"
-    tuning: str = "split"
+    tuning: str = "auto"
     tune_fraction: float = 0.3
+    cv_folds: int = 5
     refit: bool = True
     seed: int = 0
     n_jobs: int = 0
@@ -76,6 +83,7 @@ class RunSettings:
         """Raise InputError naming the first invalid setting; return self."""
         from .schemes import SCHEMES  # late import: schemes imports estimators
 
+        self._check_types()
         if self.scheme not in SCHEMES:
             raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
         if self.kernel not in KERNELS:
@@ -101,9 +109,39 @@ class RunSettings:
                 raise InputError(f"{name} must be a non-empty list of positive numbers")
         if self.degree < 1:
             raise InputError(f"polynomial degree must be at least 1, got {self.degree}")
+        if self.cv_folds < 2:
+            raise InputError(f"cross-validation needs at least 2 folds, got {self.cv_folds}")
         if self.n_jobs < 0:
             raise InputError(f"n_jobs must be 0 (all cores) or positive, got {self.n_jobs}")
         return self
+
+    def _check_types(self) -> None:
+        """Raise InputError naming the first setting of the wrong type (e.g. from JSON)."""
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        def is_real(v: Any) -> bool:
+            return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+        for name in ("degree", "joint_n", "seed", "n_jobs", "cv_folds"):
+            if not is_int(getattr(self, name)):
+                raise InputError(f"{name} must be an integer, got {getattr(self, name)!r}")
+        if self.n_weights is not None and not is_int(self.n_weights):
+            raise InputError(f"n_weights must be an integer or null, got {self.n_weights!r}")
+        for name in ("coef0", "poly_gamma", "tune_fraction"):
+            if not is_real(getattr(self, name)):
+                raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
+        if not isinstance(self.refit, bool):
+            raise InputError(f"refit must be true or false, got {self.refit!r}")
+        if not isinstance(self.options, dict):
+            raise InputError(f"options must be a mapping of names to values, got {self.options!r}")
+        for name in ("lambdas", "sigmas"):
+            grid = getattr(self, name)
+            if grid is not None and (
+                not isinstance(grid, (list, tuple)) or not all(is_real(v) for v in grid)
+            ):
+                raise InputError(f"{name} must be a list of numbers, got {grid!r}")
 
     def resolved_n_jobs(self) -> int:
         """Worker count with 0 replaced by the number of cores."""

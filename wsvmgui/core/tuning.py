@@ -50,6 +50,11 @@ def egkl_binary(p_pos: np.ndarray, y_pm: np.ndarray) -> float:
     return float(-np.mean(np.where(y_pm > 0, np.log(p), np.log(1 - p))))
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def stratified_split(
     X: np.ndarray, y: np.ndarray, fraction: float, seed: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -75,8 +80,8 @@ def stratified_split(
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {classes[k]!r} has only {counts[k]} point(s): too few for a tuning split of "
-            f"{fraction:.0%} (each class needs at least {need})"
+            f"class {_plain(classes[k])!r} has only {counts[k]} point(s): too few for a tuning "
+            f"split of {fraction:.0%} (each class needs at least {need})"
         )
     try:
         return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
@@ -132,6 +137,9 @@ def kernel_with_sigma(template: Kernel, sigma: float) -> Kernel:
                   gamma=template.gamma)
 
 
+Fold = tuple[np.ndarray, np.ndarray]
+
+
 def tune_ladder(
     X: np.ndarray,
     y: np.ndarray,
@@ -150,7 +158,7 @@ def tune_ladder(
     should_cancel: CancelCheck | None = None,
     tracker: ProgressTracker | None = None,
 ) -> TuningResult:
-    """EGKL grid search over lambda x sigma for a binary ladder.
+    """EGKL grid search over lambda x sigma for a binary ladder on a tuning set.
 
     Parameters
     ----------
@@ -164,13 +172,13 @@ def tune_ladder(
         Kernel; for RBF its sigma is replaced by each value of ``sigmas``.
     weights : ndarray, shape (M - 1,)
     lambdas : ndarray, shape (L,), optional
-        Default :func:`default_lambda_grid`.
+        Default :func:`default_lambda_grid` for ``n``.
     sigmas : ndarray, shape (S,), optional
         RBF only; default :func:`~wsvmgui.core.kernels.default_sigma_grid`.
     rule : {"count", "extreme"}
     solver, qp_solver : str
     n_jobs : int
-        Threads fitting different (lambda, sigma) cells at once (libsvm releases the GIL).
+        Threads fitting different sigmas at once (libsvm releases the GIL).
     seed : int
         Seed of the sigma_M subsample for very large data.
     progress, should_cancel
@@ -183,48 +191,126 @@ def tune_ladder(
     TuningResult
     """
     n = y.size
-    lambdas = default_lambda_grid(n) if lambdas is None else np.asarray(lambdas, dtype=float)
+    X_all = np.vstack([X, X_tune])
+    y_all = np.concatenate([y, y_tune])
+    fold = (np.arange(n), np.arange(n, n + y_tune.size))
+    return tune_ladder_folds(
+        X_all, y_all, [fold], kernel, weights, lambdas, sigmas, rule, solver, qp_solver,
+        n_jobs, seed, progress, should_cancel, tracker, sigma_data=(X, y),
+    )
+
+
+def cv_folds(y: np.ndarray, n_folds: int, seed: int | None) -> list[Fold]:
+    """Stratified k-fold index pairs ``(train, tune)`` over labels ``y`` (n,)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    classes, counts = np.unique(y, return_counts=True)
+    if n_folds < 2:
+        raise InputError(f"cross-validation needs at least 2 folds, got {n_folds}")
+    small = counts < n_folds
+    if small.any():
+        k = int(np.flatnonzero(small)[0])
+        raise InputError(
+            f"class {_plain(classes[k])!r} has only {counts[k]} point(s): too few for "
+            f"{n_folds}-fold cross-validation (each class needs at least {n_folds})"
+        )
+    splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
+    return list(splitter.split(np.zeros((y.size, 1)), y))
+
+
+def tune_ladder_folds(
+    X: np.ndarray,
+    y: np.ndarray,
+    folds: list[Fold],
+    kernel: Kernel,
+    weights: np.ndarray,
+    lambdas: np.ndarray | None = None,
+    sigmas: np.ndarray | None = None,
+    rule: str = "count",
+    solver: str = "libsvm",
+    qp_solver: str = "quadprog",
+    n_jobs: int = 1,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+    should_cancel: CancelCheck | None = None,
+    tracker: ProgressTracker | None = None,
+    sigma_data: tuple[np.ndarray, np.ndarray] | None = None,
+) -> TuningResult:
+    """EGKL grid search over lambda x sigma, averaged over train/tune folds.
+
+    The kernel of all of ``X`` is built once per sigma; each fold fits on a submatrix.
+    With one fold this is a tuning-set search, with k stratified folds it is k-fold
+    cross-validation (the EGKL of every tuning point counted once).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+    folds : list of (ndarray, ndarray)
+        Index pairs (train, tune) into ``X``.
+    kernel, weights, lambdas, sigmas, rule, solver, qp_solver, n_jobs, seed,
+    progress, should_cancel, tracker
+        As in :func:`tune_ladder`; the default lambda grid is for the size of the
+        first fold's training part.
+    sigma_data : (X, y), optional
+        Data for the default sigma grid (default: all of ``X``, ``y``).
+
+    Returns
+    -------
+    TuningResult
+        ``egkl`` and ``error`` averaged over all tuning points of all folds.
+    """
+    n_train = folds[0][0].size
+    lambdas = default_lambda_grid(n_train) if lambdas is None else np.asarray(lambdas, float)
     if kernel.name == "rbf":
+        Xs, ys = sigma_data if sigma_data is not None else (X, y)
         sigmas = (
-            default_sigma_grid(X, y, seed=seed) if sigmas is None else np.asarray(sigmas, float)
+            default_sigma_grid(Xs, ys, seed=seed) if sigmas is None else np.asarray(sigmas, float)
         )
     else:
         sigmas = np.array([np.nan])
     if lambdas.size == 0 or sigmas.size == 0:
         raise InputError("the lambda and sigma grids must not be empty")
-    n_fits = lambdas.size * sigmas.size * len(weights)
+    n_fits = lambdas.size * sigmas.size * len(weights) * len(folds)
     if tracker is None:
         tracker = ProgressTracker(n_fits, progress, should_cancel)
     tracker.check()
-    scores = np.full((lambdas.size, sigmas.size), np.inf)
-    errors = np.full((lambdas.size, sigmas.size), np.nan)
+    n_tune = sum(tu.size for _, tu in folds)
+    loss_sum = np.zeros((lambdas.size, sigmas.size))
+    miss_sum = np.zeros((lambdas.size, sigmas.size))
     failures: list[str] = []
 
     def one_sigma(j: int) -> None:
-        kern = kernel_with_sigma(kernel, sigmas[j])
-        K = kern(X)
-        K_tune = kern(X_tune, X)
-        for i, lam in enumerate(lambdas):
-            # progress(done, ...) of fit_ladder counts this ladder's finished fits.
-            done_here = [0]
+        K_all = kernel_with_sigma(kernel, sigmas[j])(X)
+        for tr, tu in folds:
+            K = K_all[np.ix_(tr, tr)]
+            K_tune = K_all[np.ix_(tu, tr)]
+            for i, lam in enumerate(lambdas):
+                if not np.isfinite(loss_sum[i, j]):
+                    tracker.step(len(weights))  # this cell already failed on a fold
+                    continue
+                # progress(done, ...) of fit_ladder counts this ladder's finished fits.
+                done_here = [0]
 
-            def step(done: int, _total: int, _fit, done_here=done_here) -> None:
-                done_here[0] = done
-                tracker.step()
+                def step(done: int, _total: int, _fit, done_here=done_here) -> None:
+                    done_here[0] = done
+                    tracker.step()
 
-            try:
-                ladder = fit_ladder(
-                    K, y, weights, float(lam), solver, qp_solver,
-                    progress=step, should_cancel=tracker.check,
-                )
-            except SolverError as exc:
-                failures.append(str(exc))
-                # Count only the fits of this ladder that were not reported yet.
-                tracker.step(len(weights) - done_here[0])
-                continue
-            est = ladder.estimate(K_tune, rule)
-            scores[i, j] = egkl_binary(est.p, y_tune)
-            errors[i, j] = float(np.mean(np.where(est.p > 0.5, 1, -1) != y_tune))
+                try:
+                    ladder = fit_ladder(
+                        K, y[tr], weights, float(lam), solver, qp_solver,
+                        progress=step, should_cancel=tracker.check,
+                    )
+                except SolverError as exc:
+                    failures.append(str(exc))
+                    # Count only the fits of this ladder that were not reported yet.
+                    tracker.step(len(weights) - done_here[0])
+                    loss_sum[i, j] = np.inf
+                    continue
+                p = ladder.estimate(K_tune, rule).p
+                loss_sum[i, j] += egkl_binary(p, y[tu]) * tu.size
+                miss_sum[i, j] += float(np.sum(np.where(p > 0.5, 1, -1) != y[tu]))
 
     if n_jobs > 1 and sigmas.size > 1:
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
@@ -233,6 +319,8 @@ def tune_ladder(
     else:
         for j in range(sigmas.size):
             one_sigma(j)
+    scores = loss_sum / n_tune
+    errors = np.where(np.isfinite(scores), miss_sum / n_tune, np.nan)
     if not np.isfinite(scores).any():
         raise SolverError(
             "every fit of the tuning grid failed; first failure: "

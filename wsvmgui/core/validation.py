@@ -80,6 +80,11 @@ def _first_non_numeric(values: np.ndarray) -> int:
     return 0
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _shape(X) -> tuple[int, ...]:
     """Shape of an array-like without calling numpy functions on it directly."""
     shape = getattr(X, "shape", None)
@@ -131,7 +136,7 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
         raise InputError("the label has a missing value")
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
-        only = f" ({classes[0]!r})" if classes.size else ""
+        only = f" ({_plain(classes[0])!r})" if classes.size else ""
         raise InputError(
             f"the data hold only one class{only}; probability estimation needs at least two"
         )
@@ -154,7 +159,7 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {classes[k]!r} has only {counts[k]} point(s); "
+            f"class {_plain(classes[k])!r} has only {counts[k]} point(s); "
             f"at least {min_per_class} are needed"
         )
     return classes

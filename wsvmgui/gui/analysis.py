@@ -30,7 +30,7 @@ from ..core.report import ProbabilityReport
 from ..core.schemes import SCHEMES, fit_scheme
 from ..core.settings import RunSettings
 from ..datasets import DataSplit
-from .contours import zero_contour
+from .contours import contour_crossings, zero_contour
 
 #: Class colours (RGB, 0-255) in class order; cycled for more classes.
 CLASS_COLORS = np.array(
@@ -115,6 +115,8 @@ class BoundaryLayer:
         Per sub-problem: share of the plane's grid nodes whose signs are not monotone.
     crossing_rows : list of ndarray
         Per sub-problem: data rows whose signs are not monotone (int arrays).
+    crossings : list of ndarray
+        Per sub-problem: points where two of its boundaries cross, shape (c, 2).
     """
 
     title: str
@@ -123,6 +125,7 @@ class BoundaryLayer:
     segments: list[list[np.ndarray]]
     crossing_share: list[float]
     crossing_rows: list[np.ndarray]
+    crossings: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,9 @@ class PlaneData:
         p_hat surface as RGBA (class colours mixed by probability), row index = y.
     layers : list of BoundaryLayer
         The main estimator first, then the comparison estimator if any.
+    hull : ndarray, shape (h + 1, 2)
+        Closed outline of the convex hull of the training points in the plane (raw
+        units); crossing points are counted inside it, where Wu & Liu's constraints act.
     """
 
     ix: int
@@ -147,6 +153,7 @@ class PlaneData:
     ys: np.ndarray
     image: np.ndarray
     layers: list[BoundaryLayer]
+    hull: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
 
 
 @dataclass(frozen=True)
@@ -276,19 +283,46 @@ def _probability_image(proba: np.ndarray, size: int, alpha: int = 110) -> np.nda
     return img.reshape(size, size, 4)
 
 
+def training_hull(split: DataSplit, ix: int, iy: int) -> np.ndarray:
+    """Closed convex-hull outline (h + 1, 2) of the training points in a plane (raw units)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    pts = split.dataset.X[split.train.index][:, [ix, iy]]
+    try:
+        hull = ConvexHull(pts)
+    except (QhullError, ValueError):
+        return np.empty((0, 2))
+    ring = pts[hull.vertices]
+    return np.vstack([ring, ring[:1]])
+
+
+def inside_polygon(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Whether each point (c, 2) lies in the convex polygon ``ring`` (closed, (h + 1, 2))."""
+    if ring.shape[0] < 4:
+        return np.ones(points.shape[0], dtype=bool)
+    a, b = ring[:-1], ring[1:]
+    cross = ((b[:, 0] - a[:, 0])[None, :] * (points[:, 1, None] - a[:, 1][None, :])
+             - (b[:, 1] - a[:, 1])[None, :] * (points[:, 0, None] - a[:, 0][None, :]))
+    return np.all(cross >= -1e-12, axis=1) | np.all(cross <= 1e-12, axis=1)
+
+
 def _ladder_layer(
     title: str, names: list[str], weights: list[np.ndarray], decisions: list[np.ndarray],
     xs: np.ndarray, ys: np.ndarray, crossing_rows: list[np.ndarray],
-    should_cancel: Callable[[], bool],
+    should_cancel: Callable[[], bool], hull: np.ndarray | None = None,
 ) -> BoundaryLayer:
     size = xs.size
-    segs, shares = [], []
+    segs, shares, crossings = [], [], []
     for D in decisions:  # (size*size, M-1)
         if should_cancel():
             raise Cancelled("cancelled by the user")
         segs.append([zero_contour(xs, ys, D[:, m].reshape(size, size)) for m in range(D.shape[1])])
         shares.append(float(np.mean(~signs_are_monotone(D > 0))))
-    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows)
+        points = contour_crossings(xs, ys, D)
+        if hull is not None and hull.size:
+            points = points[inside_polygon(points, hull)]
+        crossings.append(points)
+    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows, crossings)
 
 
 def _class_border_layer(title: str, estimator: Any, X_grid: np.ndarray, xs, ys) -> BoundaryLayer:
@@ -301,7 +335,8 @@ def _class_border_layer(title: str, estimator: Any, X_grid: np.ndarray, xs, ys) 
         segs.append(zero_contour(xs, ys, (proba[:, k] - others).reshape(size, size)))
     names = ["class borders"]
     return BoundaryLayer(
-        title, names, [np.full(len(segs), np.nan)], [segs], [0.0], [np.empty(0, dtype=int)]
+        title, names, [np.full(len(segs), np.nan)], [segs], [0.0], [np.empty(0, dtype=int)],
+        [np.empty((0, 2))],
     )
 
 
@@ -313,8 +348,12 @@ def scheme_label(name: str) -> str:
 def boundary_layer(
     estimator: Any, title: str, X_grid: np.ndarray, xs: np.ndarray, ys: np.ndarray,
     ladders: list[LadderInfo], should_cancel: Callable[[], bool],
+    hull: np.ndarray | None = None,
 ) -> BoundaryLayer:
-    """The boundaries of ``estimator`` on a plane grid (computed here, drawn by the GUI)."""
+    """The boundaries of ``estimator`` on a plane grid (computed here, drawn by the GUI).
+
+    Crossing points are kept inside ``hull`` (closed polygon) when given.
+    """
     rows = [lad.nonmonotone for lad in ladders]
     if hasattr(estimator, "subproblem_ladders") and (
         hasattr(estimator, "subproblem_decision") or hasattr(estimator, "subproblems_")
@@ -325,14 +364,14 @@ def boundary_layer(
             decisions = estimator.subproblems_.decisions(X_grid)
         return _ladder_layer(
             title, [lad.description for lad in ladders], [lad.weights for lad in ladders],
-            decisions, xs, ys, rows, should_cancel,
+            decisions, xs, ys, rows, should_cancel, hull,
         )
     if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
         D = estimator.ladder_decision(X_grid)
         name = ladders[0].description if ladders else ""
         return _ladder_layer(
             title, [name], [np.asarray(estimator.weights_)], [D], xs, ys, rows[:1] or
-            [np.empty(0, dtype=int)], should_cancel,
+            [np.empty(0, dtype=int)], should_cancel, hull,
         )
     return _class_border_layer(title, estimator, X_grid, xs, ys)
 
@@ -399,13 +438,15 @@ def compute_plane(
     est = result_like.estimator
     proba = aligned_proba(est.report(X_grid), split.dataset.classes)
     image = _probability_image(proba, size)
+    hull = training_hull(split, ix, iy)
     layers = [boundary_layer(est, scheme_label(result_like.settings.scheme), X_grid, xs, ys,
-                             result_like.ladders, cancel)]
+                             result_like.ladders, cancel, hull)]
     comp = result_like.comparison
     if comp is not None:
         comp_ladders = ladders_of(comp, split.X_all, split.dataset.classes)
-        layers.append(boundary_layer(comp, "non-crossing", X_grid, xs, ys, comp_ladders, cancel))
-    return PlaneData(ix, iy, xs, ys, image, layers)
+        layers.append(boundary_layer(comp, "non-crossing", X_grid, xs, ys, comp_ladders, cancel,
+                                     hull))
+    return PlaneData(ix, iy, xs, ys, image, layers, hull)
 
 
 # -------------------------------------------------------------------------------- runs
@@ -464,7 +505,7 @@ def run_analysis(
     if settings.tuning == "tune-set" and X_tune is None:
         raise InputError("tuning mode 'tune-set' needs a tuning part: set a tuning fraction > 0")
     X_train, y_train = split.train.X, split.train.y
-    if settings.tuning == "split" and X_tune is not None:
+    if settings.tuning != "tune-set" and X_tune is not None:
         # The estimator makes its own tuning split: give it the tuning rows too.
         X_train = np.vstack([X_train, X_tune])
         y_train = np.concatenate([y_train, y_tune])

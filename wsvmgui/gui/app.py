@@ -1,4 +1,4 @@
-"""Start the desktop application: ``wsvmgui`` with no arguments, or ``python -m wsvmgui.gui.app``."""
+"""Start the desktop app: ``wsvmgui`` without arguments, or ``python -m wsvmgui.gui.app``."""
 
 from __future__ import annotations
 

@@ -88,3 +88,79 @@ def segments_to_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Flatten segments (s, 2, 2) to x and y arrays of length 2 s for ``connect="pairs"``."""
     flat = np.asarray(segments, dtype=float).reshape(-1, 2)
     return flat[:, 0], flat[:, 1]
+
+
+def _cell_segments(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray):
+    """The single zero segment of each grid cell with exactly two cut edges.
+
+    Returns
+    -------
+    start, end : ndarray, shape (ny - 1, nx - 1, 2)
+    valid : ndarray of bool, shape (ny - 1, nx - 1)
+    """
+    pos = Z > 0
+    p00, p01, p10, p11 = pos[:-1, :-1], pos[:-1, 1:], pos[1:, :-1], pos[1:, 1:]
+    z00, z01, z10, z11 = Z[:-1, :-1], Z[:-1, 1:], Z[1:, :-1], Z[1:, 1:]
+    x0, x1 = xs[None, :-1], xs[None, 1:]
+    y0, y1 = ys[:-1, None], ys[1:, None]
+    shape = z00.shape
+
+    def frac(a, b):
+        d = a - b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.clip(np.where(d != 0, a / d, 0.5), 0.0, 1.0)
+
+    tb, tr, tt, tl = frac(z00, z01), frac(z01, z11), frac(z10, z11), frac(z00, z10)
+    points = np.stack([
+        np.stack([x0 + tb * (x1 - x0), np.broadcast_to(y0, shape)], axis=-1),
+        np.stack([np.broadcast_to(x1, shape), y0 + tr * (y1 - y0)], axis=-1),
+        np.stack([x0 + tt * (x1 - x0), np.broadcast_to(y1, shape)], axis=-1),
+        np.stack([np.broadcast_to(x0, shape), y0 + tl * (y1 - y0)], axis=-1),
+    ], axis=2)
+    cut = np.stack([p00 != p01, p01 != p11, p10 != p11, p00 != p10], axis=2)
+    valid = cut.sum(axis=2) == 2
+    order = np.argsort(~cut, axis=2, kind="stable")[..., :2]
+    pair = np.take_along_axis(points, order[..., None], axis=2)
+    return pair[..., 0, :], pair[..., 1, :], valid
+
+
+def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Points where the zero contours of different functions on one grid cross.
+
+    Contours are straight within a grid cell, so two of them can only cross inside a cell
+    both pass through; the crossing is the intersection of their two segments there.
+
+    Parameters
+    ----------
+    xs : ndarray, shape (nx,)
+    ys : ndarray, shape (ny,)
+    values : ndarray, shape (ny * nx, m)
+        Column j holds function j on the grid, row ``i * nx + j`` at ``(xs[j], ys[i])``.
+
+    Returns
+    -------
+    ndarray, shape (c, 2)
+        One point per crossing of a pair of contours (each pair counted once per cell).
+    """
+    values = np.asarray(values, dtype=float)
+    ny, nx = ys.size, xs.size
+    cells = [_cell_segments(xs, ys, values[:, j].reshape(ny, nx)) for j in range(values.shape[1])]
+    found = []
+    for a in range(len(cells)):
+        sa, ea, va = cells[a]
+        for b in range(a + 1, len(cells)):
+            sb, eb, vb = cells[b]
+            both = va & vb
+            if not both.any():
+                continue
+            p, r = sa[both], ea[both] - sa[both]
+            q, s = sb[both], eb[both] - sb[both]
+            denom = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
+            qp = q - p
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / denom
+                u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
+            hit = (denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
+            if hit.any():
+                found.append(p[hit] + t[hit, None] * r[hit])
+    return np.concatenate(found) if found else np.empty((0, 2))

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 from ..core.errors import InputError
 from ..datasets import (
     DEFAULT_DESIGN_N,
-    DataSplit,
     Dataset,
+    DataSplit,
     builtin_label,
     builtin_names,
     dataset_from_table,

@@ -90,21 +90,46 @@ def export_png(path: str | os.PathLike, widget: QWidget) -> None:
     atomic_write_bytes(path, widget_png_bytes(widget))
 
 
-def export_svg(path: str | os.PathLike, item: Any) -> None:
-    """Save a pyqtgraph scene or item as SVG, atomically."""
-    from pyqtgraph.exporters import SVGExporter
+def svg_bytes(widget: QWidget) -> bytes:
+    """SVG of a widget (vector output of its plots), rendered through QSvgGenerator.
 
-    data = SVGExporter(item).export(toBytes=True)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    atomic_write_bytes(path, bytes(data))
+    pyqtgraph's own SVG exporter fails on the path format of recent Qt versions, so the
+    widget is painted into an SVG generator instead.
+    """
+    from PySide6.QtCore import QRect, QSize
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buf)
+    size = widget.size()
+    gen.setSize(QSize(size.width(), size.height()))
+    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    gen.setTitle("wsvmgui plot")
+    painter = QPainter()
+    if not painter.begin(gen):
+        raise InputError("could not render the plot as SVG")
+    try:
+        widget.render(painter)
+    finally:
+        painter.end()
+    buf.close()
+    return bytes(data.data())
 
 
-def export_plot(path: str | os.PathLike, widget: QWidget, item: Any) -> None:
-    """PNG or SVG by the file's suffix."""
+def export_svg(path: str | os.PathLike, widget: QWidget) -> None:
+    """Save a widget as SVG, atomically."""
+    atomic_write_bytes(path, svg_bytes(widget))
+
+
+def export_plot(path: str | os.PathLike, widget: QWidget) -> None:
+    """PNG or SVG of a widget, by the file's suffix."""
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix == ".svg":
-        export_svg(path, item)
+        export_svg(path, widget)
     elif suffix == ".png":
         export_png(path, widget)
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -29,7 +30,14 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import InputError
 from ..core.settings import RunSettings
-from .analysis import DEFAULT_GRID, RunRequest, RunResult, compute_plane, run_analysis, run_baselines
+from .analysis import (
+    DEFAULT_GRID,
+    RunRequest,
+    RunResult,
+    compute_plane,
+    run_analysis,
+    run_baselines,
+)
 from .data_panel import DataPanel
 from .export import ROW_CHOICES, export_plot, export_probabilities, load_settings, save_settings
 from .messages import MessageArea
@@ -44,7 +52,7 @@ from .worker import JobRunner
 
 #: Settings that finish in about a second on the demo data.
 DEMO_SETTINGS = RunSettings(scheme="binary", n_weights=10, lambdas=[0.05, 0.005, 0.0005],
-                            sigmas=None, n_jobs=1, seed=0)
+                            sigmas=None, tuning="split", n_jobs=1, seed=0)
 
 
 #: Python thread switch interval while the app runs (seconds).
@@ -138,10 +146,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.message_dock)
 
         # Status bar
+        # Fixed range (percent) and size: a progress update repaints two small widgets and
+        # never relayouts the status bar.
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setTextVisible(True)
+        self.progress_bar.setRange(0, 100)
+        self.progress_bar.setFixedWidth(160)
+        self.progress_bar.setTextVisible(False)
         self.progress_label = QLabel("")
+        self.progress_label.setFixedWidth(340)
+        self.progress_label.setAlignment(
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.status_cancel = QPushButton("Cancel")
         self.status_cancel.setEnabled(False)
         self.statusBar().addPermanentWidget(self.progress_label)
@@ -173,7 +187,8 @@ class MainWindow(QMainWindow):
         self.cancel_action = action("Cancel", self.cancel_run, "Esc", "Stop the run (Esc)")
         self.cancel_action.setEnabled(False)
         bar.addSeparator()
-        self.open_action = action("Open data\u2026", self.open_file_dialog, QKeySequence.StandardKey.Open)
+        self.open_action = action("Open data\u2026", self.open_file_dialog,
+                                  QKeySequence.StandardKey.Open)
         self.export_csv_action = action("Export probabilities\u2026", self.export_csv_dialog,
                                         "Ctrl+E", "Probabilities, labels and brackets as CSV")
         self.export_plot_action = action("Export plot\u2026", self.export_plot_dialog, "Ctrl+P",
@@ -260,6 +275,8 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self.messages.show_error(str(exc))
             return None
+        if split.same_as(self._split):
+            split = self._split  # keep the object the views already show
         self._split = split
         ix, iy = self.boundary_view.plane()
         request = RunRequest(settings, split, ix, iy, DEFAULT_GRID,
@@ -272,7 +289,7 @@ class MainWindow(QMainWindow):
         self.boundary_view.begin_run()
         self.results_view.clear("Running\u2026")
         self._run_started = time.perf_counter()
-        self.progress_bar.setRange(0, 0)
+        self._set_percent(0)
         self.progress_label.setText("starting\u2026")
         self.state.save_settings(settings)
 
@@ -288,8 +305,7 @@ class MainWindow(QMainWindow):
 
     def cancel_run(self) -> None:
         if self.runner.cancel("run"):
-            self.progress_bar.setRange(0, 1)
-            self.progress_bar.setValue(0)
+            self._set_percent(0)
             self.progress_label.setText("cancelled")
             self.messages.show_info("Run cancelled.")
             if self.result is not None:
@@ -298,10 +314,15 @@ class MainWindow(QMainWindow):
     def _on_progress(self, kind: str, done: int, total: int, elapsed: float) -> None:
         if kind != "run":
             return
-        self.progress_bar.setRange(0, max(total, 1))
-        self.progress_bar.setValue(min(done, total))
+        self._set_percent(100 * min(done, total) // max(total, 1))
         self.last_status = format_progress(done, total, elapsed)
         self.progress_label.setText(self.last_status)
+
+    def _set_percent(self, percent: int) -> None:
+        # Every repaint of the bar costs a few ms: move it in steps of 2%.
+        old = self.progress_bar.value()
+        if percent != old and (abs(percent - old) >= 2 or percent in (0, 100)):
+            self.progress_bar.setValue(percent)
 
     def _on_busy(self, kind: str, running: bool) -> None:
         if kind == "run":
@@ -312,8 +333,7 @@ class MainWindow(QMainWindow):
     def _on_result(self, result: RunResult) -> None:
         self.result = result
         self._show_result(result)
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(1)
+        self._set_percent(100)
         self.last_status = f"done in {result.seconds:.2f} s"
         self.progress_label.setText(self.last_status)
         first = ", ".join(f"{k} {v:.3g}" for k, v in
@@ -352,8 +372,7 @@ class MainWindow(QMainWindow):
 
     def _on_run_error(self, message: str, details: str) -> None:
         self.messages.show_error(message, details)
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        self._set_percent(0)
         self.progress_label.setText("failed")
 
     def _on_run_finished(self, status: str) -> None:
@@ -441,7 +460,7 @@ class MainWindow(QMainWindow):
     def export_plot(self, path: str, view: Any = None) -> bool:
         view = view or self.current_view()
         try:
-            export_plot(path, view.graphics, view.export_item())
+            export_plot(path, view.graphics)
         except (InputError, OSError) as exc:
             self.messages.show_error(f"Export failed: {exc}")
             return False
@@ -483,10 +502,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.runner.cancel_all()
         self.state.save_window(self.saveGeometry(), self.saveState())
-        try:
+        with contextlib.suppress(InputError):
             self.state.save_settings(self.settings_panel.settings())
-        except InputError:
-            pass
         self.state.sync()
         self.runner.wait(3000)
         super().closeEvent(event)

@@ -19,6 +19,8 @@ class MessageArea(QWidget):
         super().__init__(parent)
         self.label = QLabel("Ready.")
         self.label.setWordWrap(True)
+        # fixed height: a longer message must not resize the views above
+        self.label.setFixedHeight(self.label.fontMetrics().lineSpacing() * 2 + 6)
         self.details_button = QPushButton("Details")
         self.details_button.setCheckable(True)
         self.details_button.setVisible(False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -69,8 +69,7 @@ class SettingsPanel(QWidget):
         self.scheme = QComboBox()
         model = QStandardItemModel(self.scheme)
         self.scheme.setModel(model)
-        for scheme in SCHEMES.values():
-            self.scheme.addItem(scheme.label, scheme.name)
+        self._sync_schemes()
         self.scheme_info = QLabel("")
         self.scheme_info.setWordWrap(True)
         self.scheme_info.setStyleSheet("color: #555;")
@@ -103,11 +102,15 @@ class SettingsPanel(QWidget):
         self.rule.addItems(list(RULES))
         self.tuning = QComboBox()
         self.tuning.addItems(list(TUNING_MODES))
-        self.tuning.setToolTip("split: tune on a share of the training rows; tune-set: on the "
-                               "data's tuning part")
+        self.tuning.setToolTip("auto: cross-validation for small data, a split for large; "
+                               "split: a share of the training rows; cv: k-fold "
+                               "cross-validation; tune-set: the data's tuning part")
         self.tune_fraction = QDoubleSpinBox()
         self.tune_fraction.setRange(0.05, 0.9)
         self.tune_fraction.setSingleStep(0.05)
+        self.cv_folds = QSpinBox()
+        self.cv_folds.setRange(2, 20)
+        self.cv_folds.setToolTip("Folds of cross-validated tuning")
         self.refit = QCheckBox("refit on training + tuning rows")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
@@ -136,6 +139,7 @@ class SettingsPanel(QWidget):
         form.addRow("rule", self.rule)
         form.addRow("tuning", self.tuning)
         form.addRow("tune fraction", self.tune_fraction)
+        form.addRow("CV folds", self.cv_folds)
         form.addRow("", self.refit)
         form.addRow("seed", self.seed)
         form.addRow("workers", self.n_jobs)
@@ -149,7 +153,8 @@ class SettingsPanel(QWidget):
         self.refresh_availability(2)
         for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver):
             w.currentIndexChanged.connect(self._on_change)
-        for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs):
+        for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs,
+                  self.cv_folds):
             w.valueChanged.connect(self._on_change)
         for w in (self.coef0, self.poly_gamma, self.tune_fraction):
             w.valueChanged.connect(self._on_change)
@@ -159,9 +164,25 @@ class SettingsPanel(QWidget):
         self.compare.toggled.connect(self._on_change)
 
     # ------------------------------------------------------------------- availability
+    def _sync_schemes(self) -> None:
+        """List every registered scheme (again, if the registry changed)."""
+        names = list(SCHEMES)
+        listed = [self.scheme.itemData(i) for i in range(self.scheme.count())]
+        if names == listed:
+            return
+        current = self.scheme.currentData()
+        self.scheme.blockSignals(True)
+        self.scheme.clear()
+        for scheme in SCHEMES.values():
+            self.scheme.addItem(scheme.label, scheme.name)
+        if current in names:
+            self.scheme.setCurrentIndex(names.index(current))
+        self.scheme.blockSignals(False)
+
     def refresh_availability(self, n_classes: int) -> None:
         """Enable the schemes that can run on data with ``n_classes`` classes."""
         self._n_classes = n_classes
+        self._sync_schemes()
         model = self.scheme.model()
         for row, scheme in enumerate(SCHEMES.values()):
             item = model.item(row)
@@ -179,11 +200,13 @@ class SettingsPanel(QWidget):
         self._update_visibility()
 
     def scheme_enabled(self, name: str) -> bool:
+        self.refresh_availability(self._n_classes)
         row = self.scheme.findData(name)
         return row >= 0 and self.scheme.model().item(row).isEnabled()
 
     # ------------------------------------------------------------------------ binding
     def set_settings(self, s: RunSettings) -> None:
+        self._sync_schemes()
         widgets = [self.scheme, self.kernel, self.rule, self.tuning, self.solver]
         for w in widgets:
             w.blockSignals(True)
@@ -201,6 +224,7 @@ class SettingsPanel(QWidget):
         self.rule.setCurrentText(s.rule)
         self.tuning.setCurrentText(s.tuning)
         self.tune_fraction.setValue(s.tune_fraction)
+        self.cv_folds.setValue(s.cv_folds)
         self.refit.setChecked(s.refit)
         self.seed.setValue(s.seed)
         self.n_jobs.setValue(s.n_jobs)
@@ -232,6 +256,7 @@ class SettingsPanel(QWidget):
             rule=self.rule.currentText(),
             tuning=self.tuning.currentText(),
             tune_fraction=round(self.tune_fraction.value(), 4),
+            cv_folds=self.cv_folds.value(),
             refit=self.refit.isChecked(),
             seed=self.seed.value(),
             n_jobs=self.n_jobs.value(),
@@ -262,10 +287,11 @@ class SettingsPanel(QWidget):
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
         self.compare.setEnabled(self._n_classes == 2)
+        mode = self.tuning.currentText()
+        self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
+        self._set_row_visible(self.cv_folds, mode in ("auto", "cv"))
 
     def _on_change(self, *_args) -> None:
         self._update_visibility()
         self.changed.emit()
 
-
-_ = Qt  # imported for type completeness of flags in subclasses

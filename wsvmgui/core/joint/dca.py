@@ -5,9 +5,10 @@ generalised margin ``u_i = f_{y_i}(x_i) - max_{k != y_i} f_k(x_i)``; ``s = -1/(K
 minimal truncation that keeps weighted Fisher consistency and ``s = -inf`` is the plain
 hinge.  Objective ``Q = 1/2 sum_k ||w_k||^2 + C sum_i pi_{y_i} H_T(u_i)``.  Each DCA step
 linearises ``-C sum_i pi_{y_i} H_s(u_i)`` at the current fit and solves the convex
-subproblem of :mod:`.subproblem`; it stops when the set of truncated points (and their
-competing classes) stops changing.  The objective is recorded at every step and never
-rises (up to the subproblem tolerance).
+subproblem of :mod:`.subproblem`; it stops when the set of truncated points stops
+changing (their competing classes are updated at every step but do not hold it up).
+The objective is recorded at every step and never rises (up to the subproblem
+tolerance; a rise raises SolverError).
 """
 
 from __future__ import annotations
@@ -44,14 +45,37 @@ def truncated_objective(
     return float(0.5 * np.sum(W * W) + w @ loss)
 
 
+#: Margin band around the kinks inside which a point keeps its previous DCA slope.
+KINK_TOL = 1e-5
+
+
 def truncated_set(
-    problem: JointProblem, W: np.ndarray, b: np.ndarray, s: float
+    problem: JointProblem,
+    W: np.ndarray,
+    b: np.ndarray,
+    s: float,
+    previous: tuple[np.ndarray, np.ndarray] | None = None,
+    tol: float = KINK_TOL,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Points with ``u_i < s`` (n,) bool and their competing class column (n,) int."""
+    """Points with ``u_i < s`` (n,) bool and their competing class column (n,) int.
+
+    A convex subproblem's answer often puts points exactly on the kink ``u_i = s`` (or
+    on a tie between two competing classes), where either slope is a valid
+    linearisation.  Given the ``previous`` set, such points (within ``tol``) keep their
+    previous slope, so round-off cannot make the set flip back and forth.
+    """
     m = problem.margins(W, b)
+    n = m.shape[0]
     jc = np.argmin(m, axis=1)
-    u = m[np.arange(m.shape[0]), jc]
-    trunc = u < s if np.isfinite(s) else np.zeros(u.shape, bool)
+    u = m[np.arange(n), jc]
+    if not np.isfinite(s):
+        return np.zeros(n, bool), np.zeros(n, int)
+    trunc = u < s
+    if previous is not None:
+        old_trunc, old_jc = previous
+        trunc = np.where(np.abs(u - s) <= tol, old_trunc, trunc)
+        tie = m[np.arange(n), old_jc] <= u + tol
+        jc = np.where(trunc & old_trunc & tie, old_jc, jc)
     return trunc, np.where(trunc, jc, 0)
 
 
@@ -141,8 +165,8 @@ def fit_truncated(
             )
         objectives.append(obj)
         W, b = sol.W, sol.b
-        new_trunc, new_jc = truncated_set(problem, W, b, s)
-        if np.array_equal(new_trunc, trunc) and np.array_equal(new_jc, jc):
+        new_trunc, new_jc = truncated_set(problem, W, b, s, previous=(trunc, jc))
+        if np.array_equal(new_trunc, trunc):
             converged = True
             break
         trunc, jc = new_trunc, new_jc

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InputError
-from ..kernels import KERNELS, Kernel, default_sigma_grid, median_between_class_distance
+from ..kernels import KERNELS, Kernel, default_sigma_grid
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..report import ProbabilityReport
 from ..tuning import default_lambda_grid, stratified_split
@@ -68,11 +68,11 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         Grid spacing; when given it overrides ``N`` (``N = 1 / d_pi``, an integer).
     kernel : {"linear", "rbf", "poly"}
     lam : float or None
-        Penalty lambda (``C = 1 / (2 n lambda)``); None tunes it (with sigma for RBF).
+        Penalty lambda (``C = 1 / (2 n lambda)``); None (with ``C`` None) tunes it.
     C : float or None
-        Alternative to ``lam``.
+        Alternative to ``lam`` (``lam`` wins when both are given).
     sigma : float or None
-        RBF width; None tunes it (or uses sigma_M when ``lam`` is fixed).
+        RBF width; None tunes it over ``sigmas`` (default (1/4 .. 3/2) sigma_M).
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0)^degree``.
     scheme : {"indirect", "direct"}
     h_method : {"count", "continuous"} or None
@@ -177,7 +177,9 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
                       gamma=float(self.poly_gamma))
 
     # ----------------------------------------------------------------- fitting
-    def _fit_one(self, X, yi, K, grid, lam, sigma, s, tracker) -> tuple[FeatureMap, GridFit]:
+    def _fit_one(
+        self, X, yi, K, grid, lam, sigma, s, tracker, should_cancel
+    ) -> tuple[FeatureMap, GridFit]:
         fmap = FeatureMap.fit(X, self._kernel_for(sigma))
         problem = JointProblem(fmap.Z_train, yi, K)
         C = 1.0 / (2.0 * X.shape[0] * lam)
@@ -188,7 +190,7 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         gf = fit_grid(
             problem, grid, C, s, warm_start=self.warm_start, n_jobs=self.n_jobs,
             qp_solver=self.qp_solver, kkt_tol=self.kkt_tol, progress=step,
-            should_cancel=tracker._should_cancel,
+            should_cancel=should_cancel,
         )
         return fmap, gf
 
@@ -238,7 +240,9 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         if fixed_lam is not None and not need_sigma:
             tracker = ProgressTracker(grid.size, progress, should_cancel)
             sigma = self.sigma
-            self.features_, self.fit_ = self._fit_one(X, yi, K, grid, fixed_lam, sigma, s, tracker)
+            self.features_, self.fit_ = self._fit_one(
+                X, yi, K, grid, fixed_lam, sigma, s, tracker, should_cancel
+            )
             self.lam_, self.sigma_ = float(fixed_lam), sigma
             self.tuning_table_ = []
             return self._finish(n)
@@ -274,7 +278,9 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         table, best = [], None
         for sg in sigmas:
             for lm in lams:
-                fmap, gf = self._fit_one(X_fit, yi_fit, K, grid, float(lm), sg, s, tracker)
+                fmap, gf = self._fit_one(
+                    X_fit, yi_fit, K, grid, float(lm), sg, s, tracker, should_cancel
+                )
                 self.features_, self.fit_ = fmap, gf
                 p = self._proba_from_pred(self._grid_pred(Xt))
                 score = float(-np.mean(np.log(p[np.arange(yi_t.size), yi_t])))
@@ -286,7 +292,9 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         self.lam_, self.sigma_ = lam_b, sigma_b
         if X_tune is None:
             lam_full = lam_b * X_fit.shape[0] / n  # keep C = 1/(2 n lambda) per point
-            self.features_, self.fit_ = self._fit_one(X, yi, K, grid, lam_full, sigma_b, s, tracker)
+            self.features_, self.fit_ = self._fit_one(
+                X, yi, K, grid, lam_full, sigma_b, s, tracker, should_cancel
+            )
             self.lam_ = lam_full
         else:
             self.features_, self.fit_ = fmap, gf
@@ -385,7 +393,3 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         extra["direct_found"] = de.found.astype(float)
         return ProbabilityReport.from_proba(self.classes_, p, extra)
 
-
-def sigma_m(X: np.ndarray, y: np.ndarray) -> float:
-    """sigma_M of the training data (median between-class distance)."""
-    return median_between_class_distance(X, y)

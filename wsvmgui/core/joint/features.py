@@ -16,7 +16,7 @@ import numpy as np
 from ..kernels import Kernel
 
 #: Eigenvalues of the kernel matrix below this share of the largest are dropped.
-EIGEN_REL_TOL = 1e-10
+EIGEN_REL_TOL = 1e-6
 
 
 @dataclass(frozen=True)

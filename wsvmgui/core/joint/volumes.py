@@ -72,12 +72,20 @@ def h_count(p: np.ndarray, weights: np.ndarray, block: int = 5_000_000) -> np.nd
     n, K = p.shape
     G = weights.shape[0]
     out = np.zeros((n, K))
-    step = max(1, block // max(G * K, 1))
+    step = max(1, block // max(G, 1))
+    w = np.asarray(weights, dtype=float)
     for lo in range(0, n, step):
-        cls = np.argmax(weights[None, :, :] * p[lo : lo + step, None, :], axis=2)
+        pb = p[lo : lo + step]
+        best = np.multiply.outer(pb[:, 0], w[:, 0])
+        cls = np.zeros(best.shape, dtype=np.int8)
+        for k in range(1, K):
+            v = np.multiply.outer(pb[:, k], w[:, k])
+            upd = v > best
+            np.maximum(best, v, out=best)
+            np.copyto(cls, np.int8(k), where=upd)
         for k in range(K):
-            out[lo : lo + step, k] = (cls == k).mean(axis=1)
-    return out
+            out[lo : lo + step, k] = np.count_nonzero(cls == k, axis=1)
+    return out / G
 
 
 def _theta_to_p(theta: np.ndarray) -> np.ndarray:
@@ -100,7 +108,9 @@ def _jacobian(theta: np.ndarray, eps: float = 1e-6) -> np.ndarray:
         tp, tm = theta.copy(), theta.copy()
         tp[:, a] += eps
         tm[:, a] -= eps
-        J[:, :, a] = (h_continuous(_theta_to_p(tp))[:, :k1] - h_continuous(_theta_to_p(tm))[:, :k1]) / (2 * eps)
+        hp = h_continuous(_theta_to_p(tp))[:, :k1]
+        hm = h_continuous(_theta_to_p(tm))[:, :k1]
+        J[:, :, a] = (hp - hm) / (2 * eps)
     return J
 
 

@@ -35,6 +35,7 @@ from ..validation import validate_fit_data, validate_predict_data
 from ..wsvm import SOLVERS
 from . import coupling
 from .baseline_choice import choose_baseline
+from .interpolation import INTERPOLATE, interpolated_estimate
 from .ova import OVA_NORMALISATIONS, normalise
 from .subproblems import SubProblem, SubproblemSet, fit_subproblems, pair_problem, rest_problem
 
@@ -48,6 +49,8 @@ SCHEME_INFO: dict[str, str] = {
     "ova": "A-SVM: K one-against-the-rest ladders, normalised to sum to one",
 }
 SCHEMES = tuple(SCHEME_INFO)
+#: Ladder rules: the binary engine's plus "interpolate" (see .interpolation).
+MULTICLASS_RULES = (*RULES, INTERPOLATE)
 _BASELINE_METHOD = {
     "baseline1": "largest", "bp1": "largest",
     "baseline2": "median_distance", "bp2": "median_distance",
@@ -98,8 +101,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         RBF width grid shared by the sub-problems; None: ``(0.25 .. 1.5) * sigma_M`` of the
         training part.
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
-    rule : {"count", "extreme"}
-        How a sign ladder becomes a probability (METHODS section 2).
+    rule : {"count", "extreme", "interpolate"}
+        How a ladder becomes a probability: METHODS section 2, or "interpolate" (the
+        zero crossing of the decision values inside the count rule's bracket; see
+        :mod:`wsvmgui.core.multiclass.interpolation`).
     tune_fraction : float
         Share of the data held out (stratified) for tuning when no tuning set is given.
     refit : bool
@@ -169,8 +174,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         if self.scheme not in SCHEME_INFO:
             raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
-        if self.rule not in RULES:
-            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        if self.rule not in MULTICLASS_RULES:
+            raise InputError(
+                f"unknown rule {self.rule!r}; choose one of {', '.join(MULTICLASS_RULES)}"
+            )
         if self.solver not in SOLVERS:
             raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
         if self.ova_normalise not in OVA_NORMALISATIONS:
@@ -278,9 +285,13 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         sigmas = self._fixed_sigmas()
         if self._needs_tuning():
             if X_tune is None:
-                X_tr, X_tu, c_tr, c_tu = stratified_split(
-                    X, codes, self.tune_fraction, self.random_state
+                # Split row indices by the labels themselves, so messages name the label;
+                # the partition is the one the binary engine draws for the same seed.
+                i_tr, i_tu, _, _ = stratified_split(
+                    np.arange(y.size)[:, None], y, self.tune_fraction, self.random_state
                 )
+                i_tr, i_tu = i_tr.ravel(), i_tu.ravel()
+                X_tr, X_tu, c_tr, c_tu = X[i_tr], X[i_tu], codes[i_tr], codes[i_tu]
             else:
                 X_tr, c_tr = X, codes
                 X_tu, c_tu = self._tuning_codes(X_tune, y_tune)
@@ -339,7 +350,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         X = validate_predict_data(self, X)
         decisions = self.subproblems_.decisions(X)
         ests = [
-            probabilities_from_signs(d > 0, f.weights, self.rule)
+            interpolated_estimate(d, f.weights) if self.rule == INTERPOLATE
+            else probabilities_from_signs(d > 0, f.weights, self.rule)
             for d, f in zip(decisions, self.subproblems_.fitted, strict=True)
         ]
         return decisions, ests

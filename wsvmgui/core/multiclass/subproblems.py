@@ -36,6 +36,7 @@ from ..tuning import (
     kernel_with_sigma,
 )
 from .fastfit import fit_ladder_libsvm
+from .interpolation import INTERPOLATE, interpolated_estimate
 
 #: Rows of new points per block when predicting (bounds memory to block x support).
 PREDICT_BLOCK = 4096
@@ -387,7 +388,12 @@ def fit_subproblems(
 
 
 def estimate(ladder: Ladder, K_cross: np.ndarray, rule: str) -> LadderEstimate:
-    """Probabilities and brackets of a ladder at new points (``K_cross`` (m, n))."""
+    """Probabilities and brackets of a ladder at new points (``K_cross`` (m, n)).
+
+    ``rule`` is one of :data:`~wsvmgui.core.ladder.RULES` or ``"interpolate"``.
+    """
+    if rule == INTERPOLATE:
+        return interpolated_estimate(ladder.decision(K_cross), ladder.weights)
     return ladder.estimate(K_cross, rule)
 
 

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from .common import class_qcolor, configure_plot
+from .common import class_qcolor, configure_plot, fixed_lines
 
 GAP = 3  # empty bar slots between class groups
 
@@ -32,6 +32,7 @@ class BarsView(QWidget):
         self.rows_combo.addItems(["test", "train", "tune", "all"])
         self.rows_combo.setToolTip("Which rows to show")
         self.hover = QLabel("Hover over a bar for its probabilities and brackets.")
+        fixed_lines(self.hover, 2)
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = QHBoxLayout()
         controls.addWidget(QLabel("rows:"))
@@ -43,12 +44,12 @@ class BarsView(QWidget):
         configure_plot(self.plot)
         self.plot.setLabel("left", "estimated probability (stacked)")
         self.plot.setLabel("bottom", "points, grouped by true class")
-        self.plot.setYRange(0, 1.16, padding=0)
+        self.plot.setYRange(0, 1.1, padding=0)
         self.plot.getAxis("left").setTicks([[(v, f"{v:.1f}") for v in np.linspace(0, 1, 6)]])
         self.plot.setMouseEnabled(x=True, y=False)
-        self.legend = self.plot.addLegend(offset=(10, 2), labelTextColor=(30, 30, 30),
-                                          brush=pg.mkBrush(255, 255, 255, 220),
-                                          colCount=6)
+        # The legend sits in its own row under the plot, clear of the bars and labels.
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=10)
+        self.graphics.addItem(self.legend, row=1, col=0)
         self.bars: list[pg.BarGraphItem] = []
         self.truth = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 220, width=2))
         self.truth.setZValue(3)
@@ -99,6 +100,10 @@ class BarsView(QWidget):
             bar = pg.BarGraphItem(x=[], height=[], width=0.9, y0=[])
             self.plot.addItem(bar)
             self.bars.append(bar)
+        key = (K, tuple(str(c) for c in classes))
+        if getattr(self, "_legend_key", None) == key:
+            return
+        self._legend_key = key
         self.legend.clear()
         for k, bar in enumerate(self.bars):
             visible = k < K
@@ -166,12 +171,12 @@ class BarsView(QWidget):
 
     def _group_label(self, index: int, label, start: int, end: int) -> None:
         while len(self.group_labels) <= index:
-            text = pg.TextItem("", color=(20, 20, 20), anchor=(0.5, 1))
+            text = pg.TextItem("", color=(20, 20, 20), anchor=(0.5, 0.0))
             self.plot.addItem(text)
             self.group_labels.append(text)
         text = self.group_labels[index]
         text.setText(f"true {label}")
-        text.setPos(0.5 * (start + end), 1.1)
+        text.setPos(0.5 * (start + end), 1.095)
         text.setVisible(True)
 
     def _draw_marker(self) -> None:

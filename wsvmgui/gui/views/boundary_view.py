@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +28,7 @@ from .common import (
     class_brushes,
     class_index,
     configure_plot,
+    fixed_lines,
     pi_colors,
 )
 
@@ -46,10 +47,20 @@ class BoundaryPanel:
                                          tip=None)
         self.points.setZValue(5)
         plot.addItem(self.points)
-        self.crossing = pg.ScatterPlotItem(size=15, symbol="x", pen=None,
+        # where two boundaries cross (black crosses) ...
+        self.crossing = pg.ScatterPlotItem(size=13, symbol="x", pen=None,
                                            brush=pg.mkBrush(0, 0, 0, 230))
         self.crossing.setZValue(6)
         plot.addItem(self.crossing)
+        # ... and data points whose sign ladder is not monotone (orange rings)
+        self.nonmonotone = pg.ScatterPlotItem(size=16, symbol="o", brush=None,
+                                              pen=pg.mkPen(255, 140, 0, 255, width=2.5))
+        self.nonmonotone.setZValue(6)
+        plot.addItem(self.nonmonotone)
+        self.hull = pg.PlotDataItem(pen=pg.mkPen(90, 90, 90, 200, width=1.5,
+                                                 style=Qt.PenStyle.DashLine))
+        self.hull.setZValue(1)
+        plot.addItem(self.hull)
         self.selected = pg.ScatterPlotItem(size=20, symbol="o", pen=SELECT_PEN, brush=None)
         self.selected.setZValue(7)
         plot.addItem(self.selected)
@@ -69,6 +80,7 @@ class BoundaryPanel:
         for i, seg in enumerate(segments):
             x, y = segments_to_xy(seg)
             curve = self._curve(i)
+            curve.opts["antialias"] = True  # finished boundaries are drawn smooth
             curve.setPen(pg.mkPen(colors[i], width=2))
             curve.setData(x, y, connect="pairs")
             curve.setVisible(True)
@@ -79,6 +91,7 @@ class BoundaryPanel:
 
     def add_live(self, live: LiveBoundary) -> None:
         curve = self._curve(self.n_live)
+        curve.opts["antialias"] = False  # live ones fast
         x, y = segments_to_xy(live.segments)
         curve.setPen(pg.mkPen(pi_colors([live.weight])[0], width=2))
         curve.setData(x, y, connect="pairs")
@@ -88,6 +101,8 @@ class BoundaryPanel:
     def clear_boundaries(self) -> None:
         self.set_boundaries(np.empty(0), [])
         self.crossing.setData([], [])
+        self.nonmonotone.setData([], [])
+        self.hull.setData([], [])
         self.image.clear()
 
     def boundary_data(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -125,7 +140,7 @@ class BoundaryView(QWidget):
         self.surface_box.setChecked(True)
         self.surface_box.setToolTip("Show the estimated probabilities as a background")
         self.info = QLabel("")
-        self.info.setWordWrap(True)
+        fixed_lines(self.info, 2)
         controls = QHBoxLayout()
         for label, widget in (("x:", self.x_combo), ("y:", self.y_combo),
                               ("sub-problem:", self.sub_combo)):
@@ -139,11 +154,11 @@ class BoundaryView(QWidget):
         self.right = BoundaryPanel(pg.PlotItem())
         self.right.plot.setXLink(self.left.plot)
         self.right.plot.setYLink(self.left.plot)
+        self.right.plot.disableAutoRange()
         self.colorbar = pg.ColorBarItem(
             values=(0, 1), colorMap=pg.colormap.get(PI_COLORMAP), interactive=False,
             label="weight \u03c0 of the boundary", width=14,
         )
-        self._bar_image = pg.ImageItem()  # the colour bar needs an image to attach to
         self.graphics.addItem(self.colorbar, row=0, col=2)
         self._right_shown = False
         layout = QVBoxLayout(self)
@@ -188,7 +203,7 @@ class BoundaryView(QWidget):
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._show_right(False)
-        self.left.plot.setTitle(ds.name)
+        _set_title(self.left.plot, ds.name)
         self._draw_points()
         self.info.setText(ds.summary())
 
@@ -212,7 +227,8 @@ class BoundaryView(QWidget):
     def add_live(self, live: LiveBoundary) -> None:
         self.left.add_live(live)
         self.info.setText(f"fitting: {live.done} of {live.total} fits; "
-                          f"boundary of \u03c0 = {live.weight:.3g} drawn")
+                          f"boundaries of the final fit drawn as they arrive "
+                          f"(last \u03c0 = {live.weight:.3g})")
 
     def set_result(self, result) -> None:
         """Draw a finished run."""
@@ -241,6 +257,10 @@ class BoundaryView(QWidget):
             panel.image.setImage(plane.image, autoLevels=False, levels=(0, 255))
             panel.image.setRect(rect)
             panel.image.setVisible(self.surface_box.isChecked())
+            if plane.hull.size:
+                panel.hull.setData(plane.hull[:, 0], plane.hull[:, 1])
+            else:
+                panel.hull.setData([], [])
         self._draw_layers()
 
     # ------------------------------------------------------------------------ drawing
@@ -268,8 +288,13 @@ class BoundaryView(QWidget):
             panel.plot.setLabel("bottom", ds.feature_names[ix])
             panel.plot.setLabel("left", ds.feature_names[iy])
         self._draw_selection()
-        if not self._has_result:
-            self.left.plot.autoRange()
+        # A fixed range: live boundaries and new results then never change the axes, whose
+        # repainting is the costliest part of a redraw.
+        pad_x = 0.05 * (np.ptp(x) or 1.0)
+        pad_y = 0.05 * (np.ptp(y) or 1.0)
+        self.left.plot.disableAutoRange()
+        self.left.plot.setRange(xRange=(x.min() - pad_x, x.max() + pad_x),
+                                yRange=(y.min() - pad_y, y.max() + pad_y), padding=0)
 
     def _draw_layers(self) -> None:
         if self._updating or self._plane is None:
@@ -288,9 +313,11 @@ class BoundaryView(QWidget):
         ds = self._dataset
         ix, iy = self.plane()
         if rows.size:
-            panel.crossing.setData(x=ds.X[rows, ix], y=ds.X[rows, iy])
+            panel.nonmonotone.setData(x=ds.X[rows, ix], y=ds.X[rows, iy])
         else:
-            panel.crossing.setData([], [])
+            panel.nonmonotone.setData([], [])
+        points = layer.crossings[k] if layer.crossings else np.empty((0, 2))
+        panel.crossing.setData(x=points[:, 0], y=points[:, 1])
         sub = layer.subproblems[k]
         n_bound = int(np.sum([s.shape[0] > 0 for s in layer.segments[k]]))
         if np.all(np.isnan(layer.weights[k])):
@@ -298,11 +325,13 @@ class BoundaryView(QWidget):
             text = f"{layer.title}: borders between predicted classes"
         else:
             title = f"{layer.title}" + (f" \u2014 {sub}" if sub else "")
-            text = (f"{layer.title}: {n_bound} boundaries in view; crossing at "
-                    f"{rows.size} data point(s) (\u00d7), {100 * layer.crossing_share[k]:.1f}% "
-                    "of the plane")
-        panel.plot.setTitle(f"{title}  (crossing points: {rows.size})"
-                            if not np.all(np.isnan(layer.weights[k])) else title)
+            share = 100 * layer.crossing_share[k]
+            text = (f"{layer.title}: {n_bound} boundaries; {len(points)} crossings (\u00d7) in "
+                    f"the training hull (dashed); signs not monotone at {rows.size} data "
+                    f"point(s) (rings), on {share:.1f}% of the plane")
+        title = (f"{title}  (crossing points: {len(points)})"
+                 if not np.all(np.isnan(layer.weights[k])) else title)
+        _set_title(panel.plot, title)
         return text
 
     def _toggle_surface(self, on: bool) -> None:
@@ -336,3 +365,10 @@ class BoundaryView(QWidget):
 
     def export_item(self):
         return self.graphics.scene()
+
+
+def _set_title(plot: pg.PlotItem, title: str) -> None:
+    """Set a plot title only when it changes (setting HTML text is slow)."""
+    if getattr(plot, "_wsvm_title", None) != title:
+        plot.setTitle(title)
+        plot._wsvm_title = title

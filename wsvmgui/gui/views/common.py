@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from ..analysis import class_colors
 
@@ -43,10 +44,33 @@ def class_index(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.asarray(classes), np.asarray(y))
 
 
+def fixed_lines(label, lines: int = 2) -> None:
+    """Give a word-wrapped label a fixed height of ``lines`` text lines.
+
+    A label whose height follows its text resizes the plots beside it whenever the text
+    changes, and re-laying out a pyqtgraph scene costs far more than painting it.
+    """
+    label.setWordWrap(True)
+    label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
+
+
+def cache_axes(plot: pg.PlotItem) -> None:
+    """Render the axes (and the grid they draw) through a pixmap cache.
+
+    An axis item's area covers the grid lines across the plot, so without a cache every
+    change inside the plot (a new boundary, a moved marker) repaints the axes' text,
+    which costs far more than the change itself.
+    """
+    for name in ("left", "bottom", "top", "right"):
+        axis = plot.getAxis(name)
+        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def configure_plot(plot: pg.PlotItem) -> None:
-    """Common look: white background friendly axes and a light grid."""
+    """Common look: dark axes, a light grid, no context menu, cached axes."""
     plot.showGrid(x=True, y=True, alpha=0.15)
     plot.setMenuEnabled(False)
     for name in ("left", "bottom"):
         plot.getAxis(name).setPen(pg.mkPen(90, 90, 90))
         plot.getAxis(name).setTextPen(pg.mkPen(40, 40, 40))
+    cache_axes(plot)

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .common import cache_axes, fixed_lines
+
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
 
@@ -34,7 +36,7 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No run yet: press Run.")
-        self.summary.setWordWrap(True)
+        fixed_lines(self.summary, 3)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.baseline_button = QPushButton("Compare with baselines")
         self.baseline_button.setToolTip(
@@ -47,8 +49,10 @@ class ResultsView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.plot = self.graphics.addPlot(row=0, col=0, title="tuning surface: EGKL on the tuning set")
+        self.plot = self.graphics.addPlot(row=0, col=0,
+                                          title="tuning surface: EGKL on the tuning set")
         self.plot.setMenuEnabled(False)
+        cache_axes(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.cmap = pg.colormap.get("magma")
@@ -69,8 +73,9 @@ class ResultsView(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
         splitter.addWidget(self.graphics)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([600, 400])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
-from .common import class_brushes, configure_plot
+from .common import class_brushes, configure_plot, fixed_lines
 
 SQRT3_2 = np.sqrt(3.0) / 2.0
 VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
@@ -61,7 +61,7 @@ class SimplexView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.info = QLabel("Select a point in any view to see its ladders.")
-        self.info.setWordWrap(True)
+        fixed_lines(self.info, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.graphics, 1)
@@ -89,6 +89,8 @@ class SimplexView(QWidget):
             text.setPos(x, y)
             self.tri.addItem(text)
             self.vertex_labels.append(text)
+        self.tri_legend = self.tri.addLegend(offset=(10, 10), labelTextColor=(30, 30, 30))
+        self._legend_samples: list[pg.ScatterPlotItem] = []
         self.tri_note = pg.TextItem("", color=(90, 90, 90), anchor=(0.5, 0.5))
         self.tri_note.setPos(0.5, 0.35)
         self.tri.addItem(self.tri_note)
@@ -96,8 +98,15 @@ class SimplexView(QWidget):
         self.tri.setYRange(-0.1, 1.0)
 
         # Ladders
-        self.lad = self.graphics.addPlot(row=0, col=1, title="sign ladder of the selected point")
+        self.lad = self.graphics.addPlot(
+            row=0, col=1, title="sign ladder of the selected point: green f_\u03c0(x) > 0, "
+            "red f_\u03c0(x) \u2264 0, orange the bracket, \u25c7 the estimate")
         configure_plot(self.lad)
+        # The left axis carries the sub-problem names: wide, and painted without the cache
+        # (its width changes with the names).
+        left = self.lad.getAxis("left")
+        left.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        left.setWidth(150)
         self.lad.setLabel("bottom", "weight \u03c0")
         self.lad.setXRange(0, 1)
         self.lad.setLimits(xMin=-0.05, xMax=1.05)
@@ -111,23 +120,23 @@ class SimplexView(QWidget):
         self.lad.addItem(self.estimates)
         self.graphics.ci.layout.setColumnStretchFactor(0, 2)
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
-        self._tri_shown = True
-        self._show_triangle(False)
+        self._shown = [self.tri, self.lad]
+        self._layout(False, True)
 
         self._result = None
         self._row = -1
 
-    def _show_triangle(self, show: bool) -> None:
-        """Show the triangle beside the ladders only when there is a simplex to draw."""
-        if show and not self._tri_shown:
-            self.graphics.removeItem(self.lad)
-            self.graphics.addItem(self.tri, row=0, col=0)
-            self.graphics.addItem(self.lad, row=0, col=1)
-        elif not show and self._tri_shown:
-            self.graphics.removeItem(self.tri)
-            self.graphics.removeItem(self.lad)
-            self.graphics.addItem(self.lad, row=0, col=0)
-        self._tri_shown = show
+    def _layout(self, triangle: bool, ladders: bool) -> None:
+        """Show the triangle and/or the ladders, side by side when both have content."""
+        wanted = [p for p, on in ((self.tri, triangle), (self.lad, ladders or not triangle))
+                  if on]
+        if wanted == self._shown:
+            return
+        for plot in self._shown:
+            self.graphics.removeItem(plot)
+        for col, plot in enumerate(wanted):
+            self.graphics.addItem(plot, row=0, col=col)
+        self._shown = wanted
 
     def set_result(self, result) -> None:
         self._result = result
@@ -135,12 +144,24 @@ class SimplexView(QWidget):
         K = ds.n_classes
         for text, c in zip(self.vertex_labels, list(ds.classes[:3]) + [""] * 3, strict=False):
             text.setText(f"\u03c0 of class {c}" if K == 3 else "")
-        self._show_triangle(result.simplex is not None and result.simplex.grid.shape[1] == 3)
+        self.tri_legend.clear()
+        if K == 3:
+            from .common import class_qcolor
+
+            while len(self._legend_samples) < 3:
+                self._legend_samples.append(pg.ScatterPlotItem(size=9, pen=None))
+            for k, c in enumerate(ds.classes):
+                sample = self._legend_samples[k]
+                sample.setBrush(pg.mkBrush(class_qcolor(k, 3)))
+                self.tri_legend.addItem(sample, f"predicts {c}")
+            self.tri_legend.addItem(self.border_mark, "border weight")
+        self._layout(result.simplex is not None and result.simplex.grid.shape[1] == 3,
+                     bool(result.ladders))
         self._draw()
 
     def clear(self) -> None:
         self._result = None
-        self._show_triangle(False)
+        self._layout(False, True)
         self._draw()
 
     def set_selection(self, row: int) -> None:

@@ -1,0 +1,62 @@
+"""Fixtures of the GUI tests: headless Qt, settings in a temporary folder, a main window."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6.QtWidgets")
+pytest.importorskip("pyqtgraph")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from wsvmgui.core.settings import RunSettings  # noqa: E402
+
+#: A run of a few hundred milliseconds on the demo data: M = 5, one lambda, one sigma.
+TINY = RunSettings(scheme="binary", n_weights=5, lambdas=[0.005], sigmas=[0.5], n_jobs=1)
+#: A run long enough to cancel: thousands of fits.
+LONG = RunSettings(scheme="binary", n_weights=60, lambdas=[0.1, 0.03, 0.01, 0.003, 0.001,
+                   0.0003], sigmas=None, n_jobs=1)
+
+
+@pytest.fixture
+def settings_folder(tmp_path, qapp):
+    from wsvmgui.gui.state import use_settings_folder
+
+    folder = tmp_path / "qsettings"
+    folder.mkdir()
+    use_settings_folder(folder)
+    return folder
+
+
+@pytest.fixture
+def app_state(settings_folder):
+    from wsvmgui.gui.state import AppState
+
+    return AppState(QSettings(str(settings_folder / "wsvmgui.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def window(qtbot, app_state):
+    from wsvmgui.gui.main_window import MainWindow
+
+    win = MainWindow(app_state)
+    win.resize(1200, 800)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.runner.cancel_all()
+    win.runner.wait(10000)
+
+
+def run_and_wait(qtbot, window, settings: RunSettings, timeout: int = 60000):
+    """Put ``settings`` in the panel, start a run and wait for it to end."""
+    window.settings_panel.set_settings(settings)
+    job = window.start_run()
+    assert job is not None, window.messages.text()
+    qtbot.waitUntil(lambda: not window.runner.is_running("run"), timeout=timeout)
+    qtbot.waitUntil(lambda: not window._pending_views, timeout=timeout)  # deferred views
+    return window.result

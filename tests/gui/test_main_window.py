@@ -1,0 +1,261 @@
+"""The main window end to end (offscreen): demo, runs, cancel, export, bad files, state."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from conftest import LONG, TINY, run_and_wait
+
+from wsvmgui.core.metrics import label_metrics
+from wsvmgui.core.settings import RunSettings
+
+
+def test_starts_with_the_demo_and_settings_that_run(window):
+    ds = window.data_panel.dataset
+    assert ds is not None and ds.name == "demo" and ds.X.shape == (200, 2)
+    s = window.settings_panel.settings()
+    assert s.scheme == "binary" and s.n_weights == 10 and len(s.lambdas) == 3
+    # the demo's points are drawn before any run
+    np.testing.assert_array_equal(window.boundary_view.left.points.data["x"], ds.X[:, 0])
+
+
+def test_tiny_run_fills_every_view(qtbot, window):
+    lives = []
+    add_live = window.boundary_view.add_live
+    window.boundary_view.add_live = lambda live: (lives.append(live), add_live(live))
+    result = run_and_wait(qtbot, window, TINY)
+    assert result is not None, window.messages.text()
+    ds = result.split.dataset
+    est = result.estimator
+
+    # Boundaries: one curve per weight, each on the zero set of its decision function.
+    curves = window.boundary_view.left.boundary_data()
+    assert len(curves) == len(est.weights_) == 4
+    for m, (x, y) in enumerate(curves):
+        assert x.size > 10 and x.size == y.size
+        f = est.ladder_decision(np.column_stack([x, y]))[:, m]
+        scale = np.abs(est.ladder_decision(ds.X)[:, m]).max()
+        assert np.max(np.abs(f)) < 0.05 * scale
+    # While fitting, each final fit's boundary arrived live, in weight order.
+    assert [lv.weight for lv in lives] == pytest.approx(list(est.weights_))
+    for live, (x, _y) in zip(lives, curves, strict=True):
+        assert live.segments.shape[0] * 2 == x.size
+    # p_hat background on the plane grid
+    assert window.boundary_view.left.image.image.shape == (80, 80, 4)
+
+    # Bars: the test rows, stacked probabilities equal to the report's.
+    bars = window.bars_view.bar_arrays()
+    rows = bars["rows"]
+    assert sorted(rows.tolist()) == sorted(result.split.test.index.tolist())
+    np.testing.assert_allclose(bars["heights"].T, result.report.proba[rows])
+    np.testing.assert_allclose(bars["heights"].sum(axis=0), 1.0)
+    np.testing.assert_allclose(bars["y0"][1], bars["heights"][0])
+
+    # Results: the table holds the test measures, recomputed independently here.
+    test = result.split.test
+    expected = label_metrics(result.report.proba[test.index], test.y, ds.classes)
+    shown = window.results_view.table_values()["test"]
+    for key, value in expected.items():
+        assert shown[key] == pytest.approx(value)
+    assert window.results_view.tuning_table is None  # one lambda and one sigma: no tuning
+
+    # Selecting a point selects it everywhere; the ladder shows its bracket.
+    row = int(test.index[3])
+    window.selection.select(row)
+    sel = window.boundary_view.left.selected.data
+    assert (sel["x"][0], sel["y"][0]) == (ds.X[row, 0], ds.X[row, 1])
+    lad = window.simplex_view.ladder_arrays()
+    lo, hi = result.ladders[0].lo[row], result.ladders[0].hi[row]
+    np.testing.assert_allclose(lad["bracket_x"], [lo, hi])
+    np.testing.assert_allclose(lad["sign_x"], est.weights_)
+    slot = int(np.flatnonzero(window.bars_view._rows == row)[0])
+    assert window.bars_view.row_at(slot) == row
+    assert window.bars_view.marker.data["x"][0] == slot
+
+
+def test_tuning_surface_and_plane_change(qtbot, window):
+    settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.3, 0.6, 1.2], n_jobs=1)
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    table = window.results_view.tuning_table
+    assert table.shape == (2, 3)
+    np.testing.assert_allclose(table, result.estimator.tuning_.egkl)
+    best = window.results_view.best.data
+    i, j = np.unravel_index(np.argmin(table), table.shape)
+    assert (best["x"][0], best["y"][0]) == (i, j)
+    # Swapping the axes recomputes the plane on the worker; the curves follow.
+    before = window.boundary_view.left.boundary_data()[0]
+    window.boundary_view.x_combo.setCurrentIndex(1)
+    window.boundary_view.y_combo.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: result.plane.ix == 1 and not window.runner.is_running("plane"),
+                    timeout=20000)
+    after = window.boundary_view.left.boundary_data()[0]
+    assert after[0].size > 0
+    np.testing.assert_allclose(np.sort(after[0]), np.sort(before[1]), atol=1e-9)
+
+
+def test_cancel_stops_within_a_second(qtbot, window):
+    window.settings_panel.set_settings(LONG)
+    seen = []
+    window.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
+    assert window.start_run() is not None
+    qtbot.waitUntil(lambda: len(seen) > 0 and seen[-1] > 0, timeout=20000)
+    total_fits = (6 * 6 + 1) * 59
+    start = time.perf_counter()
+    window.cancel_run()
+    assert window.runner.wait(1000), "the worker was still running 1 s after Cancel"
+    assert time.perf_counter() - start < 1.0
+    assert seen[-1] < total_fits
+    qtbot.wait(50)
+    assert window.result is None
+    assert "cancel" in window.progress_label.text()
+    assert window.run_button.isEnabled()
+
+
+def test_new_run_cancels_the_old_one(qtbot, window):
+    shown = []
+    original = window.results_view.set_result
+    window.results_view.set_result = lambda r: (shown.append(r), original(r))
+    window.settings_panel.set_settings(LONG)
+    seen = []
+    window.runner.progress.connect(lambda kind, done, total, el: seen.append(total))
+    assert window.start_run() is not None
+    qtbot.waitUntil(lambda: len(seen) > 0, timeout=20000)
+    result = run_and_wait(qtbot, window, TINY)
+    assert window.runner.wait(5000)
+    qtbot.wait(100)  # anything the old job still queued would arrive now
+    assert result is not None and result.settings == TINY
+    assert [r.settings for r in shown] == [TINY]
+    assert window.result is result
+
+
+def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
+    from wsvmgui.tabular import read_probabilities_csv
+
+    result = run_and_wait(qtbot, window, TINY)
+    path = tmp_path / "probs.csv"
+    assert window.export_csv(str(path), "test")
+    frame, settings, meta = read_probabilities_csv(path)
+    test = result.split.test
+    assert len(frame) == test.size
+    np.testing.assert_array_equal(frame["row"].to_numpy(), test.index)
+    assert set(frame["split"]) == {"test"}
+    for k, c in enumerate(result.report.classes):
+        np.testing.assert_allclose(frame[f"p_{c}"].to_numpy(), result.report.proba[test.index, k],
+                                   atol=1e-6)
+        assert np.all(frame[f"lo_{c}"] <= frame[f"p_{c}"] + 1e-9)
+        assert np.all(frame[f"p_{c}"] <= frame[f"hi_{c}"] + 1e-9)
+    assert settings == TINY.to_dict()
+    assert meta["data"] == "demo"
+    np.testing.assert_array_equal(frame["label"].to_numpy(), result.report.label[test.index])
+
+    assert window.export_csv(str(path), "all")  # overwrite (the dialog asked)
+    assert len(read_probabilities_csv(path)[0]) == 200
+
+    png, svg = tmp_path / "b.png", tmp_path / "b.svg"
+    assert window.export_plot(str(png), window.boundary_view)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert window.export_plot(str(svg), window.boundary_view)
+    assert b"<svg" in svg.read_bytes()[:2000]
+    assert not window.export_plot(str(tmp_path / "b.gif"), window.boundary_view)
+    assert window.messages.level == "error"
+
+    from wsvmgui.gui.export import save_settings
+
+    js = tmp_path / "s.json"
+    save_settings(js, TINY)
+    window.settings_panel.set_settings(RunSettings())
+    assert window.load_settings_file(str(js))
+    assert window.settings_panel.settings() == TINY
+    assert list(tmp_path.glob(".*tmp")) == []  # atomic writes leave no temporary files
+
+
+def test_broken_csv_shows_an_error_and_keeps_the_data(window, tmp_path):
+    before = window.data_panel.dataset
+    bad = tmp_path / "broken.csv"
+    bad.write_bytes(b"\x00\xff\xfe garbage \x00\x01")
+    assert not window.data_panel.open_file(str(bad))
+    assert window.messages.level == "error"
+    assert "broken.csv" in window.messages.text()
+    assert window.data_panel.dataset is before
+
+    text = tmp_path / "text.csv"
+    text.write_text("a,b,label\n1,x,0\n2,y,1\n3,z,0\n4,w,1\n")
+    assert not window.data_panel.open_file(str(text))
+    assert window.messages.level == "error" and "not numeric" in window.messages.text()
+    assert window.data_panel.dataset is before
+
+    good = tmp_path / "good.csv"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    lines = ["f1,f2,f3,label"] + [f"{a},{b},{c},{'yes' if a > 0 else 'no'}" for a, b, c in X]
+    good.write_text("\n".join(lines) + "\n")
+    assert window.data_panel.open_file(str(good))
+    ds = window.data_panel.dataset
+    assert ds.feature_names == ["f1", "f2", "f3"] and list(ds.classes) == ["no", "yes"]
+    # a bad column choice: no features
+    for i in range(window.data_panel.features.count()):
+        window.data_panel.features.item(i).setCheckState(
+            window.data_panel.features.item(i).checkState().Unchecked)
+    assert not window.data_panel.apply_columns()
+    assert window.messages.level == "error" and "feature" in window.messages.text()
+    assert window.data_panel.dataset is ds
+
+
+def test_builtin_design_shows_truth_metrics(qtbot, window):
+    assert window.data_panel.load_builtin("design:wuliu2011_ex1")
+    result = run_and_wait(qtbot, window, TINY)
+    assert result is not None, window.messages.text()
+    shown = window.results_view.table_values()["test"]
+    assert {"L1", "L2", "EGKL", "GKL", "error"} <= set(shown)
+    test = result.split.test
+    l1 = np.abs(result.report.proba[test.index] - test.p_true).sum(axis=1).mean()
+    assert shown["L1"] == pytest.approx(l1)
+    assert l1 < 0.5  # far better than a constant 1/2 on this design
+    # the bars carry the true probabilities as dashes
+    x, y = window.bars_view.truth.getData()
+    assert x is not None and x.size == 2 * test.size
+
+
+def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    labels = ["a"] * 37 + ["b"] * 3  # too few of "b" for a tuning split
+    path = tmp_path / "small.csv"
+    path.write_text("x1,x2,label\n" + "".join(
+        f"{a},{b},{c}\n" for (a, b), c in zip(X, labels, strict=True)))
+    window.data_panel.test_fraction.setValue(0.0)
+    assert window.data_panel.open_file(str(path))
+    settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1)
+    window.settings_panel.set_settings(settings)
+    assert window.start_run() is not None
+    qtbot.waitUntil(lambda: not window.runner.is_running("run"), timeout=20000)
+    assert window.messages.level == "error"
+    assert "'b'" in window.messages.text() and "3 point" in window.messages.text()
+    assert "Traceback" in window.messages.details.toPlainText()
+    assert window.result is None
+
+    # a binary-only scheme is disabled for K = 3 data, and a run refuses it at once
+    assert window.data_panel.load_builtin("design:wu2010_ex1")
+    assert not window.settings_panel.scheme_enabled("binary")
+    item = window.settings_panel.scheme.model().item(
+        window.settings_panel.scheme.findData("binary"))
+    assert "two classes" in item.toolTip()
+
+
+def test_state_is_remembered(qtbot, app_state, window):
+    from wsvmgui.gui.main_window import MainWindow
+
+    custom = RunSettings(n_weights=7, lambdas=[0.02], sigmas=[0.4], seed=5, n_jobs=1)
+    window.settings_panel.set_settings(custom)
+    app_state.last_folder = str(app_state.store.fileName())
+    window.close()
+    again = MainWindow(app_state)
+    qtbot.addWidget(again)
+    assert again.settings_panel.settings() == custom
+    assert app_state.last_folder == str(
+        __import__("pathlib").Path(app_state.store.fileName()).parent)
+    geometry, state = app_state.window()
+    assert geometry is not None and state is not None

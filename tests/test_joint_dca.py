@@ -1,0 +1,142 @@
+"""Weighted truncated-hinge K-class SVM: subproblem, DCA, grid fitting."""
+
+import numpy as np
+import pytest
+
+from wsvmgui.core.designs import simulate
+from wsvmgui.core.errors import Cancelled
+from wsvmgui.core.joint.dca import fit_truncated, minimal_truncation, truncated_set
+from wsvmgui.core.joint.features import FeatureMap
+from wsvmgui.core.joint.grid_fit import fit_grid
+from wsvmgui.core.joint.simplex_grid import SimplexGrid
+from wsvmgui.core.joint.subproblem import (
+    JointProblem,
+    kkt_residual,
+    solve_subproblem,
+    solve_subproblem_dual,
+    sum_zero_basis,
+)
+from wsvmgui.core.kernels import Kernel
+
+
+@pytest.fixture(scope="module")
+def small():
+    d = simulate("wu2010_ex1", 60, 3)
+    return d, JointProblem(d.X, d.y - 1, 3)
+
+
+def test_sum_zero_basis_is_orthonormal():
+    for K in (2, 3, 5):
+        P = sum_zero_basis(K)
+        np.testing.assert_allclose(P.T @ P, np.eye(K - 1), atol=1e-12)
+        np.testing.assert_allclose(P.sum(axis=0), 0.0, atol=1e-12)
+
+
+def test_subproblem_matches_independent_dual_solver(small):
+    d, pr = small
+    pi = np.array([0.2, 0.5, 0.3])
+    w = 4.0 * pi[pr.yi]
+    base = solve_subproblem(pr, w, np.zeros(60, bool), np.zeros(60, int))
+    trunc, jc = truncated_set(pr, base.W, base.b, -0.5)
+    assert trunc.any()  # the DCA step below has a non-trivial linear term
+    for tr in (np.zeros(60, bool), trunc):
+        ours = solve_subproblem(pr, w, tr, jc)
+        ref = solve_subproblem_dual(pr, w, tr, jc)  # quadprog dual + HiGHS intercept LP
+        assert ours.kkt_residual < 1e-4 and ref.kkt_residual < 1e-3
+        assert abs(ours.objective - ref.objective) < 1e-5 * max(1.0, abs(ref.objective))
+        F1, F2 = pr.decision(ours.W, ours.b), pr.decision(ref.W, ref.b)
+        np.testing.assert_allclose(F1, F2, atol=1e-3)
+        np.testing.assert_allclose(F1.sum(axis=1), 0.0, atol=1e-10)  # sum-to-zero
+        # the backends agree, and the working-set warm start gives the same answer
+        for kw in ({"qp_solver": "clarabel"}, {"qp_solver": "quadprog"},
+                   {"start": (base.W, base.b)}):
+            other = solve_subproblem(pr, w, tr, jc, **kw)
+            assert abs(other.objective - ours.objective) < 1e-5 * abs(ours.objective)
+
+
+def test_kkt_residual_flags_a_wrong_answer(small):
+    d, pr = small
+    w = np.full(60, 2.0)
+    sol = solve_subproblem(pr, w, np.zeros(60, bool), np.zeros(60, int))
+    beta = np.zeros((60, 2))
+    assert kkt_residual(pr, sol.W, sol.b, sol.alpha, w, beta) < 1e-4
+    assert kkt_residual(pr, 1.3 * sol.W, sol.b, sol.alpha, w, beta) > 1e-2
+    assert kkt_residual(pr, sol.W, sol.b + 0.3, sol.alpha, w, beta) > 1e-2
+
+
+def test_dca_objective_never_rises_and_stops_on_a_fixed_truncated_set(small):
+    d, pr = small
+    pi = np.array([0.45, 0.15, 0.4])
+    res = fit_truncated(pr, 5.0 * pi[pr.yi], minimal_truncation(3))
+    obj = np.array(res.objectives)
+    assert res.converged and res.n_qp >= 2
+    assert np.all(np.diff(obj) <= 1e-7 * abs(obj[0]))
+    trunc, _ = truncated_set(pr, res.W, res.b, -0.5)
+    assert trunc.sum() == res.n_truncated
+    g = SimplexGrid.build(3, 8)
+    gf = fit_grid(pr, g, 5.0, -0.5, n_jobs=2)
+    for o in gf.objectives:
+        assert np.all(np.diff(o) <= 1e-7 * max(abs(o[0]), 1.0))
+    assert gf.converged.all() and gf.kkt_residual.max() < 1e-3
+
+
+def test_linear_and_kernel_linear_fits_agree(small):
+    d, _ = small
+    f_lin = FeatureMap.fit(d.X, None)
+    f_ker = FeatureMap.fit(d.X, Kernel("linear"))
+    assert f_ker.n_features == 2
+    g = SimplexGrid.build(3, 7)
+    X_new = simulate("wu2010_ex1", 80, 9).X
+    P = sum_zero_basis(3)
+    fits = [fit_grid(JointProblem(f.Z_train, d.y - 1, 3), g, 3.0, -0.5) for f in (f_lin, f_ker)]
+    for gi in range(g.size):
+        F = [
+            fm.transform(X_new) @ gf.W[gi] @ P.T + gf.b[gi] @ P.T
+            for fm, gf in zip((f_lin, f_ker), fits, strict=True)
+        ]
+        np.testing.assert_allclose(F[0], F[1], atol=2e-3)
+
+
+def test_truncation_follows_weighted_bayes_rule_better_than_hinge():
+    """K = 3, heavy overlap (no dominating class for most weights): the truncated fit's
+    grid predictions agree with argmax_k pi_k p_k(x) far more often than the hinge's."""
+    rng = np.random.default_rng(0)
+    mu = np.array([[np.cos(2 * k * np.pi / 3), np.sin(2 * k * np.pi / 3)] for k in (1, 2, 3)])
+
+    def draw(n):
+        y = rng.integers(0, 3, n)
+        X = mu[y] + rng.standard_normal((n, 2))
+        d2 = ((X[:, None, :] - mu[None]) ** 2).sum(axis=2)
+        p = np.exp(-d2 / 2)
+        return X, y, p / p.sum(axis=1, keepdims=True)
+
+    X, y, _ = draw(300)
+    Xt, _, pt = draw(400)
+    g = SimplexGrid.build(3, 10)
+    oracle = np.argmax(g.weights[None] * pt[:, None, :], axis=2)
+    pr = JointProblem(X, y, 3)
+    P = sum_zero_basis(3)
+    agree = {}
+    for s in (minimal_truncation(3), -np.inf):
+        gf = fit_grid(pr, g, 1.0, s, n_jobs=2)
+        agree[s] = float((gf.predict_classes(Xt, P) == oracle).mean())
+    assert agree[-0.5] > agree[-np.inf] + 0.1
+    assert agree[-0.5] > 0.8
+
+
+def test_grid_progress_cancellation_and_warm_start(small):
+    d, pr = small
+    g = SimplexGrid.build(3, 9)
+    seen = []
+    warm = fit_grid(pr, g, 3.0, -0.5, progress=lambda done, total, part: seen.append(done))
+    assert sorted(seen) == list(range(1, g.size + 1))
+    cold = fit_grid(pr, g, 3.0, -0.5, warm_start=False)
+    assert warm.n_qp.sum() < cold.n_qp.sum()
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 5
+
+    with pytest.raises(Cancelled):
+        fit_grid(pr, g, 3.0, -0.5, n_jobs=2, should_cancel=cancel)

@@ -1,0 +1,194 @@
+"""The divide-and-conquer estimator: K = 2 agreement, contract, accuracy, bad inputs."""
+
+import numpy as np
+import pytest
+
+from wsvmgui.core.binary import WeightedSVMClassifier
+from wsvmgui.core.designs import simulate
+from wsvmgui.core.errors import Cancelled, InputError
+from wsvmgui.core.metrics import l1_error
+from wsvmgui.core.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeightedSVMClassifier, coupling
+from wsvmgui.core.multiclass.baseline_choice import largest_class, median_distance_class
+
+SMALL = dict(lambdas=[1e-2, 1e-3], sigmas=[0.6, 1.2], n_weights=8)
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    return simulate("wuliu2011_ex1", 120, seed=4), simulate("wuliu2011_ex1", 300, seed=5)
+
+
+@pytest.fixture(scope="module")
+def three_class():
+    d = simulate("wu2010_ex1", 150, seed=7)
+    names = np.array(["cat", "dog", "emu"])
+    return d.X, names[d.y - 1], simulate("wu2010_ex1", 200, seed=8)
+
+
+def test_scheme_info_lists_every_scheme():
+    assert set(SCHEME_INFO) == {"pairwise", "baseline1", "baseline2", "bp1", "bp2", "ova"}
+    assert all(isinstance(v, str) and v for v in SCHEME_INFO.values())
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
+    # Default sigma grid and weight grid; two lambdas (all defaults for One-vs-All).
+    train, test = binary_data
+    kw = {} if scheme == "ova" else {"lambdas": [3e-3, 3e-4]}
+    ref = WeightedSVMClassifier(random_state=3, **kw).fit(train.X, train.y)
+    est = MulticlassWeightedSVMClassifier(scheme=scheme, random_state=3, n_jobs=2, **kw)
+    est.fit(train.X, train.y)
+    np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
+    np.testing.assert_array_equal(est.predict(test.X), ref.predict(test.X))
+    fitted = est.subproblems_.fitted
+    assert fitted[-1].lam == ref.lambda_ and fitted[-1].sigma == ref.sigma_
+    if scheme == "ova":  # the ladder of class +1 against the rest is the binary ladder
+        np.testing.assert_array_equal(est.raw_ova(test.X)[:, 1], ref.estimate(test.X).p)
+
+
+def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
+    train, test = binary_data
+    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4)
+    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y)
+    est = MulticlassWeightedSVMClassifier(scheme="pairwise", **kw).fit(train.X, train.y)
+    np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_rows_sum_to_one_and_string_labels_are_kept(three_class, scheme):
+    X, y, test = three_class
+    est = MulticlassWeightedSVMClassifier(scheme=scheme, n_jobs=1, **SMALL).fit(X, y)
+    assert list(est.classes_) == ["cat", "dog", "emu"]
+    p = est.predict_proba(test.X)
+    assert p.shape == (200, 3)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert set(est.predict(test.X)) <= {"cat", "dog", "emu"}
+    rep = est.report(test.X)
+    np.testing.assert_array_equal(rep.label, est.predict(test.X))
+    views = est.subproblem_ladders(test.X[:10])
+    n_sub = {"pairwise": 3, "ova": 3}.get(scheme, 2)
+    assert len(views) == n_sub
+    for v in views:
+        assert v.signs.shape == (10, v.weights.size) and v.signs.dtype == bool
+        assert np.all(v.lo <= v.hi)
+        assert f"lo_{v.label}" in rep.extra and f"hi_{v.label}" in rep.extra
+    if scheme == "ova":
+        assert {"raw_cat", "raw_dog", "raw_emu"} <= set(rep.extra)
+    if scheme in ("pairwise", "bp1", "bp2"):
+        votes = est.predict_vote(test.X)
+        np.testing.assert_array_equal(rep.extra["vote_label"], votes)
+    else:
+        with pytest.raises(InputError):
+            est.predict_vote(test.X)
+
+
+def test_bp_probabilities_equal_baseline_and_derive_from_the_pairwise_fit(three_class):
+    X, y, test = three_class
+    fits = {s: MulticlassWeightedSVMClassifier(scheme=s, n_jobs=2, **SMALL).fit(X, y)
+            for s in ("pairwise", "baseline1", "bp1", "baseline2")}
+    np.testing.assert_allclose(
+        fits["bp1"].predict_proba(test.X), fits["baseline1"].predict_proba(test.X), atol=1e-12
+    )
+    # The baseline schemes' sub-problems are the pairwise scheme's pairs against k*.
+    codes = np.searchsorted(fits["pairwise"].classes_, y)
+    Q = fits["pairwise"].pairwise_table(test.X)
+    for scheme, k in (("baseline1", largest_class(codes, 3)),
+                      ("baseline2", median_distance_class(X, codes, 3))):
+        assert fits[scheme].baseline_index_ == k
+        np.testing.assert_allclose(
+            fits[scheme].predict_proba(test.X), coupling.couple_baseline(Q[:, :, k], k),
+            atol=1e-12,
+        )
+
+
+def test_parallel_fit_equals_serial_fit(three_class):
+    X, y, test = three_class
+    a = MulticlassWeightedSVMClassifier(scheme="pairwise", n_jobs=1, **SMALL).fit(X, y)
+    b = MulticlassWeightedSVMClassifier(scheme="pairwise", n_jobs=3, **SMALL).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(test.X), b.predict_proba(test.X))
+
+
+def test_progress_reaches_the_total_and_cancellation_stops_between_fits(three_class):
+    X, y, _ = three_class
+    seen = []
+    est = MulticlassWeightedSVMClassifier(scheme="ova", n_jobs=2, **SMALL)
+    est.fit(X, y, progress=lambda done, total, _p: seen.append((done, total)))
+    # 3 ladders x (2 lambdas x 2 sigmas + 1 final) x 7 weights.
+    assert seen[-1] == (3 * 5 * 7, 3 * 5 * 7) == (est.fit_info_["n_fits"], seen[-1][1])
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 20
+
+    with pytest.raises(Cancelled):
+        MulticlassWeightedSVMClassifier(scheme="pairwise", n_jobs=2, **SMALL).fit(
+            X, y, should_cancel=stop
+        )
+
+
+def test_tuning_set_is_used_and_checked(three_class):
+    X, y, test = three_class
+    names = np.array(["cat", "dog", "emu"])
+    y_tune = names[test.y - 1]
+    est = MulticlassWeightedSVMClassifier(scheme="ova", n_jobs=2, **SMALL)
+    est.fit(X, y, X_tune=test.X, y_tune=y_tune)
+    assert est.fit_info_["n_train"] == X.shape[0] + test.X.shape[0]
+    with pytest.raises(InputError, match="not a training class"):
+        est.fit(X, y, X_tune=test.X, y_tune=np.where(y_tune == "cat", "cow", y_tune))
+    with pytest.raises(InputError, match="no point in the tuning set"):
+        keep = y_tune != "emu"
+        est.fit(X, y, X_tune=test.X[keep], y_tune=y_tune[keep])
+
+
+def test_bad_inputs_raise_input_error(three_class):
+    X, y, _ = three_class
+    est = MulticlassWeightedSVMClassifier(scheme="pairwise", **SMALL)
+    with pytest.raises(InputError, match="one class"):
+        est.fit(X, np.full(len(y), "cat"))
+    y_few = y.copy()
+    y_few[0] = "yak"  # a class with a single point cannot be split for tuning
+    with pytest.raises(InputError, match="yak"):
+        est.fit(X, y_few)
+    X_nan = X.copy()
+    X_nan[5, 1] = np.nan
+    with pytest.raises(InputError, match="row 6"):
+        est.fit(X_nan, y)
+    with pytest.raises(InputError, match="scheme"):
+        MulticlassWeightedSVMClassifier(scheme="nope").fit(X, y)
+    with pytest.raises(InputError, match="rule"):
+        MulticlassWeightedSVMClassifier(rule="nope").fit(X, y)
+    fitted = MulticlassWeightedSVMClassifier(scheme="ova", **SMALL).fit(X, y)
+    with pytest.raises(InputError):
+        fitted.predict_proba(X_nan)
+
+
+def test_reduced_accuracy_on_zeng_example_3():
+    """OVA and P-SVM on Zeng's Example 3 with 600 labelled points, against the true p.
+
+    Bounds: the class-frequency predictor (no inputs) has L1 about 1.28 here; the paper
+    reports 0.152 (OVA) and 0.189 (P-SVM) with 500 training plus 500 tuning points, and
+    our full reproduction (benchmarks/results/zeng_reproduction.md) about 0.18 and 0.22.
+    With 420 training and 180 tuning points and a 3 x 3 grid the bounds 0.25 (OVA) and
+    0.31 (P-SVM) leave room for the smaller sample (L1 grows roughly like n^(-1/3)) and
+    one seed, and still fail for an estimator that ignores the inputs, couples wrongly or
+    mixes up the class columns (each of which costs well over 0.3).
+    """
+    bound = {"ova": 0.25, "pairwise": 0.31}
+    train = simulate("zeng_ex3", 600, seed=11)
+    test = simulate("zeng_ex3", 2000, seed=12)
+    prior = np.bincount(train.y - 1, minlength=5) / train.y.size
+    l1_prior = l1_error(np.tile(prior, (2000, 1)), test.p)
+    assert l1_prior > 0.8
+    # A 3 x 3 grid around the cells the full grid picks on this design (C 3..100 on the
+    # sub-problem's size, sigma 0.5..1.25 sigma_M) keeps the test fast.
+    sig = 5.4 * np.array([0.5, 0.75, 1.25])
+    for scheme in ("ova", "pairwise"):
+        n_sub = 420 if scheme == "ova" else 170
+        lambdas = 1.0 / (2 * n_sub * np.array([3.0, 30.0, 100.0]))
+        est = MulticlassWeightedSVMClassifier(
+            scheme=scheme, n_jobs=2, random_state=0, lambdas=lambdas, sigmas=sig
+        )
+        p = est.fit(train.X, train.y).predict_proba(test.X)
+        assert l1_error(p, test.p) < bound[scheme] < 0.25 * l1_prior, scheme

@@ -1,0 +1,268 @@
+"""Non-crossing ladder (Wu & Liu 2011): constraints, QP checks, guarantee, estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from wsvmgui.core.crossing import crossing_diagnostics, crossing_from_values, hull_combinations
+from wsvmgui.core.designs import simulate
+from wsvmgui.core.errors import InputError
+from wsvmgui.core.hull_edges import hull_edges
+from wsvmgui.core.kernels import Kernel
+from wsvmgui.core.ladder import fit_ladder
+from wsvmgui.core.metrics import egkl
+from wsvmgui.core.noncrossing import (
+    NonCrossingLadderClassifier,
+    fit_noncrossing_ladder,
+    fitting_order,
+)
+from wsvmgui.core.noncrossing_qp import build_constraints, fit_constrained
+from wsvmgui.core.tuning import default_lambda_grid
+
+
+def _pm(y):
+    return np.where(np.asarray(y) > 0, 1.0, -1.0)
+
+
+def test_fitting_order_starts_nearest_half_and_moves_out():
+    order = fitting_order(np.array([0.1, 0.3, 0.45, 0.7, 0.9]))
+    assert order[0] == (2, None, 0)
+    assert order[1:3] == [(3, 2, 1), (4, 3, 1)]
+    assert order[3:] == [(1, 2, -1), (0, 1, -1)]
+
+
+def test_hull_edges_of_a_square_with_interior_points():
+    rng = np.random.default_rng(0)
+    X = np.vstack([[[-1, -1], [1, -1], [1, 1], [-1, 1]], rng.uniform(-0.9, 0.9, (20, 2))])
+    hull, why = hull_edges(X)
+    assert why == ""
+    assert sorted(hull.vertices.tolist()) == [0, 1, 2, 3]
+    assert sorted(map(tuple, hull.edges.tolist())) == [(0, 1), (0, 3), (1, 2), (2, 3)]
+    assert hull_edges(rng.normal(size=(30, 9)))[0] is None  # too many dimensions
+
+
+def test_constraint_forms_agree_on_random_fits():
+    """Pairs and compact forms accept exactly the same fits."""
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        f_prev = rng.normal(size=12)
+        f_new = rng.normal(size=12) - rng.uniform(0, 2)
+        verdicts = []
+        for mode in ("pairs", "compact"):
+            cons, _ = build_constraints(f_prev, 1, mode, eps=0.0)
+            verdicts.append(cons.satisfied_by(f_new, slack=1e-9)[0])
+        # Brute force: every separated pair's crossing point and every non-positive point.
+        pos, neg = f_prev > 0, f_prev <= 0
+        ok = np.all(f_new[neg] <= 1e-9)
+        for a in np.flatnonzero(pos):
+            for b in np.flatnonzero(f_prev < 0):
+                t = f_prev[a] / (f_prev[a] - f_prev[b])
+                ok &= (1 - t) * f_new[a] + t * f_new[b] <= 1e-9
+        assert verdicts == [bool(ok), bool(ok)]
+
+
+def test_unconstrained_qp_matches_scikit_learn_svc():
+    d = simulate("wuliu2011_ex1", 60, 3)
+    y = _pm(d.y)
+    kern = Kernel("rbf", sigma=1.0)
+    K = kern(d.X)
+    pi, lam = 0.3, 0.005
+    cons, _ = build_constraints(np.ones(60), 1, "pairs")  # nothing non-positive: no rows
+    assert cons.n_rows == 0
+    fit = fit_constrained(K, K, K, y, pi, lam, cons)
+    C = 1 / (2 * 60 * lam)
+    svc = SVC(kernel="precomputed", C=C, tol=1e-6)
+    svc.fit(K, y, sample_weight=np.where(y > 0, 1 - pi, pi))
+    assert np.max(np.abs(fit.f_train - svc.decision_function(K))) < 1e-3
+    assert fit.gap < 1e-6
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_linear_example1_removes_crossings(seed):
+    d = simulate("wuliu2011_ex1", 100, seed)
+    y = _pm(d.y)
+    w = np.arange(1, 100) / 100
+    kern = Kernel("linear")
+    lam = default_lambda_grid(100)[4]
+    ind = fit_ladder(kern(d.X), y, w, lam)
+    nc = fit_noncrossing_ladder(d.X, y, w, lam, kern)
+    assert nc.diagnostics["constraints_used"] == ["hull"]
+    assert nc.diagnostics["n_qp"] > 0
+    assert nc.diagnostics["max_duality_gap"] < 1e-5
+    assert nc.diagnostics["max_violation"] <= 0.5 * nc.diagnostics["eps"]
+    rep_nc = nc.crossing(n_samples=20_000, seed=seed)
+    assert rep_nc.n_crossing_pairs == 0 and rep_nc.share_nonmonotone == 0.0
+    assert np.all(nc.estimate(d.X).monotone)
+    rep_ind = crossing_diagnostics(ind, d.X, kernel=kern, n_samples=20_000, seed=seed)
+    assert rep_ind.n_crossing_pairs > 0  # with 99 weights the free ladder crosses
+
+
+@pytest.mark.parametrize("kernel", [Kernel("rbf", sigma=0.8), Kernel("poly", degree=2)])
+def test_kernel_ladder_has_no_crossing_in_feature_space(kernel):
+    d = simulate("wuliu2011_ex1", 50, 4)
+    y = _pm(d.y)
+    w = np.arange(1, 20) / 20
+    lam = default_lambda_grid(50)[5]
+    ind = fit_ladder(kernel(d.X), y, w, lam)
+    nc = fit_noncrossing_ladder(d.X, y, w, lam, kernel)
+    rep = nc.crossing("feature", n_samples=20_000)
+    assert rep.n_crossing_pairs == 0 and rep.share_nonmonotone == 0.0
+    assert np.all(nc.estimate(d.X).monotone)
+    assert nc.diagnostics["max_duality_gap"] < 1e-5
+    rep_ind = crossing_diagnostics(ind, d.X, kernel=kernel, space="feature", n_samples=20_000)
+    if rep_ind.n_crossing_pairs:  # whenever the free ladder crossed, QPs were needed
+        assert nc.diagnostics["n_qp"] > 0
+
+
+def test_pairs_and_compact_give_the_same_ladder():
+    d = simulate("wuliu2011_ex1", 40, 5)
+    y = _pm(d.y)
+    w = np.arange(1, 10) / 10
+    kern = Kernel("rbf", sigma=0.7)
+    a = fit_noncrossing_ladder(d.X, y, w, 0.002, kern, constraints="pairs", shortcut=False)
+    b = fit_noncrossing_ladder(d.X, y, w, 0.002, kern, constraints="compact", shortcut=False)
+    assert a.diagnostics["constraints_used"] == ["pairs"]
+    assert b.diagnostics["constraints_used"] == ["compact"]
+    assert np.max(np.abs(a.decision_at(d.X) - b.decision_at(d.X))) < 1e-3
+    # Too many pairs for the limit: compact form, and the diagnostics say so.
+    c = fit_noncrossing_ladder(d.X, y, w, 0.002, kern, constraints="pairs", max_constraints=10)
+    assert "compact" in c.diagnostics["constraints_used"]
+    assert any("compact" in note for note in c.diagnostics["notes"])
+    assert c.crossing("feature").n_crossing_pairs == 0
+
+
+def test_shortcut_does_not_change_the_answer():
+    d = simulate("wuliu2011_ex1", 60, 6)
+    y = _pm(d.y)
+    w = np.arange(1, 20) / 20
+    kern = Kernel("linear")
+    a = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, shortcut=True)
+    b = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, shortcut=False)
+    assert a.diagnostics["n_shortcut"] > 0 and b.diagnostics["n_shortcut"] == 0
+    assert np.max(np.abs(a.decision_at(d.X) - b.decision_at(d.X))) < 2e-2
+
+
+def test_example1_reduced_gkl_no_worse_than_independent():
+    """Wu & Liu Table 1, reduced: 3 seeds, 49 weights, lambda per weight by hinge loss."""
+    w = np.arange(1, 50) / 50
+    grid = np.concatenate([[0.0], w, [1.0]])
+    kern = Kernel("linear")
+    lambdas = default_lambda_grid(100)[2:5]
+    g_ind, g_nc, crossed = [], [], 0
+    for seed in range(3):
+        tr, tu = simulate("wuliu2011_ex1", 100, seed), simulate("wuliu2011_ex1", 100, 50 + seed)
+        te = simulate("wuliu2011_ex1", 3000, 90 + seed)
+        y = _pm(tr.y)
+        nc = fit_noncrossing_ladder(tr.X, y, w, 0.0, kern, lam_grid=lambdas,
+                                    X_tune=tu.X, y_tune=_pm(tu.y))
+        assert nc.crossing(n_samples=5000).n_crossing_pairs == 0
+        # The independent ladder at the same per-weight lambdas.
+        fits = [fit_ladder(kern(tr.X), y, w[[k]], nc.lams[k]) for k in range(w.size)]
+        F_tr = np.column_stack([kern(tr.X) @ f.coef[0] + f.intercept[0] for f in fits])
+        F_te = np.column_stack([kern(te.X, tr.X) @ f.coef[0] + f.intercept[0] for f in fits])
+        crossed += crossing_diagnostics(
+            lambda Z, fits=fits, X=tr.X: np.column_stack(
+                [kern(Z, X) @ f.coef[0] + f.intercept[0] for f in fits]),
+            tr.X, w, n_samples=5000).n_crossing_pairs > 0
+        assert F_tr.shape == (100, w.size)
+        c = (F_te > 0).sum(axis=1)
+        p_ind = (grid[c] + grid[c + 1]) / 2
+        p_nc = nc.estimate(te.X).p
+        g_nc.append(egkl(np.column_stack([1 - p_nc, p_nc]), te.p))
+        g_ind.append(egkl(np.column_stack([1 - p_ind, p_ind]), te.p))
+    assert crossed >= 2
+    assert np.mean(g_nc) <= 1.05 * np.mean(g_ind)
+
+
+def test_crossing_diagnostics_on_known_boundaries():
+    X = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    w = np.array([0.3, 0.6])
+    nested = lambda Z: np.column_stack([Z[:, 0] + 0.5, Z[:, 0]])  # noqa: E731
+    crossing = lambda Z: np.column_stack([Z[:, 0], Z[:, 1]])  # noqa: E731
+    assert crossing_diagnostics(nested, X, w).n_crossing_pairs == 0
+    rep = crossing_diagnostics(crossing, X, w, n_samples=5000)
+    assert rep.n_crossing_pairs == 1 and rep.crossing_weight_pairs() == [(0.3, 0.6)]
+    assert 0.05 < rep.share_nonmonotone < 0.5 and rep.depth > 0
+    F = np.array([[1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
+    rep = crossing_from_values(F, np.array([0.2, 0.5, 0.8]))
+    assert rep.n_nonmonotone == 2
+    assert sorted(map(tuple, rep.crossing_pairs.tolist())) == [(0, 1), (0, 2), (1, 2)]
+    idx, wts = hull_combinations(10, 100, 3, seed=1)
+    assert np.allclose(wts.sum(axis=1), 1) and wts.min() >= 0 and idx.max() < 10
+
+
+def test_estimator_contract_with_string_labels():
+    d = simulate("wuliu2011_ex6", 80, 7)
+    labels = np.where(d.y > 0, "yes", "no")
+    est = NonCrossingLadderClassifier(kernel="rbf", lam=0.005, sigma=0.8, n_weights=10)
+    est.fit(d.X, labels)
+    assert list(est.classes_) == ["no", "yes"]
+    P = est.predict_proba(d.X[:20])
+    assert P.shape == (20, 2) and np.allclose(P.sum(axis=1), 1)
+    assert np.array_equal(est.predict(d.X[:20]), est.classes_[np.argmax(P, axis=1)])
+    rep = est.report(d.X[:20])
+    assert np.all(rep.extra["lo_yes"] <= rep.proba[:, 1])
+    assert np.all(rep.proba[:, 1] <= rep.extra["hi_yes"])
+    assert np.allclose(rep.extra["lo_no"], 1 - rep.extra["hi_yes"])
+    assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
+    assert np.mean(est.predict(d.X) == labels) > 0.75
+
+
+@pytest.mark.parametrize("tuning", ["egkl-independent", "hinge"])
+def test_estimator_tunes_on_a_tuning_set(tuning):
+    tr, tu = simulate("wuliu2011_ex1", 60, 8), simulate("wuliu2011_ex1", 60, 9)
+    est = NonCrossingLadderClassifier(kernel="linear", n_weights=10, tuning=tuning,
+                                      lambdas=default_lambda_grid(60)[1:5])
+    est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y)
+    assert est.lambdas_.shape == (9,)
+    assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
+    te = simulate("wuliu2011_ex1", 2000, 10)
+    assert egkl(est.predict_proba(te.X), te.p) < 0.1
+
+
+def test_progress_and_cancel():
+    d = simulate("wuliu2011_ex1", 40, 11)
+    calls = []
+    fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"),
+                           progress=lambda done, total, ev: calls.append((done, total, ev)))
+    assert [c[0] for c in calls] == [1, 2, 3, 4, 5] and calls[-1][1] == 5
+    assert calls[0][2].fit.pi == pytest.approx(0.5)
+    from wsvmgui.core.errors import Cancelled
+
+    with pytest.raises(Cancelled):
+        fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"),
+                               should_cancel=lambda: True)
+
+
+def test_bad_inputs_raise_input_error():
+    d = simulate("wuliu2011_ex1", 30, 12)
+    with pytest.raises(InputError, match="one class"):
+        NonCrossingLadderClassifier(lam=0.01, sigma=1.0).fit(d.X, np.ones(30))
+    X = d.X.copy()
+    X[3, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        NonCrossingLadderClassifier(lam=0.01, sigma=1.0).fit(X, d.y)
+    with pytest.raises(InputError, match="constraints"):
+        NonCrossingLadderClassifier(lam=0.01, sigma=1.0, constraints="edges").fit(d.X, d.y)
+    with pytest.raises(InputError, match="linear kernel only"):
+        fit_noncrossing_ladder(d.X, _pm(d.y), [0.5], 0.01, Kernel("rbf"), constraints="hull")
+    with pytest.raises(InputError, match="lambda"):
+        NonCrossingLadderClassifier(lam=-1.0, sigma=1.0).fit(d.X, d.y)
+    with pytest.raises(InputError, match="space"):
+        crossing_diagnostics(lambda Z: Z, d.X, [0.3, 0.6], space="kernel")
+
+
+def test_pivoted_cholesky_factor():
+    from wsvmgui.core.noncrossing_qp import pivoted_cholesky
+
+    d = simulate("wuliu2011_ex1", 120, 13)
+    for kern in (Kernel("rbf", sigma=1.5), Kernel("rbf", sigma=0.2), Kernel("poly", degree=3)):
+        K = kern(d.X)
+        piv, L = pivoted_cholesky(K)
+        assert np.max(np.abs(K - L @ L.T)) <= 1e-10 * np.max(np.diag(K))
+        R = L[piv]
+        assert np.allclose(np.triu(R, 1), 0)
+        assert np.allclose(L @ R.T, K[:, piv], atol=1e-10 * np.max(np.diag(K)))
+    assert pivoted_cholesky(Kernel("poly", degree=2)(d.X))[0].size <= 6  # rank of degree 2 in 2-D

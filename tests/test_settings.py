@@ -1,0 +1,75 @@
+"""RunSettings: JSON round trip and validation of every field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from wsvmgui.core.errors import InputError
+from wsvmgui.core.settings import SETTINGS_VERSION, RunSettings
+
+
+def test_defaults_validate():
+    assert RunSettings().validate() == RunSettings()
+
+
+def test_json_round_trip():
+    s = RunSettings(
+        kernel="poly", degree=2, coef0=0.5, poly_gamma=2.0, n_weights=9, joint_n=12,
+        lambdas=[0.1, 0.01], sigmas=[0.5], rule="extreme", tuning="tune-set",
+        tune_fraction=0.25, refit=False, seed=7, n_jobs=2, solver="qp",
+        options={"learner": "svm", "level": 0.2},
+    ).validate()
+    text = s.to_json()
+    data = json.loads(text)
+    assert data["settings_version"] == SETTINGS_VERSION
+    back = RunSettings.from_json(text)
+    assert back == s
+    assert RunSettings.from_dict(s.to_dict()) == s
+
+
+def test_partial_dict_takes_defaults():
+    s = RunSettings.from_dict({"kernel": "linear", "seed": 3})
+    assert s.kernel == "linear" and s.seed == 3 and s.rule == "count"
+
+
+def test_unknown_keys_raise():
+    with pytest.raises(InputError, match="colour"):
+        RunSettings.from_dict({"kernel": "rbf", "colour": "blue"})
+
+
+def test_not_json_raises():
+    with pytest.raises(InputError):
+        RunSettings.from_json("{kernel: rbf")
+    with pytest.raises(InputError):
+        RunSettings.from_json("[1, 2]")
+
+
+def test_wrong_version_raises():
+    with pytest.raises(InputError, match="version"):
+        RunSettings.from_dict({"settings_version": SETTINGS_VERSION + 1})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"scheme": "nope"}, {"kernel": "gauss"}, {"rule": "median"}, {"tuning": "cv"},
+        {"solver": "cplex"}, {"n_weights": 1}, {"n_weights": "5"}, {"n_weights": 5.5},
+        {"joint_n": 2}, {"joint_n": "20"}, {"tune_fraction": 0}, {"tune_fraction": 1.5},
+        {"tune_fraction": "0.3"}, {"tune_fraction": float("nan")}, {"lambdas": []},
+        {"lambdas": [-1.0]}, {"lambdas": ["a"]}, {"lambdas": 0.5},
+        {"lambdas": [float("nan")]}, {"sigmas": [0.0]}, {"degree": 0}, {"degree": 2.5},
+        {"degree": True}, {"n_jobs": -1}, {"n_jobs": 1.5}, {"seed": "abc"}, {"seed": 1.5},
+        {"seed": None}, {"refit": "yes"}, {"coef0": "a"}, {"poly_gamma": "x"},
+        {"options": [1, 2]},
+    ],
+)
+def test_invalid_values_raise_input_error(bad):
+    with pytest.raises(InputError):
+        RunSettings.from_dict(bad)
+
+
+def test_resolved_n_jobs():
+    assert RunSettings(n_jobs=3).resolved_n_jobs() == 3
+    assert RunSettings(n_jobs=0).resolved_n_jobs() >= 1
