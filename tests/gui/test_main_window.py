@@ -259,3 +259,15 @@ def test_state_is_remembered(qtbot, app_state, window):
         __import__("pathlib").Path(app_state.store.fileName()).parent)
     geometry, state = app_state.window()
     assert geometry is not None and state is not None
+
+
+def test_tune_set_mode_uses_the_tuning_part(qtbot, window):
+    settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], tuning="tune-set",
+                           tune_fraction=0.2, n_jobs=1)
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    sp = result.split
+    assert (sp.tune.size, sp.test.size, sp.train.size) == (40, 60, 100)
+    assert result.estimator.tuning_ is not None
+    assert result.estimator.tuning_.egkl.shape == (2, 1)
+    assert set(window.results_view.table_values()) == {"train", "tune", "test"}

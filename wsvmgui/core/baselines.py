@@ -34,6 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from .errors import InputError
 from .kernels import median_between_class_distance
@@ -159,7 +160,7 @@ class BaselineTuning:
     seconds: float
 
 
-def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+def _check_xy(X, y, labels: bool = True) -> tuple[np.ndarray, np.ndarray]:
     check_numeric(X)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
@@ -168,7 +169,8 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError("X and y have different lengths")
-    check_labels(y)
+    if labels:
+        check_labels(y)
     return X, y
 
 
@@ -213,7 +215,7 @@ def fit_baseline(
         X_tr, X_tu, y_tr, y_tu = stratified_split(X, y, tune_fraction, random_state)
     else:
         X_tr, y_tr = X, y
-        X_tu, y_tu = _check_xy(X_tune, y_tune)
+        X_tu, y_tu = _check_xy(X_tune, y_tune, labels=False)
         if X_tu.shape[1] != X_tr.shape[1]:
             raise InputError("the tuning set has a different number of features")
         unknown = ~np.isin(y_tu, np.unique(y_tr))
@@ -223,21 +225,24 @@ def fit_baseline(
     grid = param_grid(name, X_tr, y_tr, seed=random_state or 0)
     classes = np.unique(y_tr)
     losses = np.full(len(grid), np.inf)
-    for i, params in enumerate(grid):
-        model = factory(params, random_state)
-        try:
+    # Small fits: one OpenMP thread avoids the oversubscription that makes gradient
+    # boosting crawl on a shared machine.
+    with threadpool_limits(1, user_api="openmp"):
+        for i, params in enumerate(grid):
+            model = factory(params, random_state)
+            try:
+                model.fit(X_tr, y_tr)
+                losses[i] = log_loss(y_tu, model.predict_proba(X_tu), labels=classes)
+            except ValueError:  # e.g. a calibration fold without some class
+                continue
+        if not np.isfinite(losses).any():
+            raise InputError(f"baseline {name}: no parameter set could be fitted on these data")
+        best = grid[int(np.argmin(losses))]
+        model = factory(best, random_state)
+        if refit:
+            model.fit(np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu]))
+        else:
             model.fit(X_tr, y_tr)
-            losses[i] = log_loss(y_tu, model.predict_proba(X_tu), labels=classes)
-        except ValueError:  # e.g. a calibration fold without some class
-            continue
-    if not np.isfinite(losses).any():
-        raise InputError(f"baseline {name}: no parameter set could be fitted on these data")
-    best = grid[int(np.argmin(losses))]
-    model = factory(best, random_state)
-    if refit:
-        model.fit(np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu]))
-    else:
-        model.fit(X_tr, y_tr)
     model.baseline_tuning_ = BaselineTuning(
         params=grid, log_loss=losses, best=best, seconds=time.perf_counter() - start
     )

@@ -31,11 +31,14 @@ class AppState:
     Parameters
     ----------
     store : QSettings, optional
-        Default: ``QSettings("wsvmgui", "wsvmgui")`` in the default format and location.
+        Default: the user-scope settings of "wsvmgui" in QSettings' default format, so that
+        :func:`use_settings_folder` redirects it (``QSettings(org, app)`` alone would
+        always use the native location).
     """
 
     def __init__(self, store: QSettings | None = None) -> None:
-        self.store = store or QSettings(ORGANISATION, APPLICATION)
+        self.store = store or QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope,
+                                        ORGANISATION, APPLICATION)
 
     # ------------------------------------------------------------------------ folder
     @property

@@ -92,6 +92,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     n_weights : int or None
         M of every ladder (interior weights ``m / M``); None: ``default_n_weights`` of
         each sub-problem's size.
+    final_n_weights : int or None
+        M of the final fits only: tuning uses ``n_weights``, the final ladders this finer
+        grid (a finer final ladder averages more sign changes; see
+        benchmarks/results/zeng_reproduction.md).  None: as ``n_weights``.
     lam, sigma : float or None
         Fixed penalty / RBF width for every sub-problem; None tunes it.
     lambdas : array-like or None
@@ -135,6 +139,7 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         scheme: str = "ova",
         kernel: str = "rbf",
         n_weights: int | None = None,
+        final_n_weights: int | None = None,
         lam: float | None = None,
         sigma: float | None = None,
         lambdas=None,
@@ -154,6 +159,7 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         self.scheme = scheme
         self.kernel = kernel
         self.n_weights = n_weights
+        self.final_n_weights = final_n_weights
         self.lam = lam
         self.sigma = sigma
         self.lambdas = lambdas
@@ -189,8 +195,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             raise InputError(f"lambda must be a positive number, got {self.lam!r}")
         if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
             raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
-        if self.n_weights is not None and int(self.n_weights) < 2:
-            raise InputError(f"n_weights must be at least 2, got {self.n_weights!r}")
+        for name in ("n_weights", "final_n_weights"):
+            value = getattr(self, name)
+            if value is not None and int(value) < 2:
+                raise InputError(f"{name} must be at least 2, got {value!r}")
 
     def _n_threads(self) -> int:
         if self.n_jobs is None or self.n_jobs == -1:
@@ -308,7 +316,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
 
         fitted, X_fit = fit_subproblems(
             self._specs(K), X_tr, c_tr, X_tu, c_tu, template,
-            lambdas=lambdas, sigmas=sigmas, n_weights=self.n_weights, rule=self.rule,
+            lambdas=lambdas, sigmas=sigmas, n_weights=self.n_weights,
+            final_n_weights=self.final_n_weights, rule=self.rule,
             refit=self.refit, solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_jobs,
             progress=count, should_cancel=should_cancel,
         )

@@ -194,6 +194,7 @@ def fit_subproblems(
     lambdas: np.ndarray | None,
     sigmas: np.ndarray,
     n_weights: int | None,
+    final_n_weights: int | None = None,
     rule: str = "count",
     refit: bool = True,
     solver: str = "libsvm",
@@ -221,6 +222,8 @@ def fit_subproblems(
         RBF widths (a single NaN for other kernels).
     n_weights : int or None
         M of every ladder; None: ``default_n_weights(n_s)``.
+    final_n_weights : int or None
+        M of the final fits only (tuning keeps ``n_weights``); None: as ``n_weights``.
     rule, refit, solver, qp_solver
         As in :class:`~wsvmgui.core.binary.WeightedSVMClassifier`.
     n_jobs : int
@@ -257,10 +260,13 @@ def fit_subproblems(
     else:
         X_fit, codes_fit = X_tr, codes_tr
     fit_rows = [s.rows(codes_fit) for s in specs]
-    w_fit = [
-        w_tune[i] if tune and not refit else subproblem_weights(n_weights, fit_rows[i].size)
-        for i in range(len(specs))
-    ]
+    if final_n_weights is not None:
+        w_fit = [weight_grid(final_n_weights) for _ in specs]
+    else:
+        w_fit = [
+            w_tune[i] if tune and not refit else subproblem_weights(n_weights, fit_rows[i].size)
+            for i in range(len(specs))
+        ]
     n_tune_fits = (
         sum(lam_grids[i].size * S * w_tune[i].size for i in range(len(specs))) if tune else 0
     )
