@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.metrics import log_loss
+from sklearn.model_selection import StratifiedKFold
 
 from wsvmgui.core.baselines import BASELINES, fit_baseline, param_grid
 from wsvmgui.core.binary import WeightedSVMClassifier
@@ -35,14 +35,15 @@ def platt_cv(X, y, seed):
     """SVC(probability=True) tuned by 5-fold log-loss over the baseline's grid."""
     factory = BASELINES["svc_platt"][1]
     grid = param_grid("svc_platt", X, y, seed=seed)
-    search = GridSearchCV(
-        factory(grid[0], seed), [{k: [v] for k, v in g.items()} for g in grid],
-        scoring="neg_log_loss", cv=StratifiedKFold(5, shuffle=True, random_state=seed),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        search.fit(X, y)
-    return search.best_estimator_
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y))
+    losses = []
+    for params in grid:
+        loss = 0.0
+        for tr, tu in folds:
+            model = factory(params, seed).fit(X[tr], y[tr])
+            loss += log_loss(y[tu], model.predict_proba(X[tu]), labels=np.unique(y)) * tu.size
+        losses.append(loss)
+    return factory(grid[int(np.argmin(losses))], seed).fit(X, y)
 
 
 def ladder(mode: str):

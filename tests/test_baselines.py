@@ -13,7 +13,7 @@ from wsvmgui.core.metrics import l1_error
 
 @pytest.fixture(scope="module")
 def data():
-    train = simulate("wu2010_ex1", 240, seed=3)
+    train = simulate("wu2010_ex1", 150, seed=3)
     test = simulate("wu2010_ex1", 600, seed=4)
     names = np.array(["a", "b", "c"])
     return train.X, names[train.y - 1], test

@@ -15,7 +15,7 @@ SMALL = dict(lambdas=[1e-2, 1e-3], sigmas=[0.6, 1.2], n_weights=8)
 
 @pytest.fixture(scope="module")
 def binary_data():
-    return simulate("wuliu2011_ex1", 120, seed=4), simulate("wuliu2011_ex1", 300, seed=5)
+    return simulate("wuliu2011_ex1", 90, seed=4), simulate("wuliu2011_ex1", 300, seed=5)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,8 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
 
 def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
     train, test = binary_data
-    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4)
+    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4,
+              lambdas=[1e-2, 1e-3])
     ref = WeightedSVMClassifier(**kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", **kw).fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)

@@ -225,9 +225,9 @@ def fit_baseline(
     grid = param_grid(name, X_tr, y_tr, seed=random_state or 0)
     classes = np.unique(y_tr)
     losses = np.full(len(grid), np.inf)
-    # Small fits: one OpenMP thread avoids the oversubscription that makes gradient
-    # boosting crawl on a shared machine.
-    with threadpool_limits(1, user_api="openmp"):
+    # Small fits: one BLAS / OpenMP thread avoids the oversubscription that makes
+    # gradient boosting and the sigmoid calibration's L-BFGS crawl on a busy machine.
+    with threadpool_limits(1):
         for i, params in enumerate(grid):
             model = factory(params, random_state)
             try:

@@ -75,7 +75,8 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     qp_solver : str
         qpsolvers backend for ``solver="qp"``.
     n_jobs : int
-        Threads used for the tuning grid.
+        Threads fitting sigmas of the tuning grid, and weights of the final ladder, at
+        once.
     random_state : int or None
         Seed of the tuning split.
 
@@ -242,6 +243,7 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
                 partial=FitEvent("final", fit, X_fit, kernel)
             ),
             should_cancel=tracker.check,
+            n_jobs=self.n_jobs,
         )
         self.ladder_, keep = ladder.compress()
         self.X_support_ = X_fit[keep]

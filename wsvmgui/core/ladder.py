@@ -13,6 +13,7 @@ Both agree whenever the signs are monotone in pi.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -212,6 +213,7 @@ def fit_ladder(
     kkt_tol: float = DEFAULT_KKT_TOL,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
+    n_jobs: int = 1,
 ) -> Ladder:
     """Fit the weighted SVM at every weight of the grid, sharing one kernel matrix.
 
@@ -226,22 +228,39 @@ def fit_ladder(
         See :func:`~wsvmgui.core.wsvm.fit_weighted_svm`.
     progress : callable, optional
         ``progress(done, total, fit)`` after each weight, ``fit`` the
-        :class:`~wsvmgui.core.wsvm.WeightedFit`.
+        :class:`~wsvmgui.core.wsvm.WeightedFit` (called from worker threads when
+        ``n_jobs > 1``).
     should_cancel : callable, optional
         Polled between fits.
+    n_jobs : int
+        Threads fitting different weights at once (libsvm releases the GIL).
 
     Returns
     -------
     Ladder
     """
     weights = check_weights(weights)
+    K = np.ascontiguousarray(K, dtype=np.float64)
     tracker = ProgressTracker(weights.size, progress, should_cancel)
     tracker.check()
-    fits: list[WeightedFit] = []
-    for pi in weights:
+
+    def one(pi: float) -> WeightedFit:
+        tracker.check()
         fit = fit_weighted_svm(K, y, float(pi), lam, solver, qp_solver, kkt_tol)
-        fits.append(fit)
         tracker.step(partial=fit)
+        return fit
+
+    if n_jobs > 1 and weights.size > 1:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            futures = [pool.submit(one, pi) for pi in weights]
+            try:
+                fits = [f.result() for f in futures]
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+    else:
+        fits = [one(pi) for pi in weights]
     return Ladder(
         weights=weights,
         lam=float(lam),

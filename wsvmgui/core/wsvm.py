@@ -176,13 +176,13 @@ def _check_labels(y: np.ndarray) -> np.ndarray:
     return y
 
 
-def _fit_libsvm(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float, pi: float):
-    weights = upper / C
+def _fit_libsvm_svc(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
+    """libsvm through the public ``SVC`` (validates the n x n kernel on every call)."""
     clf = SVC(kernel="precomputed", C=C, tol=LIBSVM_TOL, cache_size=200, max_iter=-1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:
-            clf.fit(K, y, sample_weight=weights)
+            clf.fit(K, y, sample_weight=upper / C)
         except ConvergenceWarning as exc:  # pragma: no cover - libsvm rarely stops early
             raise SolverError(f"libsvm did not converge: {exc}") from exc
     alpha = np.zeros(y.size)
@@ -190,6 +190,58 @@ def _fit_libsvm(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float, pi: f
     # holds y_i a_i for the support vectors.
     alpha[clf.support_] = np.abs(clf.dual_coef_[0])
     return alpha, float(clf.intercept_[0])
+
+
+def _fit_libsvm_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
+    """libsvm through scikit-learn's private binding, skipping per-call input validation.
+
+    Validating the n x n kernel on every call costs about a third of a ladder's time at
+    n = 2000 (benchmarks/results/ladder_speed.md); the ladder validates its inputs once.
+    Its answers equal :func:`_fit_libsvm_svc`'s to the last bit (checked on first use by
+    :func:`_direct_binding_works`); the result is checked by the KKT residual as always.
+    """
+    from sklearn.svm import _libsvm
+
+    _libsvm.set_verbosity_wrap(0)
+    support, _, _, sv_coef, intercept, _, _, status, _ = _libsvm.fit(
+        K, (y > 0).astype(np.float64), svm_type=0, sample_weight=upper / C,
+        class_weight=np.empty(0), kernel="precomputed", C=C, nu=0.5, probability=0,
+        degree=3, shrinking=1, tol=LIBSVM_TOL, cache_size=200, coef0=0.0, gamma=0.0,
+        epsilon=0.1, max_iter=-1, random_seed=0,
+    )
+    if status != 0:  # pragma: no cover - libsvm reports no other status without max_iter
+        raise SolverError(f"libsvm stopped with status {status}")
+    alpha = np.zeros(y.size)
+    alpha[support] = np.abs(sv_coef[0])
+    # libsvm's first class is -1 here; SVC flips the binary intercept the same way.
+    return alpha, -float(intercept[0])
+
+
+_DIRECT_STATE: list[bool] = []
+
+
+def _direct_binding_works() -> bool:
+    """Whether the private binding exists and agrees with ``SVC`` (decided once)."""
+    if not _DIRECT_STATE:
+        try:
+            rng = np.random.default_rng(0)
+            X = rng.standard_normal((40, 2))
+            y = np.where(X[:, 0] + 0.5 * rng.standard_normal(40) > 0, 1.0, -1.0)
+            K = np.ascontiguousarray(X @ X.T)
+            upper = sample_bounds(y, 0.3, 1.0)
+            a1, b1 = _fit_libsvm_direct(K, y, upper, 1.0)
+            a2, b2 = _fit_libsvm_svc(K, y, upper, 1.0)
+            _DIRECT_STATE.append(bool(np.allclose(a1, a2) and np.isclose(b1, b2)))
+        except Exception:  # any change in the private API: use the public path
+            _DIRECT_STATE.append(False)
+    return _DIRECT_STATE[0]
+
+
+def _fit_libsvm(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
+    """One libsvm fit: the direct binding when it works, ``SVC`` otherwise."""
+    if _direct_binding_works() and K.flags.c_contiguous and K.dtype == np.float64:
+        return _fit_libsvm_direct(K, y, upper, C)
+    return _fit_libsvm_svc(K, y, upper, C)
 
 
 def _fit_qp(K: np.ndarray, y: np.ndarray, upper: np.ndarray, qp_solver: str):
@@ -262,7 +314,7 @@ def fit_weighted_svm(
     where = f"weighted SVM at pi={pi:.4g}, lambda={lam:.4g}"
     try:
         if solver == "libsvm":
-            alpha, b = _fit_libsvm(K, y, upper, C, pi)
+            alpha, b = _fit_libsvm(K, y, upper, C)
         elif solver == "qp":
             alpha, b = _fit_qp(K, y, upper, qp_solver)
         else:
