@@ -122,6 +122,16 @@ def summarise() -> None:
                       "estimate).", ""]
         chosen = {s: [r["chosen"][s]["C"] for r in seeds] for s in SCHEMES}
         lines += [f"Chosen C per seed: {chosen}", ""]
+    if summary:
+        cmp = []
+        for design, v in summary.items():
+            a = v["mean_sd"]
+            cmp.append(
+                f"{design}: indirect (continuous h) L1 {a['indirect_continuous']['L1'][0]:.4f}"
+                f" vs indirect (count h) {a['indirect_count']['L1'][0]:.4f} vs direct "
+                f"{a['direct']['L1'][0]:.4f}"
+            )
+        lines += ["Comparison: " + "; ".join(cmp) + ".", ""]
     lines += ["The paper's Tables 1-2 are images that the text copy held here does not "
               "contain; their values could not be put beside ours."]
     (RESULTS / "joint_accuracy.json").write_text(json.dumps(summary, indent=2))

@@ -21,7 +21,12 @@ def test_main_opens_the_window_with_the_demo(qapp, settings_folder):
         qapp.quit()
 
     QTimer.singleShot(300, look)
-    assert main([]) == 0
+    # closing the last window must not leave a deferred quit behind for later tests
+    qapp.setQuitOnLastWindowClosed(False)
+    try:
+        assert main([]) == 0
+    finally:
+        qapp.setQuitOnLastWindowClosed(True)
     assert len(seen) == 1
     assert seen[0].data_panel.dataset.name == "demo"
     # the window saved its state where the test pointed QSettings, not in the user's home

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,8 @@ class Scheme:
         Module that implements it.
     build : callable
         ``build(settings) -> estimator``.
+    options : dict of str to (default, description)
+        Scheme-specific entries of ``RunSettings.options`` this scheme reads.
     """
 
     name: str
@@ -47,6 +49,20 @@ class Scheme:
     multiclass: bool
     module: str
     build: Callable[[RunSettings], Any]
+    options: dict[str, tuple[Any, str]] = field(default_factory=dict)
+
+    def option(self, settings: RunSettings, key: str) -> Any:
+        """The value of option ``key`` in ``settings``, or its default."""
+        return settings.options.get(key, self.options[key][0])
+
+    def check_options(self, settings: RunSettings) -> None:
+        """Raise InputError for an option this scheme does not take."""
+        unknown = sorted(set(settings.options) - set(self.options))
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise InputError(
+                f"scheme {self.name!r} has no option {unknown[0]!r} (its options: {known})"
+            )
 
     def availability(self) -> tuple[bool, str]:
         """Whether the implementation can be imported, and why not."""
@@ -83,12 +99,135 @@ def _build_binary(s: RunSettings):
     return WeightedSVMClassifier(**_binary_params(s), solver=s.solver)
 
 
+def _fixed_grid_params(s: RunSettings) -> dict[str, Any]:
+    """Kernel, grid and split parameters shared by the schemes that tune on a split."""
+    p = _binary_params(s)
+    del p["tuning"], p["cv_folds"]
+    return p
+
+
+def _build_noncrossing(s: RunSettings):
+    from .noncrossing import NonCrossingLadderClassifier
+
+    opts = SCHEMES["noncrossing"]
+    return NonCrossingLadderClassifier(
+        **_fixed_grid_params(s), constraints=opts.option(s, "constraints"),
+        tuning=opts.option(s, "tuning"),
+    )
+
+
+def _build_preconditioned(s: RunSettings):
+    from .precondition import PreconditionedSVC
+
+    opts = SCHEMES["preconditioned"]
+    p = _fixed_grid_params(s)
+    for key in ("refit", "n_jobs"):
+        p.pop(key)
+    return PreconditionedSVC(pt=opts.option(s, "level"), ladder=opts.option(s, "ladder"), **p)
+
+
+def _build_probing(s: RunSettings):
+    from .probing import ProbingClassifier
+
+    opts = SCHEMES["probing"]
+    return ProbingClassifier(
+        learner=opts.option(s, "learner"), n_thresholds=opts.option(s, "n_thresholds"),
+        loss=opts.option(s, "loss"), random_state=s.seed,
+    )
+
+
+def _build_multiclass(name: str) -> Callable[[RunSettings], Any]:
+    def build(s: RunSettings):
+        from .multiclass import MulticlassWeightedSVMClassifier
+
+        p = _fixed_grid_params(s)
+        extra = {}
+        if name == "ova":
+            extra["ova_normalise"] = SCHEMES["ova"].option(s, "normalise")
+        return MulticlassWeightedSVMClassifier(scheme=name, **p, solver=s.solver, **extra)
+
+    return build
+
+
+def _build_joint(variant: str) -> Callable[[RunSettings], Any]:
+    def build(s: RunSettings):
+        from .joint import JointWSVMClassifier
+
+        return JointWSVMClassifier(
+            N=s.joint_n, kernel=s.kernel, degree=s.degree, coef0=s.coef0,
+            poly_gamma=s.poly_gamma, lambdas=s.lambdas,
+            sigmas=s.sigmas if s.kernel == "rbf" else None, scheme=variant,
+            h_method=SCHEMES["joint-indirect"].option(s, "h_method")
+            if variant == "indirect" else None,
+            tune_fraction=s.tune_fraction, n_jobs=s.resolved_n_jobs(), random_state=s.seed,
+        )
+
+    return build
+
+
+_MULTICLASS = {
+    "pairwise": ("Pairwise coupling (P-SVM)",
+                 "All K(K-1)/2 pairwise ladders coupled with a per-point baseline (Zeng & Zhang)"),
+    "baseline1": ("Baseline learning B1",
+                  "K-1 ladders against the largest class (Zeng & Zhang)"),
+    "baseline2": ("Baseline learning B2",
+                  "K-1 ladders against the class of median aggregated distance (Zeng & Zhang)"),
+    "bp1": ("Baseline-pairwise BP1",
+            "B1's ladders rebuilt into a full pairwise table, then coupled (no extra fits)"),
+    "bp2": ("Baseline-pairwise BP2",
+            "B2's ladders rebuilt into a full pairwise table, then coupled (no extra fits)"),
+    "ova": ("One-vs-All (A-SVM)", "K one-against-the-rest ladders, normalised to sum to one"),
+}
+
 _SCHEME_LIST = [
     Scheme(
         "binary", "Binary ladder",
         "Weighted-SVM ladder over class weights; probability where the label flips "
         "(Wang, Shen & Liu 2008)",
         False, "wsvmgui.core.binary", _build_binary,
+    ),
+    Scheme(
+        "noncrossing", "Non-crossing ladder",
+        "Ladder fitted outwards from pi = 1/2, each boundary kept from crossing its "
+        "neighbour inside the hull (Wu & Liu 2011)",
+        False, "wsvmgui.core.noncrossing", _build_noncrossing,
+        {"constraints": ("auto", "auto, hull, pairs or compact constraint set"),
+         "tuning": ("egkl-independent", "egkl-independent, egkl or hinge")},
+    ),
+    Scheme(
+        "preconditioned", "Preconditioned SVM",
+        "Plain SVM on labels relabelled where the ladder's p_hat is below pt or above "
+        "1 - pt (Wu & Liu 2011)",
+        False, "wsvmgui.core.precondition", _build_preconditioned,
+        {"level": (None, "level pt in [0, 0.5); empty: tuned by classification error"),
+         "ladder": ("noncrossing", "noncrossing or independent ladder for p_hat")},
+    ),
+    Scheme(
+        "probing", "Probing",
+        "Any learner taking sample weights, thresholds placed adaptively, answers counted "
+        "(Langford & Zadrozny)",
+        True, "wsvmgui.core.probing", _build_probing,
+        {"learner": ("tree", "svm, logistic, tree, forest, boosting or naive_bayes"),
+         "n_thresholds": (None, "classifiers per binary problem (empty: as the ladder)"),
+         "loss": ("squared", "squared or cross_entropy")},
+    ),
+    *[
+        Scheme(name, label, desc, True, "wsvmgui.core.multiclass", _build_multiclass(name),
+               {"normalise": ("sum", "sum or simplex")} if name == "ova" else {})
+        for name, (label, desc) in _MULTICLASS.items()
+    ],
+    Scheme(
+        "joint-direct", "Joint simplex, direct",
+        "One K-class truncated-hinge wSVM per simplex grid weight; p from the cells where "
+        "all K classes meet (Wu, Zhang & Liu 2010)",
+        True, "wsvmgui.core.joint", _build_joint("direct"),
+    ),
+    Scheme(
+        "joint-indirect", "Joint simplex, indirect",
+        "One K-class truncated-hinge wSVM per simplex grid weight; p from the share of "
+        "the grid predicting each class (Wu, Zhang & Liu 2010)",
+        True, "wsvmgui.core.joint", _build_joint("indirect"),
+        {"h_method": (None, "count (exact grid count) or volume (continuous h_k)")},
     ),
 ]
 
@@ -106,7 +245,8 @@ def get_scheme(name: str) -> Scheme:
 def make_estimator(settings: RunSettings, n_classes: int):
     """Build the estimator for ``settings`` and data with ``n_classes`` classes.
 
-    Multiclass schemes given two classes fall back to the binary engine; a binary-only
+    Divide-and-conquer schemes given two classes fall back to the binary engine (they
+    reduce to it); the joint and Probing schemes fit two classes themselves.  A binary-only
     scheme given more than two classes is an error that names the multiclass schemes.
     """
     settings.validate()
@@ -120,7 +260,8 @@ def make_estimator(settings: RunSettings, n_classes: int):
             f"scheme {scheme.name!r} handles two classes, the data hold {n_classes}; "
             f"choose one of {', '.join(multi) or 'the multiclass schemes'}"
         )
-    if n_classes == 2 and scheme.multiclass and not scheme.name.startswith("joint"):
+    scheme.check_options(settings)
+    if n_classes == 2 and scheme.module == "wsvmgui.core.multiclass":
         return _build_binary(settings)
     return scheme.build(settings)
 
