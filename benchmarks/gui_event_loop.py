@@ -67,7 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     app = QApplication.instance() or QApplication([])
+    from wsvmgui.core.settings import RunSettings
     from wsvmgui.gui.main_window import DEMO_SETTINGS, MainWindow
+
+    # A longer run (cross-validated tuning over a 5 x 6 grid, M = 30) on the demo data.
+    LONG_SETTINGS = RunSettings(  # noqa: N806 - a constant of this run
+        n_weights=30, lambdas=[0.1, 0.03, 0.01, 0.003, 0.001], sigmas=None, tuning="cv",
+        n_jobs=1)
     from wsvmgui.gui.responsiveness import measure_run
     from wsvmgui.gui.state import AppState, use_settings_folder
 
@@ -78,16 +84,20 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     measure_run(window, DEMO_SETTINGS)  # warm-up: imports, glyph caches
     rows = []
-    for tab in range(window.tabs.count()):
+    plan = [(tab, "demo", DEMO_SETTINGS) for tab in range(window.tabs.count())]
+    plan.append((0, "long", LONG_SETTINGS))
+    for tab, label, settings in plan:
         window.tabs.setCurrentIndex(tab)
         for r in range(args.runs):
-            m = measure_run(window, DEMO_SETTINGS)
-            rows.append({"view": m.view, "run": r, "worst_ms": m.worst_ms, "p99_ms": m.p99_ms,
-                         "worst_cpu_ms": m.worst_cpu_ms, "ticks": m.ticks,
+            m = measure_run(window, settings)
+            if not m.ok:
+                raise RuntimeError(f"the run did not finish: {window.messages.text()}")
+            rows.append({"view": m.view, "settings": label, "run": r, "worst_ms": m.worst_ms,
+                         "p99_ms": m.p99_ms, "worst_cpu_ms": m.worst_cpu_ms, "ticks": m.ticks,
                          "run_seconds": m.run_seconds})
-            print(f"{m.view:22s} run {r}: worst gap {m.worst_ms:6.1f} ms, p99 {m.p99_ms:5.1f} ms,"
-                  f" GUI CPU in a gap {m.worst_cpu_ms:5.1f} ms, run {m.run_seconds:.2f} s",
-                  flush=True)
+            print(f"{m.view:20s} {label:4s} run {r}: worst gap {m.worst_ms:6.1f} ms, p99 "
+                  f"{m.p99_ms:5.1f} ms, GUI CPU in a gap {m.worst_cpu_ms:5.1f} ms, "
+                  f"run {m.run_seconds:.2f} s", flush=True)
     idle = control(app, 2.0, busy=False)
     busy = control(app, 2.0, busy=True)
     load_after = os.getloadavg()
@@ -132,12 +142,22 @@ def main(argv: list[str] | None = None) -> int:
         f"- Control, loop beside a busy pure-Python thread: worst gap "
         f"{busy['worst_ms']:.1f} ms.",
         "",
-        "| view | run | worst gap (ms) | p99 (ms) | GUI CPU in a gap (ms) | ticks | run (s) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "Reading: the wall-clock gap includes time the GUI thread waited for a CPU; when the",
+        "load average exceeds the CPU count the controls show how much of it the machine",
+        "alone causes, and the GUI-CPU column is the part the app controls (tests/gui/",
+        "test_responsiveness.py asserts it below 50 ms always, and the wall gap below 50 ms",
+        "whenever the machine is not overloaded).",
+        "",
+        f"'long' settings: {json.dumps(LONG_SETTINGS.to_dict(), sort_keys=True)}.",
+        "",
+        "| view | settings | run | worst gap (ms) | p99 (ms) | GUI CPU in a gap (ms) | ticks "
+        "| run (s) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        lines.append(f"| {r['view']} | {r['run']} | {r['worst_ms']:.1f} | {r['p99_ms']:.1f} | "
-                     f"{r['worst_cpu_ms']:.1f} | {r['ticks']} | {r['run_seconds']:.2f} |")
+        lines.append(f"| {r['view']} | {r['settings']} | {r['run']} | {r['worst_ms']:.1f} | "
+                     f"{r['p99_ms']:.1f} | {r['worst_cpu_ms']:.1f} | {r['ticks']} | "
+                     f"{r['run_seconds']:.2f} |")
     lines.append("")
     (RESULTS / "gui_event_loop.md").write_text("\n".join(lines))
     print(f"worst gap {worst:.1f} ms; wrote {RESULTS / 'gui_event_loop.md'}")

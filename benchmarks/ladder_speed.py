@@ -5,13 +5,14 @@ lambda = 1 / (2 n C) with C = 1, the middle of the default grid) this times, sid
 and round-robin in one process:
 
 * ``ladder_sqrt`` / ``ladder_default``: the kernel matrix built once plus ``fit_ladder``
-  (solver "libsvm") over the M - 1 interior weights, for M = floor(sqrt(n)) and for the
-  project default ``default_n_weights(n)``;
-* ``proto_direct`` (prototype, not the library): the same ladder with
-  ``sklearn.svm._libsvm.fit`` called directly (no scikit-learn input validation of the
-  n x n kernel) and the KKT check of all fits batched into one matrix product;
-* ``proto_direct_2threads`` (prototype): as ``proto_direct`` with the weights spread
-  over two threads (libsvm releases the GIL);
+  (solver "libsvm", one thread) over the M - 1 interior weights, for M = floor(sqrt(n))
+  and for the project default ``default_n_weights(n)``;
+* ``ladder_sqrt_2jobs``: the same with ``fit_ladder(n_jobs=2)`` (weights on two threads);
+* ``ladder_sqrt_svc``: the same ladder through the public ``SVC`` path of
+  ``wsvmgui.core.wsvm`` (the library's direct libsvm binding switched off), i.e. with
+  scikit-learn's per-call validation of the n x n kernel;
+* ``proto_direct`` (prototype, not the library): direct libsvm calls as the library makes
+  them, with the KKT check of all fits batched into one matrix product;
 * ``platt_svc``: ``SVC(probability=True)`` (deprecated in scikit-learn 1.9; its warning is
   silenced here) and ``calibrated_cv``: its named replacement
   ``CalibratedClassifierCV(SVC(), ensemble=False)``; ``svc_plain``: one plain ``SVC`` fit;
@@ -45,6 +46,7 @@ import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import sklearn
@@ -53,6 +55,7 @@ from sklearn.svm import SVC
 from sklearn.svm import _libsvm as libsvm
 from threadpoolctl import threadpool_limits
 
+import wsvmgui.core.wsvm as wsvm_mod
 from wsvmgui.core.binary import WeightedSVMClassifier
 from wsvmgui.core.designs import simulate
 from wsvmgui.core.kernels import Kernel, median_between_class_distance
@@ -221,9 +224,16 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
             )
         return run
 
-    def skipcheck():
-        with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
+    def svc_path():
+        with mock.patch.object(wsvm_mod, "_direct_binding_works", lambda: False):
+            t0 = time.process_time()
             fit_ladder(kern(X), y, w_sqrt, lam)
+            parts.setdefault("ladder_sqrt_svc", []).append(
+                {"fits_s": time.process_time() - t0}
+            )
+
+    def jobs2():
+        fit_ladder(kern(X), y, w_sqrt, lam, n_jobs=2)
 
     def proto(threads, key):
         def run():
@@ -240,14 +250,14 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
     methods = {
         "ladder_sqrt": ladder(w_sqrt, "ladder_sqrt"),
         "ladder_default": ladder(w_def, "ladder_default"),
-        "proto_skipcheck": skipcheck,
+        "ladder_sqrt_svc": svc_path,
         "proto_direct": proto(1, "proto_direct"),
         "platt_svc": lambda: _platt(X, y, C, gamma),
         "calibrated_cv": lambda: _calibrated(X, y, C, gamma),
         "svc_plain": lambda: SVC(C=C, gamma=gamma).fit(X, y),
     }
     if not args.no_threads:
-        methods["proto_direct_2threads"] = proto(2, "proto_direct_2threads")
+        methods["ladder_sqrt_2jobs"] = jobs2
     names = list(methods)
     for fn in methods.values():  # warm-up (imports, caches), not timed
         fn()
@@ -293,7 +303,10 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
         "fit_ladder_s": ladder_fit_s,
         "libsvm_s": libsvm_s,
         "kkt_check_s": kkt_core,
-        "sklearn_overhead_s": ladder_fit_s - libsvm_s - kkt_core,
+        "other_overhead_s": ladder_fit_s - libsvm_s - kkt_core,
+        "svc_path_fit_ladder_s": (svc_fit := _median(
+            [p["fits_s"] for p in parts["ladder_sqrt_svc"]])),
+        "svc_path_overhead_s": svc_fit - libsvm_s - kkt_core,
         "batched_kkt_s": _median([p["kkt_s"] for p in parts["proto_direct"]]),
         "per_fit_libsvm_ms": 1e3 * libsvm_s / len(w_sqrt),
     }
@@ -375,7 +388,7 @@ def bench_tuned(n: int, args) -> dict:
         clf = WeightedSVMClassifier()
         tuned.append(_timed2(lambda clf=clf: clf.fit(X, y)))
         info = dict(clf.fit_info_, M=len(clf.weights_) + 1, best_lambda=clf.lambda_,
-                    best_sigma=clf.sigma_)
+                    best_sigma=clf.sigma_, tuning=clf.tuning_mode(n, False))
     tw, tc = _median([t[0] for t in tuned]), _median([t[1] for t in tuned])
     pw, pc = _median([t[0] for t in platt]), _median([t[1] for t in platt])
     return {
@@ -405,10 +418,9 @@ def _ratio(x: float | None) -> str:
 METHOD_TITLES = {
     "ladder_sqrt": "ladder, M = floor(sqrt n)",
     "ladder_default": "ladder, M = default_n_weights(n)",
-    "proto_skipcheck": "prototype: fit_ladder under config_context(assume_finite, "
-                       "skip_parameter_validation)",
+    "ladder_sqrt_2jobs": "ladder, M = floor(sqrt n), fit_ladder(n_jobs=2)",
+    "ladder_sqrt_svc": "ladder, M = floor(sqrt n), through public SVC (old path)",
     "proto_direct": "prototype: direct libsvm + batched KKT",
-    "proto_direct_2threads": "prototype, 2 threads",
     "platt_svc": "SVC(probability=True)",
     "calibrated_cv": "CalibratedClassifierCV(SVC(), ensemble=False)",
     "svc_plain": "SVC() (one fit, no probabilities)",
@@ -466,9 +478,9 @@ def write_markdown(res: dict, path: Path) -> None:
         ("ladder sqrt / CalibratedCV", "ladder_sqrt/calibrated_cv"),
         ("CalibratedCV / Platt", "calibrated_cv/platt_svc"),
         ("plain SVC / Platt", "svc_plain/platt_svc"),
-        ("prototype config_context / Platt", "proto_skipcheck/platt_svc"),
-        ("prototype direct / Platt", "proto_direct/platt_svc"),
-        ("prototype 2 threads / Platt", "proto_direct_2threads/platt_svc"),
+        ("ladder sqrt, n_jobs=2 / Platt", "ladder_sqrt_2jobs/platt_svc"),
+        ("ladder sqrt via public SVC / Platt", "ladder_sqrt_svc/platt_svc"),
+        ("prototype batched KKT / Platt", "proto_direct/platt_svc"),
     ]
     for title, key in rows:
         if key not in sizes[0]["ratios"]:
@@ -480,19 +492,21 @@ def write_markdown(res: dict, path: Path) -> None:
         f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_wall'))} / "
         f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_cpu'))}" for r in sizes) + " |")
     L += ["", "## Where the library ladder's time goes (M = floor(sqrt n), CPU time)", "",
-          "`sklearn overhead` = fit_ladder time - libsvm time (measured inside the direct "
-          "prototype) - the KKT checks; it is what SVC.fit does around libsvm: input "
-          "validation of the n x n precomputed kernel (finiteness scan), type_of_target, "
-          "sample-weight checks, result bookkeeping.", "",
-          "| n | kernel build | fit_ladder | libsvm | KKT checks (M-1 mat-vecs) "
-          "| sklearn overhead | batched KKT (1 GEMM) | libsvm per fit |",
-          "|---|---|---|---|---|---|---|---|"]
+          "libsvm time is measured inside the direct prototype (the library's own calls); "
+          "`other` = fit_ladder - libsvm - KKT checks (Python bookkeeping of the library "
+          "path); `SVC-path overhead` is the same for the public SVC path, i.e. mostly "
+          "scikit-learn's per-call validation of the n x n precomputed kernel (finiteness "
+          "scan, type_of_target, sample-weight checks).", "",
+          "| n | kernel build | fit_ladder | libsvm | KKT checks (M-1 mat-vecs) | other "
+          "| fit_ladder via SVC | SVC-path overhead | batched KKT (1 GEMM) | libsvm per fit |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
     for r in sizes:
         b = r["breakdown"]
         L.append(
             f"| {r['n']} | {fmt_s(b['kernel_build_s'])} | {fmt_s(b['fit_ladder_s'])} "
             f"| {fmt_s(b['libsvm_s'])} | {fmt_s(b['kkt_check_s'])} "
-            f"| {fmt_s(b['sklearn_overhead_s'])} | {fmt_s(b['batched_kkt_s'])} "
+            f"| {fmt_s(b['other_overhead_s'])} | {fmt_s(b['svc_path_fit_ladder_s'])} "
+            f"| {fmt_s(b['svc_path_overhead_s'])} | {fmt_s(b['batched_kkt_s'])} "
             f"| {b['per_fit_libsvm_ms']:.2f} ms |"
         )
     L += ["", "Prototype check (direct libsvm + batched KKT against the library's "
@@ -508,9 +522,9 @@ def write_markdown(res: dict, path: Path) -> None:
                  f"{fmt_s(qp.get('per_fit_cpu_s'))} CPU per fit{extra}.")
     if res.get("tuned"):
         L += ["", "## Whole tuned fit (WeightedSVMClassifier() defaults)", "",
-              "Default grids (7 lambdas x 6 sigmas) on a 70/30 split, then the refit ladder "
-              "on all n points; compared with one SVC(probability=True) fit at C = 1, "
-              "sigma = sigma_M.", "",
+              "Default grids (7 lambdas x 6 sigmas), tuned by 5-fold CV for n <= 500 and on "
+              "a 70/30 split above, then the final ladder on all n points; compared with one "
+              "SVC(probability=True) fit at C = 1, sigma = sigma_M (no tuning).", "",
               "| n | M (refit) | weighted fits | tuned fit wall / CPU | one Platt SVC wall / CPU "
               "| ratio wall / CPU |", "|---|---|---|---|---|---|"]
         for t in res["tuned"]:
@@ -544,46 +558,38 @@ def findings(res: dict) -> list[str]:
         f"{c['ladder_sqrt/platt_svc']:.1f} CPU, {q['ladder_sqrt/platt_svc']:.1f} wall "
         f"(target <= 5: {'met' if c['ladder_sqrt/platt_svc'] <= 5 else 'MISSED'}); {qp_txt}."
     )
-    out.append(
-        f"- Prototype (direct libsvm call, one batched KKT product) at n = {n_t}: "
-        f"{c['proto_direct/platt_svc']:.1f} x Platt CPU ({q['proto_direct/platt_svc']:.1f} "
-        "wall); with two threads "
-        f"{q.get('proto_direct_2threads/platt_svc', float('nan')):.1f} x Platt wall."
-    )
     b = r["breakdown"]
     tot = b["kernel_build_s"] + b["fit_ladder_s"]
     platt_cpu = r["median_cpu_s"]["platt_svc"]
     out.append(
         f"- Ladder time split at n = {n_t}: kernel build {100 * b['kernel_build_s'] / tot:.0f}%, "
         f"libsvm {100 * b['libsvm_s'] / tot:.0f}%, KKT checks {100 * b['kkt_check_s'] / tot:.0f}%, "
-        f"scikit-learn overhead {100 * b['sklearn_overhead_s'] / tot:.0f}%.  libsvm alone is "
+        f"other {100 * b['other_overhead_s'] / tot:.0f}%.  libsvm alone is "
         f"{b['libsvm_s'] / platt_cpu:.1f} x one Platt fit ({b['per_fit_libsvm_ms']:.1f} ms per "
         f"weighted fit vs {1e3 * r['median_cpu_s']['svc_plain']:.1f} ms for a whole plain SVC "
-        "fit, which Platt scaling repeats about 5-6 times): on one thread no overhead cut "
-        "alone can reach 5x at M = floor(sqrt n)."
+        "fit, which Platt scaling repeats about 5-6 times)"
+        + (": on one thread, removing overheads alone cannot reach 5x at M = floor(sqrt n)."
+           if b["libsvm_s"] / platt_cpu > 5 else ".")
     )
     out += [
-        "", "Options, with what each measured (CPU ratios at n = "
-        f"{n_t}; the direct prototype's coefficients equal the library's exactly, see above):",
-        "",
-        f"1. `sklearn.config_context(assume_finite=True, skip_parameter_validation=True)` "
-        f"around the fits (public API, one line in `fit_ladder`): "
-        f"{c['ladder_sqrt/platt_svc']:.1f} -> {c['proto_skipcheck/platt_svc']:.1f} x Platt.",
-        f"2. Call `sklearn.svm._libsvm.fit` directly on the precomputed kernel (private API: "
-        "guard it with a version/smoke check and fall back to SVC): removes the per-fit "
-        f"validation of the n x n matrix; with 3. it gives {c['proto_direct/platt_svc']:.1f} "
-        "x Platt.",
-        f"3. Batch the KKT check of all M - 1 fits into one K @ coef.T product: "
-        f"{fmt_s(b['kkt_check_s'])} -> {fmt_s(b['batched_kkt_s'])}.",
-        "4. Fit the weights on several threads (libsvm releases the GIL; tuning already "
-        "has `n_jobs`, `fit_ladder` has not): up to 2x on two idle cores; measured here "
-        f"{q.get('proto_direct_2threads/platt_svc', float('nan')):.1f} x Platt wall on a "
-        "machine shared with other jobs, so not conclusive.",
-        "5. Warm starts: scikit-learn's libsvm takes no initial alpha, so neighbouring "
+        "", f"Options, with what each measured (CPU ratios to one Platt fit at n = {n_t}; "
+        "the direct prototype's coefficients equal the library's exactly, see above):", "",
+        "1. Direct `sklearn.svm._libsvm.fit` binding (now in `wsvmgui.core.wsvm`, checked "
+        "once against SVC with a public fallback): the same ladder through the public SVC "
+        f"path costs {c['ladder_sqrt_svc/platt_svc']:.1f} x Platt, through the binding "
+        f"{c['ladder_sqrt/platt_svc']:.1f} x.",
+        f"2. Batch the KKT check of all M - 1 fits into one K @ coef.T product: "
+        f"{fmt_s(b['kkt_check_s'])} -> {fmt_s(b['batched_kkt_s'])} "
+        f"(prototype {c['proto_direct/platt_svc']:.1f} x Platt).",
+        "3. Weights on several threads (`fit_ladder(n_jobs=2)`; libsvm releases the GIL): "
+        f"{q.get('ladder_sqrt_2jobs/platt_svc', float('nan')):.1f} x Platt wall-clock "
+        "(CPU time adds both threads); at most 2x on two idle cores, less on this machine "
+        "shared with other jobs.",
+        "4. Warm starts: scikit-learn's libsvm takes no initial alpha, so neighbouring "
         "weights cannot share work through it; the solution path in pi (METHODS section 2, "
         "Wang 2008 section 4) gives all M - 1 fits for about the cost of one path and is the "
         "way to a ladder within a few Platt fits on one thread.",
-        "6. Fewer weights: cost is linear in M (see default_weight_grid for accuracy).",
+        "5. Fewer weights: cost is linear in M (accuracy: see default_weight_grid.md).",
     ]
     return out
 

@@ -103,3 +103,17 @@ def test_reduced_accuracy_wu2010_ex1():
         m = truth_metrics(est.predict_proba(te.X), te.p)
         assert m["L1"] < 0.20 and m["L1"] < 0.25 * uniform["L1"]
         assert m["EGKL"] < 0.10
+
+
+@pytest.mark.parametrize("kernel,extra", [("rbf", {"sigma": 1.0}), ("poly", {"degree": 2})])
+def test_kernel_fits_classify_and_give_probabilities(kernel, extra):
+    tr = simulate("wu2010_ex2", 80, 31)
+    te = simulate("wu2010_ex2", 300, 32)
+    est = JointWSVMClassifier(N=6, kernel=kernel, C=3.0, n_jobs=2, **extra).fit(tr.X, tr.y)
+    p = est.predict_proba(te.X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert est.kkt_residual_ < 1e-3
+    # better than the uniform guess, and labels better than chance (Bayes rate ~ 0.72)
+    uniform = truth_metrics(np.full(te.p.shape, 1 / 3), te.p)["L1"]
+    assert truth_metrics(p, te.p)["L1"] < 0.8 * uniform
+    assert np.mean(est.predict(te.X) == te.y) > 0.5

@@ -35,7 +35,7 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
     # Default sigma grid and weight grid; two lambdas (all defaults for One-vs-All).
     train, test = binary_data
     kw = {} if scheme == "ova" else {"lambdas": [3e-3, 3e-4]}
-    ref = WeightedSVMClassifier(random_state=3, **kw).fit(train.X, train.y)
+    ref = WeightedSVMClassifier(random_state=3, tuning="split", **kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme=scheme, random_state=3, n_jobs=2, **kw)
     est.fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
@@ -46,11 +46,22 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
         np.testing.assert_array_equal(est.raw_ova(test.X)[:, 1], ref.estimate(test.X).p)
 
 
+def test_two_classes_agree_with_a_tuning_set(binary_data):
+    train, test = binary_data
+    tune = simulate("wuliu2011_ex1", 60, seed=6)
+    kw = dict(lambdas=[1e-2, 1e-3], sigmas=[0.5, 1.0, 2.0])
+    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
+    est = MulticlassWeightedSVMClassifier(scheme="bp2", **kw)
+    est.fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
+    np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
+    assert est.subproblems_.fitted[0].lam == ref.lambda_
+
+
 def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
     train, test = binary_data
     kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4,
               lambdas=[1e-2, 1e-3])
-    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y)
+    ref = WeightedSVMClassifier(tuning="split", **kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", **kw).fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
 

@@ -86,11 +86,11 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
 
 
 def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
-    _ensure(monkeypatch, "joint", "wsvmgui.core.joint.estimator", _joint)
+    name = "joint-indirect"
+    _ensure(monkeypatch, name, "wsvmgui.core.joint.estimator", _joint)
     window = k3_window
     window.settings_panel.refresh_availability(3)
-    settings = RunSettings(scheme="joint", kernel="linear", joint_n=6, lambdas=[0.01],
-                           n_jobs=1)
+    settings = RunSettings(scheme=name, kernel="linear", joint_n=6, lambdas=[0.01], n_jobs=1)
     result = run_and_wait(qtbot, window, settings)
     assert result is not None, window.messages.text()
     simplex = result.simplex

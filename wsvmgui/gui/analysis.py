@@ -41,6 +41,9 @@ CLASS_COLORS = np.array(
     dtype=float,
 )
 DEFAULT_GRID = 80
+#: Smallest interval between two live boundaries (seconds): with many fast fits, the
+#: boundaries in between are skipped live and drawn when the run finishes.
+LIVE_INTERVAL = 0.05
 
 Publish = Callable[[Any], None]
 
@@ -513,14 +516,17 @@ def run_analysis(
     if publish is not None and ds.X.shape[1] >= 1:
         grid = plane_grid(split, request.ix, request.iy, request.grid_size)
 
-    n_fits_total = [0]
+    last_live = [-np.inf]
 
     def on_progress(done: int, total: int, partial: Any = None) -> None:
-        n_fits_total[0] = total
         if progress is not None:
             progress(done, total, partial)
+        now = time.perf_counter()
+        if publish is None or now - last_live[0] < LIVE_INTERVAL:
+            return
         live = _live_boundary(partial, grid, done, total)
-        if live is not None and publish is not None:
+        if live is not None:
+            last_live[0] = now
             publish(live)
 
     estimator = fit_scheme(settings, X_train, y_train, X_tune, y_tune,
@@ -587,6 +593,7 @@ def run_baselines(
     dict
         Baseline name -> measure -> value.
     """
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.svm import SVC
@@ -598,7 +605,9 @@ def run_baselines(
     gamma = 1.0 / sigma**2 if sigma and np.isfinite(sigma) else "scale"
     models = {
         "logistic regression": LogisticRegression(max_iter=2000),
-        "SVC + Platt scaling": SVC(probability=True, gamma=gamma, random_state=0),
+        "SVC + Platt scaling": CalibratedClassifierCV(
+            SVC(gamma=gamma), method="sigmoid", ensemble=False,
+            cv=max(2, min(5, int(np.unique(y, return_counts=True)[1].min())))),
         "k nearest neighbours (k=15)": KNeighborsClassifier(n_neighbors=min(15, len(y))),
     }
     classes = split.dataset.classes

@@ -71,6 +71,7 @@ class GapMeasurement:
     ticks: int
     run_seconds: float
     view: str
+    ok: bool = True
     gaps_ms: list[float] = field(default_factory=list, repr=False)
 
 
@@ -131,5 +132,6 @@ def measure_run(window, settings: RunSettings, timeout: float = 120.0,
         ticks=int(gaps.size),
         run_seconds=(finished_at[0] if finished_at else time.perf_counter()) - start,
         view=window.tabs.tabText(window.tabs.currentIndex()),
+        ok=window.result is not None and window.result.settings == settings,
         gaps_ms=gaps.tolist(),
     )

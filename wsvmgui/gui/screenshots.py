@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         window.grab().save(str(out / "screenshot-binary.png"))
         print(f"wrote {out / 'screenshot-binary.png'}")
 
-    joint = RunSettings(scheme="joint", kernel="linear", joint_n=20, lambdas=[0.002], n_jobs=1)
+    joint = RunSettings(scheme="joint-indirect", kernel="linear", joint_n=20, lambdas=[0.002],
+                        n_jobs=1)
     if _run(app, window, "design:wu2010_ex1", 300, joint):
         _select_uncertain(window)
         window.tabs.setCurrentWidget(window.simplex_view)

@@ -171,3 +171,61 @@ def fit_truncated(
             break
         trunc, jc = new_trunc, new_jc
     return DCAResult(W, b, tuple(objectives), n_qp, worst, converged, int(trunc.sum()))
+
+
+def fit_truncated_warm(
+    problem: JointProblem,
+    w: np.ndarray,
+    s: float,
+    neighbour: tuple[np.ndarray, np.ndarray] | None,
+    hinge_seed: tuple[np.ndarray, np.ndarray] | None = None,
+    qp_solver: str = DEFAULT_QP_SOLVER,
+    kkt_tol: float = DEFAULT_KKT_TOL,
+    max_iter: int = DEFAULT_MAX_DCA,
+) -> tuple[DCAResult, tuple[np.ndarray, np.ndarray], bool]:
+    """DCA warm-started from a neighbouring grid point, guarded by the untruncated fit.
+
+    A non-convex fit carried along the grid can stay in a poor local minimum (e.g. a
+    class whose points are all truncated stops pulling on the fit, at every later
+    weight).  The untruncated (plain hinge) fit at this weight is unique, so it is the
+    guard: it is solved first (one QP, its working set seeded by ``hinge_seed``);
+    DCA starts from whichever of it and ``neighbour`` has the lower truncated
+    objective; and if a neighbour-started DCA ends above the hinge fit's objective,
+    DCA is rerun from the hinge fit and the lower result kept.
+
+    Returns
+    -------
+    result : DCAResult
+        ``n_qp`` counts every QP solved here, the hinge fit included.
+    hinge : (W_hat, b_hat)
+        The untruncated fit (seed for the next grid point's hinge fit).
+    restarted : bool
+        Whether the guard reran DCA from the hinge fit.
+    """
+    n = problem.n
+    h = solve_subproblem(
+        problem, w, np.zeros(n, bool), np.zeros(n, int), qp_solver, kkt_tol, start=hinge_seed
+    )
+    hinge = (h.W, h.b)
+    if not np.isfinite(s):
+        res = DCAResult(h.W, h.b, (truncated_objective(problem, h.W, h.b, w, s),), 1,
+                        h.kkt_residual, True, 0)
+        return res, hinge, False
+    q_h = truncated_objective(problem, h.W, h.b, w, s)
+    use_nb = neighbour is not None and (
+        truncated_objective(problem, *neighbour, w, s) < q_h
+    )
+    res = fit_truncated(problem, w, s, neighbour if use_nb else hinge, qp_solver, kkt_tol,
+                        max_iter)
+    n_qp = res.n_qp + 1
+    restarted = False
+    tol = 1e-7 * max(abs(q_h), 1.0)
+    if use_nb and res.objectives[-1] > q_h + tol:
+        restarted = True
+        alt = fit_truncated(problem, w, s, hinge, qp_solver, kkt_tol, max_iter)
+        n_qp += alt.n_qp
+        if alt.objectives[-1] < res.objectives[-1]:
+            res = alt
+    res = DCAResult(res.W, res.b, res.objectives, n_qp, max(res.kkt_residual, h.kkt_residual),
+                    res.converged, res.n_truncated)
+    return res, hinge, restarted

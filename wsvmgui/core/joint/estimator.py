@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..kernels import KERNELS, Kernel, default_sigma_grid
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..report import ProbabilityReport
-from ..tuning import default_lambda_grid, stratified_split
+from ..tuning import stratified_split
 from ..validation import validate_fit_data, validate_predict_data
 from .dca import minimal_truncation
 from .features import FeatureMap
@@ -33,6 +33,10 @@ from .simplex_grid import SimplexGrid, check_resolution
 from .subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
 
 SCHEMES = ("indirect", "direct")
+#: Default tuning grid of C = 1 / (2 n lambda): every value tuning chose on Wu 2010 Ex.1
+#: lay in 3..30 (benchmarks/results/joint_accuracy.md); one grid per value is costly,
+#: so the grid is shorter than the binary ladder's.
+DEFAULT_C_GRID = (1.0, 3.0, 10.0, 30.0, 100.0)
 #: Default h for the indirect scheme.  With an oracle classifier the exact grid count
 #: recovers p better (tests/test_joint_schemes.py), but on fitted grids (Wu 2010 Ex.1,
 #: three tuned seeds) the continuous volume share was more accurate (L1 0.108 vs 0.119,
@@ -82,7 +86,7 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
     truncation : "minimal", "none", or float <= 0
         Truncation point ``s`` of the hinge (default ``-1/(K-1)``).
     lambdas, sigmas : sequences or None
-        Tuning grids (defaults: :func:`wsvmgui.core.tuning.default_lambda_grid` and
+        Tuning grids (defaults: lambda from ``DEFAULT_C_GRID`` and
         :func:`wsvmgui.core.kernels.default_sigma_grid`).
     tune_fraction : float
         Share held out for tuning when no tuning set is given (then refit on all data).
@@ -264,7 +268,7 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         lams = (
             [fixed_lam] if fixed_lam is not None
             else list(self.lambdas if self.lambdas is not None
-                      else default_lambda_grid(X_fit.shape[0]))
+                      else 1.0 / (2.0 * X_fit.shape[0] * np.asarray(DEFAULT_C_GRID)))
         )
         if self.kernel == "rbf":
             sigmas = (

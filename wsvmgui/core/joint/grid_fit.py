@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import Cancelled, InputError
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from .dca import DEFAULT_MAX_DCA, fit_truncated
+from .dca import DEFAULT_MAX_DCA, fit_truncated, fit_truncated_warm
 from .simplex_grid import SimplexGrid
 from .subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
 
@@ -55,6 +55,8 @@ class GridFit:
     converged : ndarray of bool, shape (G,)
     seconds : float
         Wall time of the whole grid.
+    restarts : ndarray of bool, shape (G,)
+        Grid points where the warm-start guard reran DCA from the untruncated fit.
     """
 
     grid: SimplexGrid
@@ -65,6 +67,7 @@ class GridFit:
     kkt_residual: np.ndarray
     converged: np.ndarray
     seconds: float
+    restarts: np.ndarray
 
     def predict_classes(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Class index predicted at every grid weight for features Z (m, r); (m, G) int8/16."""
@@ -118,8 +121,10 @@ def fit_grid(
     s : float
         Truncation point (``-inf`` for the plain hinge).
     warm_start : bool
-        Start each fit's DCA from the previous grid point's solution (True) or from the
-        untruncated fit at its own weight (False).
+        True: start each fit's DCA from the previous grid point's solution, guarded by
+        the untruncated fit at its own weight (:func:`.dca.fit_truncated_warm`), and seed
+        every QP's working set from nearby solutions.  False: every fit starts cold
+        from its own untruncated fit with full QPs.
     n_jobs : int or None
         Worker threads (-1: all cores).
     qp_solver, kkt_tol, max_iter : see :func:`.dca.fit_truncated`
@@ -147,6 +152,7 @@ def fit_grid(
     kkt = np.zeros(G)
     conv = np.zeros(G, dtype=bool)
     objectives: list = [()] * G
+    restarts = np.zeros(G, dtype=bool)
     weights = grid.weights
     stop = threading.Event()
     base_cancel = should_cancel
@@ -158,15 +164,22 @@ def fit_grid(
 
     def run(seg: range) -> None:
         start = None
+        hinge = None
         for g in seg:
             if cancel():
                 raise Cancelled("cancelled by the user")
             w = C * weights[g][problem.yi]
-            res = fit_truncated(problem, w, s, start, qp_solver, kkt_tol, max_iter)
+            if warm_start:
+                res, hinge, again = fit_truncated_warm(
+                    problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
+                )
+                restarts[g] = again
+                start = (res.W, res.b)
+            else:
+                res = fit_truncated(problem, w, s, None, qp_solver, kkt_tol, max_iter)
             W[g], b[g] = res.W, res.b
             n_qp[g], kkt[g], conv[g] = res.n_qp, res.kkt_residual, res.converged
             objectives[g] = res.objectives
-            start = (res.W, res.b) if warm_start else None
             tracker.step(1, g)
 
     t0 = time.perf_counter()
@@ -186,4 +199,6 @@ def fit_grid(
                 for f in futures:
                     f.cancel()
                 raise
-    return GridFit(grid, W, b, n_qp, objectives, kkt, conv, time.perf_counter() - t0)
+    return GridFit(
+        grid, W, b, n_qp, objectives, kkt, conv, time.perf_counter() - t0, restarts
+    )

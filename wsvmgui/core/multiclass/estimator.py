@@ -91,7 +91,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     kernel : {"rbf", "linear", "poly"}
     n_weights : int or None
         M of every ladder (interior weights ``m / M``); None: ``default_n_weights`` of
-        each sub-problem's size.
+        each sub-problem's final-fit size (one grid for tuning and final fits, as in the
+        binary engine).
     final_n_weights : int or None
         M of the final fits only: tuning uses ``n_weights``, the final ladders this finer
         grid (a finer final ladder averages more sign changes; see
@@ -112,7 +113,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
     tune_fraction : float
         Share of the data held out (stratified) for tuning when no tuning set is given.
     refit : bool
-        After tuning, refit every sub-problem on its training plus tuning points.
+        After tuning, refit every sub-problem on its training plus tuning points, keeping
+        the tuned ``C = 1 / (2 n lambda)`` (as the binary engine does).
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -266,7 +268,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             Two or more classes of any label type.
         X_tune, y_tune : array-like, shapes (m, p) and (m,), optional
             Tuning set; without it a stratified ``tune_fraction`` split of the training
-            data is used (only when something is tuned).
+            data is used (only when something is tuned; unlike the binary engine there is
+            no cross-validation mode).
         progress : callable, optional
             ``progress(done, total, None)`` after every weighted fit.
         should_cancel : callable, optional
@@ -300,13 +303,15 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
                 )
                 i_tr, i_tu = i_tr.ravel(), i_tu.ravel()
                 X_tr, X_tu, c_tr, c_tu = X[i_tr], X[i_tu], codes[i_tr], codes[i_tu]
+                fit_data = (X, codes)
             else:
                 X_tr, c_tr = X, codes
                 X_tu, c_tu = self._tuning_codes(X_tune, y_tune)
+                fit_data = None
             if sigmas is None:
                 sigmas = default_sigma_grid(X_tr, c_tr, seed=self.random_state or 0)
         else:
-            X_tr, c_tr, X_tu, c_tu = X, codes, None, None
+            X_tr, c_tr, X_tu, c_tu, fit_data = X, codes, None, None, None
         counted = {"done": 0}
 
         def count(done: int, total: int, partial=None) -> None:
@@ -319,6 +324,7 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             lambdas=lambdas, sigmas=sigmas, n_weights=self.n_weights,
             final_n_weights=self.final_n_weights, rule=self.rule,
             refit=self.refit, solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_jobs,
+            fit_data=fit_data,
             progress=count, should_cancel=should_cancel,
         )
         self.subproblems_ = SubproblemSet(fitted, X_fit)

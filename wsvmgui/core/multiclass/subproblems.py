@@ -200,6 +200,7 @@ def fit_subproblems(
     solver: str = "libsvm",
     qp_solver: str = "quadprog",
     n_jobs: int = 1,
+    fit_data: tuple[np.ndarray, np.ndarray] | None = None,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
 ) -> tuple[list[FittedSubProblem], np.ndarray]:
@@ -228,6 +229,9 @@ def fit_subproblems(
         As in :class:`~wsvmgui.core.binary.WeightedSVMClassifier`.
     n_jobs : int
         Threads.
+    fit_data : (X, codes) or None
+        Data of the final fits when refitting (the binary engine refits a split's data
+        in its original row order); None: the training part followed by the tuning part.
     progress, should_cancel
         Reported after each weighted fit / polled between fits.
 
@@ -250,23 +254,23 @@ def fit_subproblems(
     for s, y in zip(specs, y_tr, strict=True):
         if not ((y > 0).any() and (y < 0).any()):
             raise InputError(f"sub-problem {s.name} has no training points of one side")
+    if tune and refit:
+        if fit_data is not None:
+            X_fit, codes_fit = fit_data
+        else:
+            X_fit = np.vstack([X_tr, X_tu])
+            codes_fit = np.concatenate([codes_tr, codes_tu])
+    else:
+        X_fit, codes_fit = X_tr, codes_tr
+    fit_rows = [s.rows(codes_fit) for s in specs]
+    # As in the binary engine: one weight grid, sized by the final fit, for tuning and
+    # final fits alike (unless final_n_weights asks for a finer final grid).
+    w_tune = [subproblem_weights(n_weights, r.size) for r in fit_rows]
+    w_fit = w_tune if final_n_weights is None else [weight_grid(final_n_weights)] * len(specs)
     if tune:
         tu_rows = [s.rows(codes_tu) for s in specs]
         y_tu = [s.labels(codes_tu[r]) for s, r in zip(specs, tu_rows, strict=True)]
         lam_grids = [subproblem_lambdas(lambdas, r.size) for r in tr_rows]
-        w_tune = [subproblem_weights(n_weights, r.size) for r in tr_rows]
-        X_fit = np.vstack([X_tr, X_tu]) if refit else X_tr
-        codes_fit = np.concatenate([codes_tr, codes_tu]) if refit else codes_tr
-    else:
-        X_fit, codes_fit = X_tr, codes_tr
-    fit_rows = [s.rows(codes_fit) for s in specs]
-    if final_n_weights is not None:
-        w_fit = [weight_grid(final_n_weights) for _ in specs]
-    else:
-        w_fit = [
-            w_tune[i] if tune and not refit else subproblem_weights(n_weights, fit_rows[i].size)
-            for i in range(len(specs))
-        ]
     n_tune_fits = (
         sum(lam_grids[i].size * S * w_tune[i].size for i in range(len(specs))) if tune else 0
     )
@@ -345,7 +349,10 @@ def fit_subproblems(
                 error=errors[i], best_lambda=float(lam_grids[i][li]),
                 best_sigma=float(sigmas[j]), failures=failures[i],
             )
-            chosen.append((float(lam_grids[i][li]), float(sigmas[j])))
+            # Keep the tuned C = 1 / (2 n lambda) for the final fit, as the binary engine
+            # does: lambda scales with the number of points fitted.
+            lam = float(lam_grids[i][li]) * tr_rows[i].size / fit_rows[i].size
+            chosen.append((lam, float(sigmas[j])))
     else:
         chosen = [
             (float(subproblem_lambdas(lambdas, fit_rows[i].size)[0 if lambdas is not None else 2]),

@@ -32,6 +32,9 @@ from .common import (
     pi_colors,
 )
 
+#: Largest number of boundaries drawn antialiased.
+SMOOTH_MAX = 20
+
 
 class BoundaryPanel:
     """The items of one boundary plot: background image, boundary curves, points, marks."""
@@ -77,10 +80,13 @@ class BoundaryPanel:
     def set_boundaries(self, weights: np.ndarray, segments: list[np.ndarray]) -> None:
         """One curve per weight (segments (s, 2, 2)), coloured by pi; extra curves cleared."""
         colors = pi_colors(weights)
+        # Smooth lines cost about 2.5 times as much to paint: keep them for up to
+        # SMOOTH_MAX boundaries, so that one repaint stays well under the 50 ms budget.
+        smooth = len(segments) <= SMOOTH_MAX
         for i, seg in enumerate(segments):
             x, y = segments_to_xy(seg)
             curve = self._curve(i)
-            curve.opts["antialias"] = True  # finished boundaries are drawn smooth
+            curve.opts["antialias"] = smooth
             curve.setPen(pg.mkPen(colors[i], width=2))
             curve.setData(x, y, connect="pairs")
             curve.setVisible(True)
