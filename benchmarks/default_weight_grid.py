@@ -386,6 +386,9 @@ def main(argv=None) -> int:
         for other in runs[1:]:
             res["records"] += other["records"]
             res["meta"]["sizes"] = sorted(set(res["meta"]["sizes"]) | set(other["meta"]["sizes"]))
+            res["meta"]["designs"] += [
+                d for d in other["meta"]["designs"] if d not in res["meta"]["designs"]
+            ]
             res["meta"]["total_s"] += other["meta"]["total_s"]
             if not res.get("identity") or not res["identity"].get("rules"):
                 res["identity"] = other["identity"]

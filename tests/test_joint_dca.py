@@ -140,3 +140,22 @@ def test_grid_progress_cancellation_and_warm_start(small):
 
     with pytest.raises(Cancelled):
         fit_grid(pr, g, 3.0, -0.5, n_jobs=2, should_cancel=cancel)
+
+
+def test_warm_start_guard_escapes_a_degenerate_neighbour(small):
+    """A neighbour that ignores class 3 (all its points truncated, so DCA from it would
+    never move) must not be carried on: the result is no worse than DCA from the
+    untruncated fit and predicts all three classes again."""
+    from wsvmgui.core.joint.dca import fit_truncated_warm, truncated_objective
+
+    d, pr = small
+    w = 4.0 * np.array([0.3, 0.3, 0.4])[pr.yi]
+    bad_b = np.linalg.lstsq(pr.P, np.array([2.0, 2.0, -4.0]), rcond=None)[0]
+    bad = (np.zeros((2, 2)), bad_b)
+    assert np.all(np.argmax(pr.decision(*bad), axis=1) != 2)
+    res, hinge, _ = fit_truncated_warm(pr, w, -0.5, bad)
+    cold = fit_truncated(pr, w, -0.5, None)
+    assert res.objectives[-1] <= truncated_objective(pr, *hinge, w, -0.5) + 1e-7
+    assert res.objectives[-1] <= truncated_objective(pr, *bad, w, -0.5)
+    assert res.objectives[-1] <= cold.objectives[-1] + 1e-6 * abs(cold.objectives[-1])
+    assert set(np.argmax(pr.decision(res.W, res.b), axis=1)) == {0, 1, 2}

@@ -103,8 +103,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         Lambda grid of every sub-problem; None: ``1 / (2 n_s C)`` for C in 0.1 ... 100
         and the sub-problem's size ``n_s``.
     sigmas : array-like or None
-        RBF width grid shared by the sub-problems; None: ``(0.25 .. 1.5) * sigma_M`` of the
-        training part.
+        RBF width grid shared by the sub-problems; None: ``(0.25 .. 1.5) * sigma_M`` of all
+        labelled points (training and tuning).
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability: METHODS section 2, or "interpolate" (the
@@ -309,7 +309,11 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
                 X_tu, c_tu = self._tuning_codes(X_tune, y_tune)
                 fit_data = None
             if sigmas is None:
-                sigmas = default_sigma_grid(X_tr, c_tr, seed=self.random_state or 0)
+                # sigma_M of all labelled points (training and tuning), as the binary
+                # engine computes it.
+                X_s, c_s = (X, codes) if fit_data is not None else (
+                    np.vstack([X_tr, X_tu]), np.concatenate([c_tr, c_tu]))
+                sigmas = default_sigma_grid(X_s, c_s, seed=self.random_state or 0)
         else:
             X_tr, c_tr, X_tu, c_tu, fit_data = X, codes, None, None, None
         counted = {"done": 0}
