@@ -270,8 +270,11 @@ NOTES = """
 training plus tuning data). The estimator's defaults now follow the binary engine (one
 grid M = floor(2 sqrt(n_s)) of the final-fit size for tuning and final fits, the tuned
 C kept when refitting, sigma_M of all labelled points); with K = 2 it agrees exactly
-with `WeightedSVMClassifier` (tests/test_multiclass_estimator.py). The `[final100]`
-rows (3 seeds) refit every sub-problem with M = 100.
+with `WeightedSVMClassifier` (tests/test_multiclass_estimator.py). Rows `[current]`
+(Example 3, wSVM only, few seeds) use these current defaults; rows `[final100]` refit
+every sub-problem with M = 100 (`final_n_weights=100`). Seeds per row: column `n` (the
+shared machine ran at a load of 15-25 on 2 cores, so fewer than 10 seeds finished for
+some examples).
 
 **Examples 1 and 2 are not comparable with the paper's L1/L2/EGKL.** Our TE1 of the
 oracle (multinomial logistic regression) matches the paper's (Ex.1 57.7 vs 57.6), so the

@@ -119,16 +119,41 @@ def small_grid():
 
 def test_refit_true_and_false(data, small_grid):
     X, y, Xt = data
-    a = WeightedSVMClassifier(**small_grid, refit=True, random_state=1).fit(X, y)
-    b = WeightedSVMClassifier(**small_grid, refit=False, random_state=1).fit(X, y)
+    a = WeightedSVMClassifier(**small_grid, tuning="split", refit=True, random_state=1)
+    b = WeightedSVMClassifier(**small_grid, tuning="split", refit=False, random_state=1)
+    a.fit(X, y)
+    b.fit(X, y)
     assert a.fit_info_["n_train"] == 120
     assert b.fit_info_["n_train"] == 84  # 70 % of 120 after the stratified split
     assert a.tuning_ is not None and b.tuning_ is not None
     np.testing.assert_array_equal(a.tuning_.egkl, b.tuning_.egkl)
-    assert (a.lambda_, a.sigma_) == (b.lambda_, b.sigma_)
-    assert a.lambda_ == a.tuning_.best_lambda and a.sigma_ == a.tuning_.best_sigma
+    assert a.sigma_ == b.sigma_ == a.tuning_.best_sigma
+    # The training-only fit keeps the tuned lambda; the refit keeps the tuned
+    # C = 1 / (2 n lambda), so its lambda shrinks by 84 / 120.
+    assert b.lambda_ == b.tuning_.best_lambda
+    assert a.lambda_ == pytest.approx(a.tuning_.best_lambda * 84 / 120)
     # Progress counts every fit: 2 x 2 cells of 5 weights, then the final ladder.
     assert a.fit_info_["n_fits"] == 4 * 5 + 5
+
+
+def test_cross_validated_tuning(data, small_grid):
+    """'cv' scores every training point once over k folds and fits the final model on all."""
+    X, y, Xt = data
+    est = WeightedSVMClassifier(**small_grid, tuning="cv", cv_folds=4, random_state=1)
+    calls = []
+    est.fit(X, y, progress=lambda d, t, p: calls.append((d, t)))
+    assert est.fit_info_["n_train"] == 120
+    assert calls[-1][0] == calls[-1][1] == 4 * 4 * 5 + 5  # 4 folds x 4 cells x 5 + final
+    best = np.unravel_index(np.argmin(est.tuning_.egkl), est.tuning_.egkl.shape)
+    assert est.tuning_.best_lambda == est.tuning_.lambdas[best[0]]
+    # Folds train on 90 points: the final fit on 120 keeps C, so lambda scales by 90/120.
+    assert est.lambda_ == pytest.approx(est.tuning_.best_lambda * 90 / 120)
+    # The auto mode cross-validates at this size and splits above AUTO_CV_MAX_N.
+    assert est.tuning_mode(120, False) == "cv"
+    assert WeightedSVMClassifier(tuning="auto").tuning_mode(10_000, False) == "split"
+    assert WeightedSVMClassifier(tuning="auto").tuning_mode(50, True) == "tune-set"
+    with pytest.raises(InputError, match="tuning mode"):
+        WeightedSVMClassifier(**small_grid, tuning="bogus").fit(X, y)
 
 
 def test_tuning_set_given(data, small_grid):
@@ -174,7 +199,7 @@ def test_extreme_and_count_agree_when_signs_monotone(fixed_fit, data):
 def test_progress_and_cancel(data, small_grid):
     X, y, _ = data
     calls = []
-    est = WeightedSVMClassifier(**small_grid).fit(
+    est = WeightedSVMClassifier(**small_grid, tuning="split").fit(
         X, y, progress=lambda d, t, p: calls.append((d, t))
     )
     assert [d for d, _ in calls] == list(range(1, len(calls) + 1))

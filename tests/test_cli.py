@@ -116,7 +116,12 @@ def test_tuned_fit_with_tuning_file(capsys, tmp_path, train_csv):
     assert code == 0, err
     _, settings, meta = read_probabilities_csv(out)
     assert settings["tuning"] == "tune-set"
-    assert meta["lambda"] in (0.05, 0.005) and meta["sigma"] in (0.7, 1.4)
+    best = meta["tuning_best"]
+    assert best["lambda"] in (0.05, 0.005) and best["sigma"] in (0.7, 1.4)
+    assert meta["sigma"] == best["sigma"]
+    # The refit on training + tuning rows keeps the tuned C = 1 / (2 n lambda).
+    n_train = pd.read_csv(train_csv).shape[0]
+    assert meta["lambda"] == pytest.approx(best["lambda"] * n_train / (n_train + 30))
 
 
 def test_demo_prints_metrics(capsys):

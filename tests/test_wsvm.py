@@ -163,7 +163,7 @@ def test_wrong_answer_from_succeeding_solver_raises(problem, reference_fits, mon
     pi, lam = 0.5, 1 / (2 * N)
     good = reference_fits[(pi, lam)]
 
-    def lying_solver(K_, y_, upper, C, pi_):
+    def lying_solver(K_, y_, upper, C):
         if answer == "perturbed":
             return np.clip(good.alpha * 0.5 + 0.2 * upper, 0, upper), good.intercept
         if answer == "intercept":

@@ -200,6 +200,9 @@ def _fit_meta(estimator, args, feature_names) -> dict[str, Any]:
     for attr in ("lambda_", "sigma_", "fit_info_"):
         if hasattr(estimator, attr):
             meta[attr.rstrip("_")] = getattr(estimator, attr)
+    tuning = getattr(estimator, "tuning_", None)
+    if hasattr(tuning, "best_lambda"):
+        meta["tuning_best"] = {"lambda": tuning.best_lambda, "sigma": tuning.best_sigma}
     return meta
 
 
