@@ -54,7 +54,8 @@ def test_wrong_version_raises():
 @pytest.mark.parametrize(
     "bad",
     [
-        {"scheme": "nope"}, {"kernel": "gauss"}, {"rule": "median"}, {"tuning": "loo"}, {"cv_folds": 1},
+        {"scheme": "nope"}, {"kernel": "gauss"}, {"rule": "median"}, {"tuning": "loo"},
+        {"cv_folds": 1},
         {"solver": "cplex"}, {"n_weights": 1}, {"n_weights": "5"}, {"n_weights": 5.5},
         {"joint_n": 2}, {"joint_n": "20"}, {"tune_fraction": 0}, {"tune_fraction": 1.5},
         {"tune_fraction": "0.3"}, {"tune_fraction": float("nan")}, {"lambdas": []},
