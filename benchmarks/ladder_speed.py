@@ -30,7 +30,7 @@ numpy's kernel build and libsvm are both single-threaded.
 
 Writes ``benchmarks/results/ladder_speed.{md,json}``.  Run::
 
-    python benchmarks/ladder_speed.py            # full run, about 5-10 minutes
+    python benchmarks/ladder_speed.py            # full run, ~5 min CPU (longer when loaded)
     python benchmarks/ladder_speed.py --quick    # n <= 1000, about 1 minute
 """
 
@@ -446,8 +446,10 @@ def write_markdown(res: dict, path: Path) -> None:
         "medians, ratios are medians of the per-round ratios.  Ladder times include "
         "building the n x n kernel matrix once.  Because the machine is shared, both "
         "wall-clock and process CPU time are recorded; CPU time is the more stable measure "
-        "for these single-threaded methods (not for the 2-thread prototype, whose CPU time "
+        "for these single-threaded methods (not for the n_jobs=2 ladder, whose CPU time "
         "adds both threads).", "",
+        *(f"Note: {note}" for note in meta.get("notes", [])),
+        *([""] if meta.get("notes") else []),
         "## Median wall-clock time", "",
         "| method | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
         "|---|" + "---|" * len(sizes),
@@ -557,6 +559,8 @@ def findings(res: dict) -> list[str]:
         f"- Targets at n = {n_t} (M = {r['M_sqrt']}): ladder / Platt = "
         f"{c['ladder_sqrt/platt_svc']:.1f} CPU, {q['ladder_sqrt/platt_svc']:.1f} wall "
         f"(target <= 5: {'met' if c['ladder_sqrt/platt_svc'] <= 5 else 'MISSED'}); {qp_txt}."
+        f"  With the project default M = {r['M_default']}: {c['ladder_default/platt_svc']:.1f} "
+        "x Platt CPU (cost is linear in M)."
     )
     b = r["breakdown"]
     tot = b["kernel_build_s"] + b["fit_ladder_s"]

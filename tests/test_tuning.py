@@ -103,7 +103,7 @@ def test_progress_totals_with_threads(split):
 def test_progress_totals_when_a_fit_fails(split, monkeypatch):
     """A ladder that fails part-way still advances progress by exactly its M - 1 fits."""
     X_tr, X_tu, y_tr, y_tu = split
-    real = ladder_module.fit_weighted_svm
+    real = ladder_module.solve_weighted_svm
     count = {"n": 0}
 
     def flaky(K, y, pi, lam, *args, **kwargs):
@@ -112,7 +112,7 @@ def test_progress_totals_when_a_fit_fails(split, monkeypatch):
             raise SolverError(f"weighted SVM at pi={pi:.4g}, lambda={lam:.4g}: test failure")
         return real(K, y, pi, lam, *args, **kwargs)
 
-    monkeypatch.setattr(ladder_module, "fit_weighted_svm", flaky)
+    monkeypatch.setattr(ladder_module, "solve_weighted_svm", flaky)
     calls = []
     res = tune_ladder(
         X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(5), LAMBDAS, SIGMAS,
@@ -131,7 +131,7 @@ def test_every_fit_failing_raises_solver_error(split, monkeypatch):
     def always(*args, **kwargs):
         raise SolverError("weighted SVM at pi=0.5, lambda=0.01: nope")
 
-    monkeypatch.setattr(ladder_module, "fit_weighted_svm", always)
+    monkeypatch.setattr(ladder_module, "solve_weighted_svm", always)
     with pytest.raises(SolverError, match="every fit"):
         tune_ladder(X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(3), LAMBDAS, SIGMAS)
 

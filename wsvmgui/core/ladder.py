@@ -21,7 +21,7 @@ import numpy as np
 from .errors import InputError
 from .kernels import Kernel
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
-from .wsvm import DEFAULT_KKT_TOL, WeightedFit, fit_weighted_svm
+from .wsvm import DEFAULT_KKT_TOL, WeightedFit, check_fits, solve_weighted_svm
 
 RULES = ("count", "extreme")
 
@@ -229,7 +229,7 @@ def fit_ladder(
     progress : callable, optional
         ``progress(done, total, fit)`` after each weight, ``fit`` the
         :class:`~wsvmgui.core.wsvm.WeightedFit` (called from worker threads when
-        ``n_jobs > 1``).
+        ``n_jobs > 1``; its KKT check follows when the whole ladder is solved).
     should_cancel : callable, optional
         Polled between fits.
     n_jobs : int
@@ -246,7 +246,7 @@ def fit_ladder(
 
     def one(pi: float) -> WeightedFit:
         tracker.check()
-        fit = fit_weighted_svm(K, y, float(pi), lam, solver, qp_solver, kkt_tol)
+        fit = solve_weighted_svm(K, y, float(pi), lam, solver, qp_solver)
         tracker.step(partial=fit)
         return fit
 
@@ -261,6 +261,8 @@ def fit_ladder(
                 raise
     else:
         fits = [one(pi) for pi in weights]
+    # Every answer is checked, all at once (one matrix product).
+    fits = check_fits(K, y, fits, solver if solver == "libsvm" else qp_solver, kkt_tol)
     return Ladder(
         weights=weights,
         lam=float(lam),

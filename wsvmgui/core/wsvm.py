@@ -18,7 +18,7 @@ solver's own status, and a failed check raises :class:`SolverError` naming pi an
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
@@ -94,41 +94,50 @@ def sample_bounds(y: np.ndarray, pi: float, C: float) -> np.ndarray:
     return C * np.where(y > 0, 1.0 - pi, pi)
 
 
-def kkt_residual(
-    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, intercept: float, upper: np.ndarray
-) -> float:
-    """Largest violation of the dual's optimality conditions, in margin units.
+def kkt_residuals(
+    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, intercept: np.ndarray, upper: np.ndarray
+) -> np.ndarray:
+    """Largest violation of the dual's optimality conditions of several fits, margin units.
 
     With margins ``m_i = y_i f(x_i) - 1`` and relative duals ``r_i = a_i / U_i``:
     complementarity asks ``m_i >= 0`` unless ``a_i = U_i`` and ``m_i <= 0`` unless
     ``a_i = 0``, measured without thresholds as ``max(0, -m_i) (1 - r_i)`` and
     ``max(0, m_i) r_i``.  Feasibility adds bound violations (relative to ``U_i``) and the
     equality ``sum a_i y_i = 0`` (relative to ``sum a_i``).  The residual is the largest of
-    these; it is zero exactly at an optimum.
+    these; it is zero exactly at an optimum.  All fits share one matrix product.
 
     Parameters
     ----------
     K : ndarray, shape (n, n)
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
-    alpha : ndarray, shape (n,)
-    intercept : float
-    upper : ndarray, shape (n,)
-        Per-sample upper bounds ``C S(y_i)``.
+    alpha : ndarray, shape (m, n)
+        Dual variables of m fits.
+    intercept : ndarray, shape (m,)
+    upper : ndarray, shape (m, n)
+        Per-sample upper bounds ``C S(y_i)`` of each fit.
 
     Returns
     -------
-    float
+    ndarray, shape (m,)
     """
-    safe_upper = np.maximum(upper, 1e-300)
-    r = alpha / safe_upper
-    bound = max(float(np.max(-r)), float(np.max(r - 1.0)), 0.0)
-    equality = abs(float(alpha @ y)) / max(float(alpha.sum()), 1e-300)
-    margin = y * (K @ (alpha * y) + intercept) - 1.0
+    alpha = np.atleast_2d(alpha)
+    upper = np.atleast_2d(upper)
+    r = alpha / np.maximum(upper, 1e-300)
+    bound = np.maximum(np.maximum((-r).max(axis=1), (r - 1.0).max(axis=1)), 0.0)
+    equality = np.abs(alpha @ y) / np.maximum(alpha.sum(axis=1), 1e-300)
+    margin = y[None, :] * ((alpha * y[None, :]) @ K + np.atleast_1d(intercept)[:, None]) - 1.0
     rc = np.clip(r, 0.0, 1.0)
-    slack = np.maximum(-margin, 0.0) * (1.0 - rc)
-    excess = np.maximum(margin, 0.0) * rc
-    return max(bound, equality, float(slack.max()), float(excess.max()))
+    slack = (np.maximum(-margin, 0.0) * (1.0 - rc)).max(axis=1)
+    excess = (np.maximum(margin, 0.0) * rc).max(axis=1)
+    return np.maximum.reduce([bound, equality, slack, excess])
+
+
+def kkt_residual(
+    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, intercept: float, upper: np.ndarray
+) -> float:
+    """:func:`kkt_residuals` of one fit (``alpha`` and ``upper`` of shape (n,))."""
+    return float(kkt_residuals(K, y, alpha[None, :], np.array([intercept]), upper[None, :])[0])
 
 
 def optimal_intercept(Kc: np.ndarray, y: np.ndarray, upper: np.ndarray) -> float:
@@ -268,6 +277,83 @@ def _fit_qp(K: np.ndarray, y: np.ndarray, upper: np.ndarray, qp_solver: str):
     return alpha, optimal_intercept(K @ (alpha * y), y, upper)
 
 
+def solve_weighted_svm(
+    K: np.ndarray,
+    y: np.ndarray,
+    pi: float,
+    lam: float,
+    solver: str = "libsvm",
+    qp_solver: str = "quadprog",
+) -> WeightedFit:
+    """Solve one weighted SVM without checking the answer (see :func:`check_fits`).
+
+    Parameters and errors as :func:`fit_weighted_svm`; the returned fit's
+    ``kkt_residual`` is NaN until checked.
+    """
+    y = _check_labels(y)
+    if not 0.0 < pi < 1.0:
+        raise InputError(f"weight pi must lie strictly between 0 and 1, got {pi!r}")
+    C = penalty_to_C(lam, y.size)
+    upper = sample_bounds(y, pi, C)
+    try:
+        if solver == "libsvm":
+            alpha, b = _fit_libsvm(K, y, upper, C)
+        elif solver == "qp":
+            alpha, b = _fit_qp(K, y, upper, qp_solver)
+        else:
+            raise InputError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
+    except SolverError as exc:
+        raise SolverError(f"weighted SVM at pi={pi:.4g}, lambda={lam:.4g}: {exc}") from exc
+    return WeightedFit(
+        pi=float(pi), lam=float(lam), C=C, alpha=alpha, coef=alpha * y, intercept=b,
+        kkt_residual=float("nan"),
+    )
+
+
+def check_fits(
+    K: np.ndarray,
+    y: np.ndarray,
+    fits: list[WeightedFit],
+    solver_name: str = "libsvm",
+    kkt_tol: float = DEFAULT_KKT_TOL,
+) -> list[WeightedFit]:
+    """Check fits on the same data by their KKT residuals (one matrix product for all).
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+    fits : list of WeightedFit
+    solver_name : str
+        Named in the error message.
+    kkt_tol : float
+        Largest accepted residual (margin units).
+
+    Returns
+    -------
+    list of WeightedFit
+        The fits with ``kkt_residual`` filled in.
+
+    Raises
+    ------
+    SolverError
+        For the first fit whose residual exceeds ``kkt_tol``, naming its pi and lambda.
+    """
+    y = np.asarray(y, dtype=float)
+    alpha = np.vstack([f.alpha for f in fits])
+    upper = np.vstack([sample_bounds(y, f.pi, f.C) for f in fits])
+    resid = kkt_residuals(K, y, alpha, np.array([f.intercept for f in fits]), upper)
+    for fit, r in zip(fits, resid, strict=True):
+        if not np.isfinite(r) or r > kkt_tol:
+            raise SolverError(
+                f"weighted SVM at pi={fit.pi:.4g}, lambda={fit.lam:.4g}: solver "
+                f"{solver_name!r} returned an answer with KKT residual {r:.3g} > tolerance "
+                f"{kkt_tol:.3g}"
+            )
+    return [replace(f, kkt_residual=float(r)) for f, r in zip(fits, resid, strict=True)]
+
+
 def fit_weighted_svm(
     K: np.ndarray,
     y: np.ndarray,
@@ -305,29 +391,6 @@ def fit_weighted_svm(
         The solver failed or its answer violates the KKT conditions by more than
         ``kkt_tol``; the message names pi and lambda.
     """
-    y = _check_labels(y)
-    if not 0.0 < pi < 1.0:
-        raise InputError(f"weight pi must lie strictly between 0 and 1, got {pi!r}")
-    n = y.size
-    C = penalty_to_C(lam, n)
-    upper = sample_bounds(y, pi, C)
-    where = f"weighted SVM at pi={pi:.4g}, lambda={lam:.4g}"
-    try:
-        if solver == "libsvm":
-            alpha, b = _fit_libsvm(K, y, upper, C)
-        elif solver == "qp":
-            alpha, b = _fit_qp(K, y, upper, qp_solver)
-        else:
-            raise InputError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
-    except SolverError as exc:
-        raise SolverError(f"{where}: {exc}") from exc
-    resid = kkt_residual(K, y, alpha, b, upper)
-    if not np.isfinite(resid) or resid > kkt_tol:
-        raise SolverError(
-            f"{where}: solver {solver if solver == 'libsvm' else qp_solver!r} returned an answer "
-            f"with KKT residual {resid:.3g} > tolerance {kkt_tol:.3g}"
-        )
-    return WeightedFit(
-        pi=float(pi), lam=float(lam), C=C, alpha=alpha, coef=alpha * y, intercept=b,
-        kkt_residual=resid,
-    )
+    fit = solve_weighted_svm(K, y, pi, lam, solver, qp_solver)
+    name = solver if solver == "libsvm" else qp_solver
+    return check_fits(K, y, [fit], name, kkt_tol)[0]

@@ -139,9 +139,10 @@ def fit_truncated(
     n = problem.n
     n_qp = 0
     worst = 0.0
-    if start is None:
+    if start is None or not np.isfinite(s):
+        # untruncated start (or the plain hinge itself: one convex QP, seeded by start)
         sol = solve_subproblem(
-            problem, w, np.zeros(n, bool), np.zeros(n, int), qp_solver, kkt_tol
+            problem, w, np.zeros(n, bool), np.zeros(n, int), qp_solver, kkt_tol, start=start
         )
         W, b = sol.W, sol.b
         n_qp, worst = 1, sol.kkt_residual
