@@ -18,6 +18,7 @@ from .errors import InputError, SolverError
 from .kernels import Kernel, default_sigma_grid
 from .ladder import fit_ladder
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
+from .validation import plain_value
 
 #: Default grid of the libsvm-style C = 1 / (2 n lambda); lambda follows from n.
 DEFAULT_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
@@ -66,11 +67,6 @@ def egkl_binary(p_pos: np.ndarray, y_pm: np.ndarray) -> float:
     return float(-np.mean(np.where(y_pm > 0, np.log(p), np.log(1 - p))))
 
 
-def _plain(value):
-    """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def stratified_split(
     X: np.ndarray, y: np.ndarray, fraction: float, seed: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -96,8 +92,8 @@ def stratified_split(
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {_plain(classes[k])!r} has only {counts[k]} point(s): too few for a tuning "
-            f"split of {fraction:.0%} (each class needs at least {need})"
+            f"class {plain_value(classes[k])!r} has only {counts[k]} point(s): too few for a "
+            f"tuning split of {fraction:.0%} (each class needs at least {need})"
         )
     try:
         return train_test_split(X, y, test_size=fraction, stratify=y, random_state=seed)
@@ -227,7 +223,7 @@ def cv_folds(y: np.ndarray, n_folds: int, seed: int | None) -> list[Fold]:
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {_plain(classes[k])!r} has only {counts[k]} point(s): too few for "
+            f"class {plain_value(classes[k])!r} has only {counts[k]} point(s): too few for "
             f"{n_folds}-fold cross-validation (each class needs at least {n_folds})"
         )
     splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)

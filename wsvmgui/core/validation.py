@@ -80,7 +80,7 @@ def _first_non_numeric(values: np.ndarray) -> int:
     return 0
 
 
-def _plain(value):
+def plain_value(value):
     """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
     return value.item() if isinstance(value, np.generic) else value
 
@@ -136,7 +136,7 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
         raise InputError("the label has a missing value")
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
-        only = f" ({_plain(classes[0])!r})" if classes.size else ""
+        only = f" ({plain_value(classes[0])!r})" if classes.size else ""
         raise InputError(
             f"the data hold only one class{only}; probability estimation needs at least two"
         )
@@ -159,7 +159,7 @@ def check_labels(y: np.ndarray, min_per_class: int = 1, n_classes: int | None = 
     if small.any():
         k = int(np.flatnonzero(small)[0])
         raise InputError(
-            f"class {_plain(classes[k])!r} has only {counts[k]} point(s); "
+            f"class {plain_value(classes[k])!r} has only {counts[k]} point(s); "
             f"at least {min_per_class} are needed"
         )
     return classes

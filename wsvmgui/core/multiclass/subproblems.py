@@ -35,7 +35,6 @@ from ..tuning import (
     egkl_binary,
     kernel_with_sigma,
 )
-from .fastfit import fit_ladder_libsvm
 from .interpolation import INTERPOLATE, interpolated_estimate
 
 #: Rows of new points per block when predicting (bounds memory to block x support).
@@ -166,8 +165,7 @@ def run_tasks(tasks: Sequence[Callable[[], object]], n_jobs: int, abort: threadi
 
 
 def _fit_one_ladder(K, y, weights, lam, solver, qp_solver, step, cancelled) -> Ladder:
-    if solver == "libsvm":
-        return fit_ladder_libsvm(K, y, weights, lam, progress=step, should_cancel=cancelled)
+    # fit_ladder reaches libsvm without per-fit validation (wsvm._fit_libsvm_direct).
     return fit_ladder(
         K, y, weights, lam, solver, qp_solver, progress=step, should_cancel=cancelled
     )
