@@ -15,14 +15,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .errors import InputError
 from .kernels import Kernel
-from .ladder import RULES, FitEvent, Ladder, LadderEstimate, check_weights, fit_ladder, weight_grid
+from .ladder import FitEvent, Ladder, LadderEstimate, fit_ladder
+from .ladder_params import LadderParamsMixin
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
 from .report import ProbabilityReport
 from .tuning import (
     TuningResult,
     cv_folds,
     default_lambda_grid,
-    default_n_weights,
     kernel_with_sigma,
     stratified_split,
     tune_ladder_folds,
@@ -37,7 +37,7 @@ TUNING = ("auto", "split", "cv")
 AUTO_CV_MAX_N = 500
 
 
-class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
+class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
     """Binary class probabilities from a ladder of weighted SVMs.
 
     Parameters
@@ -143,23 +143,13 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------------- fit
     def _check_params(self) -> None:
-        if self.rule not in RULES:
-            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        self._check_ladder_params()
         if self.solver not in SOLVERS:
             raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
         if self.tuning not in TUNING:
             raise InputError(
                 f"unknown tuning mode {self.tuning!r}; choose one of {', '.join(TUNING)}"
             )
-        if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
-            raise InputError(f"lambda must be a positive number, got {self.lam!r}")
-        if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
-            raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
-
-    def _weight_grid(self, n: int) -> np.ndarray:
-        if self.weights is not None:
-            return check_weights(self.weights)
-        return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
 
     def _needs_tuning(self) -> bool:
         lam_fixed = self.lam is not None or (
@@ -214,7 +204,7 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             X_fit, y_fit = X_all[fit_rows], y_all[fit_rows]
             weights = self._weight_grid(y_fit.size)
             lambdas = self._lambda_grid(folds[0][0].size)
-            sigmas = self._sigma_grid()
+            sigmas = self._given_sigmas()
             n_sig = 1 if self.kernel != "rbf" else (len(sigmas) if sigmas is not None else 6)
             tracker = ProgressTracker(
                 (len(lambdas) * n_sig * len(folds) + 1) * weights.size, progress, should_cancel
@@ -295,22 +285,6 @@ class WeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         )
         folds = [(train.ravel(), tune.ravel())]
         return X, y_pm, folds, (np.arange(n) if self.refit else train.ravel())
-
-    def _lambda_grid(self, n: int) -> np.ndarray:
-        if self.lam is not None:
-            return np.array([float(self.lam)])
-        if self.lambdas is not None:
-            return np.asarray(self.lambdas, dtype=float).ravel()
-        return default_lambda_grid(n)
-
-    def _sigma_grid(self) -> np.ndarray | None:
-        if self.kernel != "rbf":
-            return None
-        if self.sigma is not None:
-            return np.array([float(self.sigma)])
-        if self.sigmas is not None:
-            return np.asarray(self.sigmas, dtype=float).ravel()
-        return None
 
     # ------------------------------------------------------------------------- predict
     def _cross_kernel(self, X) -> np.ndarray:

@@ -26,8 +26,9 @@ from sklearn.utils.validation import check_is_fitted
 from .crossing import CrossingReport, crossing_diagnostics
 from .errors import InputError, SolverError
 from .hull_edges import hull_edges
-from .kernels import Kernel
-from .ladder import RULES, Ladder, LadderEstimate, check_weights, weight_grid
+from .kernels import Kernel, default_sigma_grid
+from .ladder import Ladder, LadderEstimate, check_weights
+from .ladder_params import LadderParamsMixin
 from .noncrossing_qp import (
     DEFAULT_EPS,
     DEFAULT_GAP_TOL,
@@ -38,8 +39,6 @@ from .noncrossing_qp import (
 from .progress import CancelCheck, ProgressCallback, ProgressTracker
 from .report import ProbabilityReport
 from .tuning import (
-    default_lambda_grid,
-    default_n_weights,
     egkl_binary,
     kernel_with_sigma,
     stratified_split,
@@ -411,7 +410,7 @@ def _fit_one(K, Phi, Pen, X, y, pi, lam, linear, f_prev, direction, mode, hull,
 
 
 # ----------------------------------------------------------------------------- estimator
-class NonCrossingLadderClassifier(ClassifierMixin, BaseEstimator):
+class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
     """Binary class probabilities from a non-crossing ladder of weighted SVMs (Wu & Liu 2011).
 
     Parameters
@@ -506,41 +505,21 @@ class NonCrossingLadderClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self) -> None:
-        if self.rule not in RULES:
-            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        self._check_ladder_params()
         if self.tuning not in TUNINGS:
             raise InputError(f"unknown tuning {self.tuning!r}; choose one of {', '.join(TUNINGS)}")
         if self.constraints not in CONSTRAINTS:
             raise InputError(
                 f"unknown constraints {self.constraints!r}; choose one of {', '.join(CONSTRAINTS)}"
             )
-        if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
-            raise InputError(f"lambda must be a positive number, got {self.lam!r}")
-        if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
-            raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
-
-    def _weight_grid(self, n: int) -> np.ndarray:
-        if self.weights is not None:
-            return check_weights(self.weights)
-        return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
-
-    def _lambda_grid(self, n: int) -> np.ndarray:
-        if self.lam is not None:
-            return np.array([float(self.lam)])
-        if self.lambdas is not None:
-            return np.asarray(self.lambdas, dtype=float).ravel()
-        return default_lambda_grid(n)
 
     def _sigma_grid(self, X, y_pm) -> np.ndarray:
         if self.kernel != "rbf":
             return np.array([np.nan])
-        if self.sigma is not None:
-            return np.array([float(self.sigma)])
-        if self.sigmas is not None:
-            return np.asarray(self.sigmas, dtype=float).ravel()
-        from .kernels import default_sigma_grid
-
-        return default_sigma_grid(X, y_pm, seed=self.random_state or 0)
+        given = self._given_sigmas()
+        return given if given is not None else default_sigma_grid(
+            X, y_pm, seed=self.random_state or 0
+        )
 
     def _fit_kwargs(self) -> dict:
         return {"constraints": self.constraints, "max_constraints": self.max_constraints}
