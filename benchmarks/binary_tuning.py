@@ -22,10 +22,10 @@ import numpy as np
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
-from wsvmgui.core.baselines import BASELINES, fit_baseline, param_grid
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.metrics import egkl
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.evaluation.baselines import BASELINES, fit_baseline, param_grid
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import egkl
 
 DESIGNS = ("wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex6")
 RESULTS = Path(__file__).parent / "results"

@@ -40,21 +40,22 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-import wsvmgui.core.binary as binary_mod
-from wsvmgui.core.binary import AUTO_CV_MAX_N, WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import SolverError
-from wsvmgui.core.kernels import Kernel, default_sigma_grid
-from wsvmgui.core.ladder import probabilities_from_signs, weight_grid
-from wsvmgui.core.metrics import egkl
-from wsvmgui.core.tuning import (
+import wsvmgui.estimators.binary as binary_mod
+from wsvmgui.errors import SolverError
+from wsvmgui.estimators.binary import AUTO_CV_MAX_N, WeightedSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import egkl
+from wsvmgui.ladder.rules import probabilities_from_signs
+from wsvmgui.ladder.tuning import (
     cv_folds,
     default_lambda_grid,
     default_n_weights,
     egkl_binary,
     stratified_split,
 )
-from wsvmgui.core.wsvm import fit_weighted_svm
+from wsvmgui.ladder.weights import weight_grid
+from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
+from wsvmgui.solvers.wsvm import fit_weighted_svm
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DESIGNS = ("wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex6")
@@ -450,7 +451,7 @@ def main(argv=None) -> int:
 
 #: The decision, written after reading the measurements (kept in the results file).
 CHOICE: list[str] = [
-    "**Chosen: M = max(floor(2 sqrt n), 40)** (`wsvmgui.core.tuning.default_n_weights`): "
+    "**Chosen: M = max(floor(2 sqrt n), 40)** (`wsvmgui.ladder.tuning.default_n_weights`): "
     "40 up to n = 400, 44 at n = 500, 63 at n = 1000, 89 at n = 2000.",
     "",
     "- Accuracy.  In the paired comparison it is the best of the ten rules over all 27 "

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     app = QApplication.instance() or QApplication([])
-    from wsvmgui.core.settings import RunSettings
+    from wsvmgui.app.settings import RunSettings
     from wsvmgui.gui.main_window import DEMO_SETTINGS, MainWindow
 
     # A longer run (cross-validated tuning over a 5 x 6 grid, M = 30) on the demo data.

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.joint.estimator import JointWSVMClassifier
-from wsvmgui.core.joint.schemes import border_to_proba, indirect_scheme
-from wsvmgui.core.kernels import median_between_class_distance
-from wsvmgui.core.metrics import truth_metrics
+from wsvmgui.estimators.joint import JointWSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import truth_metrics
+from wsvmgui.joint.schemes import border_to_proba, indirect_scheme
+from wsvmgui.solvers.kernels import median_between_class_distance
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SCHEMES = ("direct", "indirect_count", "indirect_continuous")

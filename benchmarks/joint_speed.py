@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.joint.dca import minimal_truncation, truncated_set
-from wsvmgui.core.joint.grid_fit import fit_grid
-from wsvmgui.core.joint.simplex_grid import SimplexGrid
-from wsvmgui.core.joint.subproblem import JointProblem, solve_subproblem
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.joint.dca import minimal_truncation, truncated_set
+from wsvmgui.joint.grid_fit import fit_grid
+from wsvmgui.joint.simplex_grid import SimplexGrid
+from wsvmgui.joint.subproblem import JointProblem, solve_subproblem
 
 RESULTS = Path(__file__).resolve().parent / "results"
 C_COST = 10.0  # C = 1/(2 n lambda); the value tuning picks most often on Ex.1
@@ -192,7 +192,7 @@ def write(out: dict, final_load: bool = True) -> None:
         "for the other jobs sharing the machine (load average column).",
         "",
         "QPs/fit counts every convex QP: with warm starts, the untruncated guard fit (one "
-        "QP, see wsvmgui/core/joint/dca.py::fit_truncated_warm) plus the DCA steps; cold, "
+        "QP, see wsvmgui/joint/dca.py::fit_truncated_warm) plus the DCA steps; cold, "
         "the untruncated start plus the DCA steps (full QPs, no working set).  DCA stops "
         "when the truncated set stops changing (at most 30 steps).  A positive 'largest "
         "objective change' is round-off (objectives are 10^2-10^3); a real rise raises "

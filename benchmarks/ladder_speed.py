@@ -9,7 +9,7 @@ and round-robin in one process:
   and for the project default ``default_n_weights(n)``;
 * ``ladder_sqrt_2jobs``: the same with ``fit_ladder(n_jobs=2)`` (weights on two threads);
 * ``ladder_sqrt_svc``: the same ladder through the public ``SVC`` path of
-  ``wsvmgui.core.wsvm`` (the library's direct libsvm binding switched off), i.e. with
+  ``wsvmgui.solvers.wsvm`` (the library's direct libsvm binding switched off), i.e. with
   scikit-learn's per-call validation of the n x n kernel;
 * ``proto_direct`` (prototype, not the library): direct libsvm calls as the library makes
   them, with the KKT check of all fits batched into one matrix product;
@@ -55,13 +55,14 @@ from sklearn.svm import SVC
 from sklearn.svm import _libsvm as libsvm
 from threadpoolctl import threadpool_limits
 
-import wsvmgui.core.wsvm as wsvm_mod
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.kernels import Kernel, median_between_class_distance
-from wsvmgui.core.ladder import fit_ladder, weight_grid
-from wsvmgui.core.tuning import default_lambda_grid, default_n_weights
-from wsvmgui.core.wsvm import (
+import wsvmgui.solvers.wsvm as wsvm_mod
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.tuning import default_lambda_grid, default_n_weights
+from wsvmgui.ladder.weights import weight_grid
+from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
+from wsvmgui.solvers.wsvm import (
     LIBSVM_TOL,
     fit_weighted_svm,
     kkt_residual,
@@ -76,7 +77,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def _kkt_from_fits(
     F: np.ndarray, y: np.ndarray, alpha: np.ndarray, b: np.ndarray, upper: np.ndarray
 ) -> np.ndarray:
-    """The KKT residual of :func:`wsvmgui.core.wsvm.kkt_residual` for many fits at once.
+    """The KKT residual of :func:`wsvmgui.solvers.wsvm.kkt_residual` for many fits at once.
 
     Parameters
     ----------
@@ -578,7 +579,7 @@ def findings(res: dict) -> list[str]:
     out += [
         "", f"Options, with what each measured (CPU ratios to one Platt fit at n = {n_t}; "
         "the direct prototype's coefficients equal the library's exactly, see above):", "",
-        "1. Direct `sklearn.svm._libsvm.fit` binding (now in `wsvmgui.core.wsvm`, checked "
+        "1. Direct `sklearn.svm._libsvm.fit` binding (now in `wsvmgui.solvers.wsvm`, checked "
         "once against SVC with a public fallback): the same ladder through the public SVC "
         f"path costs {c['ladder_sqrt_svc/platt_svc']:.1f} x Platt, through the binding "
         f"{c['ladder_sqrt/platt_svc']:.1f} x.",

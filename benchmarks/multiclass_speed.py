@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from wsvmgui.core.baselines import fit_baseline
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.metrics import l1_error
-from wsvmgui.core.multiclass import SCHEMES, MulticlassWeightedSVMClassifier
+from wsvmgui.estimators.multiclass import SCHEMES, MulticlassWeightedSVMClassifier
+from wsvmgui.evaluation.baselines import fit_baseline
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import l1_error
 
 OUT = Path(__file__).resolve().parent / "results" / "multiclass_speed"
 PAPER_MIN = {"baseline1": 1.5, "bp1": 1.5, "baseline2": 0.7, "bp2": 0.7, "pairwise": 2.4,

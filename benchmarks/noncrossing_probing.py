@@ -26,15 +26,17 @@ from pathlib import Path
 
 import numpy as np
 
-from wsvmgui.core.crossing import crossing_diagnostics
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.kernels import Kernel, median_between_class_distance
-from wsvmgui.core.ladder import fit_ladder, probabilities_from_signs
-from wsvmgui.core.metrics import egkl, l2_error
-from wsvmgui.core.noncrossing import fit_noncrossing_ladder
-from wsvmgui.core.precondition import DEFAULT_PT_GRID, PreconditionedSVC
-from wsvmgui.core.probing import ProbingClassifier
-from wsvmgui.core.tuning import default_lambda_grid
+from wsvmgui.estimators.preconditioned import PreconditionedSVC
+from wsvmgui.estimators.probing import ProbingClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import egkl, l2_error
+from wsvmgui.ladder.crossing import crossing_diagnostics
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.noncrossing import fit_noncrossing_ladder
+from wsvmgui.ladder.precondition import DEFAULT_PT_GRID
+from wsvmgui.ladder.rules import probabilities_from_signs
+from wsvmgui.ladder.tuning import default_lambda_grid
+from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 
 OUT = Path(__file__).resolve().parent / "results"
 

@@ -33,12 +33,13 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from wsvmgui.core.baselines import BASELINES, fit_baseline
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.metrics import truth_metrics
-from wsvmgui.core.multiclass import MulticlassWeightedSVMClassifier, coupling
-from wsvmgui.core.multiclass.baseline_choice import largest_class, median_distance_class
-from wsvmgui.core.multiclass.ova import normalise_sum, project_simplex
+from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+from wsvmgui.evaluation.baselines import BASELINES, fit_baseline
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import truth_metrics
+from wsvmgui.multiclass import coupling
+from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
+from wsvmgui.multiclass.ova import normalise_sum, project_simplex
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "results" / "zeng_reproduction_runs"

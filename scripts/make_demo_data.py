@@ -5,7 +5,7 @@
 Two interleaved half circles ("moons") in the plane with Gaussian noise, so that the
 classes overlap and the class probability varies smoothly between 0 and 1 near the
 boundary. Columns: x1, x2, label, with label in {-1, +1} (the binary convention of
-wsvmgui.core). Deterministic for a given seed.
+wsvmgui.evaluation.designs). Deterministic for a given seed.
 """
 
 from __future__ import annotations

@@ -36,11 +36,11 @@ import pytest
 from sklearn.metrics import log_loss
 from sklearn.svm import SVC
 
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.kernels import default_sigma_grid
-from wsvmgui.core.metrics import egkl, l1_error
-from wsvmgui.core.tuning import DEFAULT_C_GRID, stratified_split
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import egkl, l1_error
+from wsvmgui.ladder.tuning import DEFAULT_C_GRID, stratified_split
+from wsvmgui.solvers.kernels import default_sigma_grid
 
 SEEDS = range(5)
 N_TRAIN, N_TEST = 100, 5000

@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pytest
 
-from wsvmgui.core.baselines import BASELINES, fit_baseline, param_grid
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.metrics import l1_error
+from wsvmgui.errors import InputError
+from wsvmgui.evaluation.baselines import BASELINES, fit_baseline, param_grid
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import l1_error
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_platt_svm_matches_libsvm_platt_directly(data):
 
 
 def _train_part(X, y):
-    from wsvmgui.core.tuning import stratified_split
+    from wsvmgui.ladder.tuning import stratified_split
 
     X_tr, _, y_tr, _ = stratified_split(X, y, 0.3, 0)
     return X_tr, y_tr

@@ -8,10 +8,10 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import Cancelled, InputError
-from wsvmgui.core.report import ProbabilityReport
+from wsvmgui.errors import Cancelled, InputError
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.estimators.report import ProbabilityReport
+from wsvmgui.evaluation.designs import simulate
 
 FIXED = WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0)
 TUNED = WeightedSVMClassifier(n_weights=5)
@@ -69,7 +69,7 @@ def test_fixed_parameters_skip_tuning(fixed_fit):
 
 
 def test_estimate_is_the_ladder_read_by_its_rule(fixed_fit, data):
-    from wsvmgui.core.ladder import probabilities_from_signs
+    from wsvmgui.ladder.rules import probabilities_from_signs
 
     _, _, Xt = data
     est = fixed_fit.estimate(Xt)
@@ -101,7 +101,7 @@ def test_joblib_round_trip_predicts_identically(fixed_fit, data, tmp_path, monke
     path = tmp_path / "model.joblib"
     joblib.dump(fixed_fit, path)
     # Loading must not refit: make any ladder fit explode.
-    from wsvmgui.core import binary
+    from wsvmgui.estimators import binary
 
     def no_fit(*args, **kwargs):
         raise AssertionError("refit after loading")

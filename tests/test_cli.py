@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wsvmgui import atomic
+from wsvmgui.app.settings import RunSettings
 from wsvmgui.cli import EXIT_INPUT, main
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.settings import RunSettings
-from wsvmgui.tabular import read_probabilities_csv
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.io import atomic
+from wsvmgui.io.tables import read_probabilities_csv
 
 FAST = ["--lambda", "0.01", "--sigma", "1.0", "--weights", "5", "--quiet"]
 

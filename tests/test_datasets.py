@@ -5,14 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wsvmgui.core.designs import DESIGNS
-from wsvmgui.core.errors import InputError
-from wsvmgui.datasets import (
-    builtin_names,
-    dataset_from_table,
-    load_builtin,
-    split_dataset,
-)
+from wsvmgui.app.datasets import builtin_names, dataset_from_table, load_builtin, split_dataset
+from wsvmgui.errors import InputError
+from wsvmgui.evaluation.designs import DESIGNS
 
 
 def test_every_design_and_sklearn_table_is_offered():

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from wsvmgui.core.designs import DESIGNS, get_design, simulate
-from wsvmgui.core.errors import InputError
+from wsvmgui.errors import InputError
+from wsvmgui.evaluation.designs import DESIGNS, get_design, simulate
 
 NAMES = [
     "wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex6", "wu2010_ex1", "wu2010_ex2",

@@ -3,20 +3,20 @@
 import numpy as np
 import pytest
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import Cancelled
-from wsvmgui.core.joint.dca import fit_truncated, minimal_truncation, truncated_set
-from wsvmgui.core.joint.features import FeatureMap
-from wsvmgui.core.joint.grid_fit import fit_grid
-from wsvmgui.core.joint.simplex_grid import SimplexGrid
-from wsvmgui.core.joint.subproblem import (
+from wsvmgui.errors import Cancelled
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.joint.dca import fit_truncated, minimal_truncation, truncated_set
+from wsvmgui.joint.features import FeatureMap
+from wsvmgui.joint.grid_fit import fit_grid
+from wsvmgui.joint.simplex_grid import SimplexGrid
+from wsvmgui.joint.subproblem import (
     JointProblem,
     kkt_residual,
     solve_subproblem,
     solve_subproblem_dual,
     sum_zero_basis,
 )
-from wsvmgui.core.kernels import Kernel
+from wsvmgui.solvers.kernels import Kernel
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +152,7 @@ def test_warm_start_guard_escapes_a_degenerate_neighbour(small):
     """A neighbour that ignores class 3 (all its points truncated, so DCA from it would
     never move) must not be carried on: the result is no worse than DCA from the
     untruncated fit and predicts all three classes again."""
-    from wsvmgui.core.joint.dca import fit_truncated_warm, truncated_objective
+    from wsvmgui.joint.dca import fit_truncated_warm, truncated_objective
 
     d, pr = small
     w = 4.0 * np.array([0.3, 0.3, 0.4])[pr.yi]

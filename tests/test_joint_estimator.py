@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.joint.estimator import JointWSVMClassifier
-from wsvmgui.core.metrics import truth_metrics
+from wsvmgui.errors import InputError
+from wsvmgui.estimators.joint import JointWSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import truth_metrics
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.joint.simplex_grid import SimplexGrid
+from wsvmgui.errors import InputError
+from wsvmgui.joint.simplex_grid import SimplexGrid
 
 
 @pytest.mark.parametrize("K,N", [(3, 50), (3, 7), (4, 9), (5, 20)])

@@ -12,13 +12,8 @@ same bound (its target h_count(p) equals the oracle's shares exactly).
 import numpy as np
 import pytest
 
-from wsvmgui.core.joint.schemes import (
-    border_to_proba,
-    direct_scheme,
-    indirect_scheme,
-    proba_to_border,
-)
-from wsvmgui.core.joint.simplex_grid import SimplexGrid
+from wsvmgui.joint.schemes import border_to_proba, direct_scheme, indirect_scheme, proba_to_border
+from wsvmgui.joint.simplex_grid import SimplexGrid
 
 
 def _oracle(K, N, seed, size=150):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from wsvmgui.core.joint.simplex_grid import SimplexGrid
-from wsvmgui.core.joint.volumes import h_continuous, h_count, h_paper_k3, invert_shares
+from wsvmgui.joint.simplex_grid import SimplexGrid
+from wsvmgui.joint.volumes import h_continuous, h_count, h_paper_k3, invert_shares
 
 
 @pytest.mark.parametrize("K", [3, 4, 5])

@@ -9,8 +9,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.kernels import (
+from wsvmgui.errors import InputError
+from wsvmgui.solvers.kernels import (
     DEFAULT_SIGMA_FACTORS,
     Kernel,
     default_sigma_grid,

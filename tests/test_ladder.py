@@ -8,17 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import Cancelled, InputError
-from wsvmgui.core.kernels import Kernel
-from wsvmgui.core.ladder import (
-    check_weights,
-    fit_ladder,
-    full_grid,
-    probabilities_from_signs,
-    signs_are_monotone,
-    weight_grid,
-)
+from wsvmgui.errors import Cancelled, InputError
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.rules import probabilities_from_signs, signs_are_monotone
+from wsvmgui.ladder.weights import check_weights, full_grid, weight_grid
+from wsvmgui.solvers.kernels import Kernel
 
 
 def _signs(text: str) -> np.ndarray:
@@ -241,7 +236,7 @@ def test_compress_keeps_predictions(data):
 
 
 def test_zero_decision_counts_as_negative():
-    from wsvmgui.core.ladder import Ladder
+    from wsvmgui.ladder.grid import Ladder
 
     w = weight_grid(4)
     lad = Ladder(w, 0.1, np.zeros((3, 2)), np.array([1.0, 0.0, -1.0]), np.zeros(3))

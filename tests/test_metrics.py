@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.metrics import (
+from wsvmgui.errors import InputError
+from wsvmgui.evaluation.metrics import (
     cross_entropy,
     egkl,
     error_rate,

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.multiclass import coupling
-from wsvmgui.core.multiclass.baseline_choice import (
+from wsvmgui.errors import InputError
+from wsvmgui.multiclass import coupling
+from wsvmgui.multiclass.baseline_choice import (
     aggregated_distances,
     largest_class,
     median_distance_class,
 )
-from wsvmgui.core.multiclass.interpolation import interpolated_estimate
-from wsvmgui.core.multiclass.ova import normalise_sum, project_simplex
+from wsvmgui.multiclass.interpolation import interpolated_estimate
+from wsvmgui.multiclass.ova import normalise_sum, project_simplex
 
 
 def _true_table(p: np.ndarray) -> np.ndarray:

@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import Cancelled, InputError
-from wsvmgui.core.metrics import l1_error
-from wsvmgui.core.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeightedSVMClassifier, coupling
-from wsvmgui.core.multiclass.baseline_choice import largest_class, median_distance_class
+from wsvmgui.errors import Cancelled, InputError
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.estimators.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeightedSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import l1_error
+from wsvmgui.multiclass import coupling
+from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
 
 SMALL = dict(lambdas=[1e-2, 1e-3], sigmas=[0.6, 1.2], n_weights=8)
 

@@ -6,20 +6,17 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from wsvmgui.core.crossing import crossing_diagnostics, crossing_from_values, hull_combinations
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.hull_edges import hull_edges
-from wsvmgui.core.kernels import Kernel
-from wsvmgui.core.ladder import fit_ladder
-from wsvmgui.core.metrics import egkl
-from wsvmgui.core.noncrossing import (
-    NonCrossingLadderClassifier,
-    fit_noncrossing_ladder,
-    fitting_order,
-)
-from wsvmgui.core.noncrossing_qp import build_constraints, fit_constrained
-from wsvmgui.core.tuning import default_lambda_grid
+from wsvmgui.errors import InputError
+from wsvmgui.estimators.noncrossing import NonCrossingLadderClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import egkl
+from wsvmgui.ladder.crossing import crossing_diagnostics, crossing_from_values, hull_combinations
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.hull_edges import hull_edges
+from wsvmgui.ladder.noncrossing import fit_noncrossing_ladder, fitting_order
+from wsvmgui.ladder.noncrossing_qp import build_constraints, fit_constrained
+from wsvmgui.ladder.tuning import default_lambda_grid
+from wsvmgui.solvers.kernels import Kernel
 
 
 def _pm(y):
@@ -229,7 +226,7 @@ def test_progress_and_cancel():
                            progress=lambda done, total, ev: calls.append((done, total, ev)))
     assert [c[0] for c in calls] == [1, 2, 3, 4, 5] and calls[-1][1] == 5
     assert calls[0][2].fit.pi == pytest.approx(0.5)
-    from wsvmgui.core.errors import Cancelled
+    from wsvmgui.errors import Cancelled
 
     with pytest.raises(Cancelled):
         fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"),
@@ -255,7 +252,7 @@ def test_bad_inputs_raise_input_error():
 
 
 def test_pivoted_cholesky_factor():
-    from wsvmgui.core.noncrossing_qp import pivoted_cholesky
+    from wsvmgui.ladder.noncrossing_qp import pivoted_cholesky
 
     d = simulate("wuliu2011_ex1", 120, 13)
     for kern in (Kernel("rbf", sigma=1.5), Kernel("rbf", sigma=0.2), Kernel("poly", degree=3)):

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.precondition import PreconditionedSVC, check_level, precondition_labels
+from wsvmgui.errors import InputError
+from wsvmgui.estimators.preconditioned import PreconditionedSVC
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.precondition import check_level, precondition_labels
 
 
 def test_precondition_labels_follows_the_rule():

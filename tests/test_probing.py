@@ -8,21 +8,15 @@ from scipy.optimize import minimize_scalar
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import has_fit_parameter
 
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.kernels import Kernel, median_between_class_distance
-from wsvmgui.core.ladder import fit_ladder
-from wsvmgui.core.metrics import l2_error
-from wsvmgui.core.probing import (
-    LEARNER_NAMES,
-    CostingClassifier,
-    ProbingClassifier,
-    interval_score,
-    kl_coin,
-    learner_factory,
-    make_learner,
-    minimax_point,
-)
+from wsvmgui.errors import InputError
+from wsvmgui.estimators.probing import ProbingClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.evaluation.metrics import l2_error
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.probing.costing import CostingClassifier
+from wsvmgui.probing.learners import LEARNER_NAMES, learner_factory, make_learner
+from wsvmgui.probing.reduction import interval_score, kl_coin, minimax_point
+from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 
 
 def test_cross_entropy_minimax_point_matches_numerical_minimax():

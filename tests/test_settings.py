@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.settings import SETTINGS_VERSION, RunSettings
+from wsvmgui.app.settings import SETTINGS_VERSION, RunSettings
+from wsvmgui.errors import InputError
 
 
 def test_defaults_validate():

@@ -7,12 +7,12 @@ import os
 import numpy as np
 import pytest
 
-from wsvmgui import atomic
-from wsvmgui.atomic import atomic_write_text, atomic_writer
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.report import ProbabilityReport
-from wsvmgui.core.settings import RunSettings
-from wsvmgui.tabular import read_probabilities_csv, read_table, select_xy, write_probabilities_csv
+from wsvmgui.app.settings import RunSettings
+from wsvmgui.errors import InputError
+from wsvmgui.estimators.report import ProbabilityReport
+from wsvmgui.io import atomic
+from wsvmgui.io.atomic import atomic_write_text, atomic_writer
+from wsvmgui.io.tables import read_probabilities_csv, read_table, select_xy, write_probabilities_csv
 
 
 def _write(path, text: str | bytes):

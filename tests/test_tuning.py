@@ -5,17 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wsvmgui.core import ladder as ladder_module
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import Cancelled, InputError, SolverError
-from wsvmgui.core.kernels import Kernel
-from wsvmgui.core.ladder import fit_ladder, weight_grid
-from wsvmgui.core.tuning import (
-    default_lambda_grid,
-    egkl_binary,
-    stratified_split,
-    tune_ladder,
-)
+from wsvmgui.errors import Cancelled, InputError, SolverError
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder import grid as ladder_module
+from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.tuning import default_lambda_grid, egkl_binary, stratified_split, tune_ladder
+from wsvmgui.ladder.weights import weight_grid
+from wsvmgui.solvers.kernels import Kernel
 
 LAMBDAS = np.array([0.05, 0.005, 0.0005])
 SIGMAS = np.array([0.5, 1.5])

@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wsvmgui.core.binary import WeightedSVMClassifier
-from wsvmgui.core.errors import InputError
-from wsvmgui.core.validation import (
+from wsvmgui.errors import InputError
+from wsvmgui.estimators._validation import (
     check_finite,
     check_labels,
     check_numeric,
     validate_fit_data,
     validate_predict_data,
 )
+from wsvmgui.estimators.binary import WeightedSVMClassifier
 
 
 def _one_line(exc: pytest.ExceptionInfo) -> str:

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from wsvmgui.core import wsvm
-from wsvmgui.core.designs import simulate
-from wsvmgui.core.errors import InputError, SolverError
-from wsvmgui.core.kernels import Kernel
-from wsvmgui.core.wsvm import (
+from wsvmgui.errors import InputError, SolverError
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.solvers import wsvm
+from wsvmgui.solvers.kernels import Kernel
+from wsvmgui.solvers.wsvm import (
     DEFAULT_KKT_TOL,
     fit_weighted_svm,
     kkt_residual,

@@ -7,9 +7,19 @@ import sys
 from .cli import main as cli_main
 
 
+def open_app() -> int:
+    """Open the desktop app (imported only now: the command line needs no Qt)."""
+    try:
+        from .gui.app import main as gui_main
+    except ImportError as exc:
+        print(f"wsvmgui: error: the desktop app cannot start: {exc}", file=sys.stderr)
+        return 2
+    return gui_main([])
+
+
 def main() -> None:
     """Entry point: the desktop app without arguments, the command line otherwise."""
-    sys.exit(cli_main(sys.argv[1:]))
+    sys.exit(cli_main(sys.argv[1:], open_app=open_app))
 
 
 if __name__ == "__main__":

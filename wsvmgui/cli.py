@@ -12,18 +12,19 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import joblib
 import numpy as np
 
-from . import __version__
-from .atomic import atomic_write_text, atomic_writer
-from .core.errors import Cancelled, InputError, SolverError, WSVMError
-from .core.schemes import SCHEMES, fit_scheme
-from .core.settings import RunSettings
-from .tabular import read_table, select_xy, write_probabilities_csv
+from ._version import __version__
+from .app.schemes import SCHEMES, fit_scheme
+from .app.settings import RunSettings
+from .errors import Cancelled, InputError, SolverError, WSVMError
+from .io.atomic import atomic_write_text, atomic_writer
+from .io.tables import read_table, select_xy, write_probabilities_csv
 
 EXIT_INPUT, EXIT_SOLVER, EXIT_INTERNAL, EXIT_CANCELLED = 2, 3, 1, 130
 MODEL_KIND = "wsvmgui-model"
@@ -260,8 +261,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``wsvmgui demo``: fit a simulation design and print accuracy against the truth."""
-    from .core.designs import get_design
-    from .core.metrics import truth_metrics
+    from .evaluation.designs import get_design
+    from .evaluation.metrics import truth_metrics
 
     design = get_design(args.design)
     n = args.n or design.default_n
@@ -307,25 +308,27 @@ def cmd_schemes(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_gui(args: argparse.Namespace | None = None) -> int:
-    """Open the desktop app."""
-    try:
-        from .gui.app import main as gui_main
-    except ImportError as exc:
-        raise InputError(f"the desktop app cannot start: {exc}") from None
-    return gui_main([])
+COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "demo": cmd_demo, "schemes": cmd_schemes}
 
 
-COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "demo": cmd_demo, "schemes": cmd_schemes,
-            "gui": cmd_gui}
+def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = None) -> int:
+    """Run the command line; returns the exit status.
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+    open_app : callable, optional
+        Opens the desktop app for ``wsvmgui gui`` (and no command); given by the entry
+        point, which is the only place that knows the app (the command line is Qt-free).
+    """
     args = build_parser().parse_args(argv)
-    command = COMMANDS.get(args.command or "gui")
     try:
-        return command(args)
+        if args.command in (None, "gui"):
+            if open_app is None:
+                raise InputError("the desktop app opens from the wsvmgui command")
+            return open_app()
+        return COMMANDS[args.command](args)
     except (InputError, SolverError) as exc:
         print(f"wsvmgui: error: {exc}", file=sys.stderr)
         return EXIT_INPUT if isinstance(exc, InputError) else EXIT_SOLVER

@@ -13,7 +13,7 @@ pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from wsvmgui.core.settings import RunSettings  # noqa: E402
+from wsvmgui.app.settings import RunSettings
 
 #: A run of a few hundred milliseconds on the demo data: M = 5, one lambda, one sigma.
 TINY = RunSettings(scheme="binary", n_weights=5, lambdas=[0.005], sigmas=[0.5], n_jobs=1)

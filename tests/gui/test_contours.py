@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from wsvmgui.gui.contours import segments_to_xy, zero_contour
+from wsvmgui.app.contours import segments_to_xy, zero_contour
 
 
 def test_circle_contour_has_the_right_radius():

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import LONG, TINY, run_and_wait
 
-from wsvmgui.core.metrics import label_metrics
-from wsvmgui.core.settings import RunSettings
+from wsvmgui.app.settings import RunSettings
+from wsvmgui.evaluation.metrics import label_metrics
 
 
 def test_starts_with_the_demo_and_settings_that_run(window):
@@ -136,7 +136,7 @@ def test_new_run_cancels_the_old_one(qtbot, window):
 
 
 def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
-    from wsvmgui.tabular import read_probabilities_csv
+    from wsvmgui.io.tables import read_probabilities_csv
 
     result = run_and_wait(qtbot, window, TINY)
     path = tmp_path / "probs.csv"

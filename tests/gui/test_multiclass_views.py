@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from conftest import run_and_wait
 
-from wsvmgui.core import schemes as registry
-from wsvmgui.core.settings import RunSettings
+from wsvmgui.app import schemes as registry
+from wsvmgui.app.settings import RunSettings
 
 
 def _ensure(monkeypatch, name: str, module: str, build) -> None:
@@ -28,7 +28,7 @@ def _ensure(monkeypatch, name: str, module: str, build) -> None:
 
 
 def _pairwise(s: RunSettings):
-    from wsvmgui.core.multiclass.estimator import MulticlassWeightedSVMClassifier
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 
     return MulticlassWeightedSVMClassifier(
         scheme="pairwise", kernel=s.kernel, n_weights=s.n_weights, lambdas=s.lambdas,
@@ -36,7 +36,7 @@ def _pairwise(s: RunSettings):
 
 
 def _joint(s: RunSettings):
-    from wsvmgui.core.joint.estimator import JointWSVMClassifier
+    from wsvmgui.estimators.joint import JointWSVMClassifier
 
     return JointWSVMClassifier(N=s.joint_n, kernel=s.kernel, lam=s.lambdas[0],
                                random_state=s.seed)
@@ -51,7 +51,7 @@ def k3_window(window):
 
 
 def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_window):
-    _ensure(monkeypatch, "pairwise", "wsvmgui.core.multiclass.estimator", _pairwise)
+    _ensure(monkeypatch, "pairwise", "wsvmgui.estimators.multiclass", _pairwise)
     window = k3_window
     window.settings_panel.refresh_availability(3)
     settings = RunSettings(scheme="pairwise", n_weights=5, lambdas=[0.005], sigmas=[1.0],
@@ -87,7 +87,7 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
 
 def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     name = "joint-indirect"
-    _ensure(monkeypatch, name, "wsvmgui.core.joint.estimator", _joint)
+    _ensure(monkeypatch, name, "wsvmgui.estimators.joint", _joint)
     window = k3_window
     window.settings_panel.refresh_availability(3)
     settings = RunSettings(scheme=name, kernel="linear", joint_n=6, lambdas=[0.01], n_jobs=1)
@@ -102,7 +102,7 @@ def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     np.testing.assert_allclose(view.grid_points.data["x"], xy[:, 0])
     # each grid weight is coloured by the class predicted there for this point
     colors = [b.color().getRgb()[:3] for b in view.grid_points.data["brush"]]
-    from wsvmgui.gui.analysis import class_colors
+    from wsvmgui.app.analysis import class_colors
 
     expected = [tuple(int(v) for v in class_colors(3)[k]) for k in simplex.predictions[row]]
     assert colors == expected
@@ -130,7 +130,7 @@ def test_unavailable_scheme_is_listed_but_disabled(qtbot, monkeypatch, settings_
     from wsvmgui.gui.settings_panel import SettingsPanel
 
     monkeypatch.setitem(registry.SCHEMES, "ghost", registry.Scheme(
-        "ghost", "Ghost", "not built", True, "wsvmgui.core.no_such_module", _pairwise))
+        "ghost", "Ghost", "not built", True, "wsvmgui.no_such_module", _pairwise))
     panel = SettingsPanel()
     qtbot.addWidget(panel)
     row = panel.scheme.findData("ghost")

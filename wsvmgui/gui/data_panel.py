@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import InputError
-from ..datasets import (
+from ..app.datasets import (
     DEFAULT_DESIGN_N,
     Dataset,
     DataSplit,
@@ -35,6 +34,7 @@ from ..datasets import (
     load_builtin,
     split_dataset,
 )
+from ..errors import InputError
 
 FILE_ITEM = "__file__"
 LABEL_GUESSES = ("label", "labels", "class", "y", "target", "species")
@@ -143,7 +143,7 @@ class DataPanel(QWidget):
 
         On failure the previous data set stays and an error is signalled.
         """
-        from ..tabular import read_table
+        from ..io.tables import read_table
 
         try:
             frame = read_table(path)

@@ -13,10 +13,10 @@ import numpy as np
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QWidget
 
-from ..atomic import atomic_write_bytes, atomic_write_text
-from ..core.errors import InputError
-from ..core.report import ProbabilityReport
-from ..core.settings import RunSettings
+from ..app.settings import RunSettings
+from ..errors import InputError
+from ..estimators.report import ProbabilityReport
+from ..io.atomic import atomic_write_bytes, atomic_write_text
 
 ROW_CHOICES = ("test", "train", "tune", "all")
 
@@ -66,7 +66,7 @@ def run_meta(result: Any) -> dict[str, Any]:
 
 def export_probabilities(path: str | os.PathLike, result: Any, rows: str = "test") -> int:
     """Write the probabilities of ``rows`` as CSV with settings and provenance; returns rows."""
-    from ..tabular import write_probabilities_csv
+    from ..io.tables import write_probabilities_csv
 
     report, index, split = probability_rows(result, rows)
     write_probabilities_csv(path, report, result.settings, run_meta(result), index, split)

@@ -28,9 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import InputError
-from ..core.settings import RunSettings
-from .analysis import (
+from ..app.analysis import (
     DEFAULT_GRID,
     RunRequest,
     RunResult,
@@ -38,6 +36,8 @@ from .analysis import (
     run_analysis,
     run_baselines,
 )
+from ..app.settings import RunSettings
+from ..errors import InputError
 from .data_panel import DataPanel
 from .export import ROW_CHOICES, export_plot, export_probabilities, load_settings, save_settings
 from .messages import MessageArea

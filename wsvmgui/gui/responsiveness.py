@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer
 
-from ..core.settings import RunSettings
+from ..app.settings import RunSettings
 
 TICK_MS = 5
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.settings import RunSettings
+from ..app.settings import RunSettings
 
 SIZE = (1500, 940)
 
@@ -48,7 +48,7 @@ def _wait(app, window, timeout: float) -> bool:
 
 def _run(app, window, data: str, n: int, settings: RunSettings, compare: bool = False,
          timeout: float = 600) -> bool:
-    from ..core.schemes import SCHEMES
+    from ..app.schemes import SCHEMES
 
     if settings.scheme not in SCHEMES or not SCHEMES[settings.scheme].availability()[0]:
         print(f"skipped: scheme {settings.scheme!r} is not available", file=sys.stderr)

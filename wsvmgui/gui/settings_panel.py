@@ -1,6 +1,6 @@
-"""The run settings panel, bound to :class:`wsvmgui.core.settings.RunSettings`.
+"""The run settings panel, bound to :class:`wsvmgui.app.settings.RunSettings`.
 
-Every scheme of :data:`wsvmgui.core.schemes.SCHEMES` is listed; an unavailable one (or a
+Every scheme of :data:`wsvmgui.app.schemes.SCHEMES` is listed; an unavailable one (or a
 binary-only one when the data hold more than two classes) is disabled with the reason as
 its tooltip.
 """
@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import InputError
-from ..core.kernels import KERNELS
-from ..core.ladder import RULES
-from ..core.schemes import SCHEMES
-from ..core.settings import TUNING_MODES, RunSettings
-from ..core.wsvm import SOLVERS
+from ..app.schemes import SCHEMES
+from ..app.settings import TUNING_MODES, RunSettings
+from ..errors import InputError
+from ..ladder.rules import RULES
+from ..solvers.kernels import KERNELS
+from ..solvers.wsvm import SOLVERS
 
 
 def parse_grid(text: str, name: str) -> list[float] | None:

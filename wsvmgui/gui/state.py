@@ -11,8 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from ..core.errors import InputError
-from ..core.settings import RunSettings
+from ..app.settings import RunSettings
+from ..errors import InputError
 
 ORGANISATION = "wsvmgui"
 APPLICATION = "wsvmgui"

@@ -20,7 +20,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-from ..core.errors import Cancelled, WSVMError
+from ..errors import Cancelled, WSVMError
 
 #: Smallest interval between two progress signals of one worker, in seconds.
 PROGRESS_INTERVAL = 0.05

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..analysis import BoundaryLayer, LiveBoundary, PlaneData
-from ..contours import segments_to_xy
+from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData
+from ...app.contours import segments_to_xy
 from .common import (
     PART_SYMBOLS,
     PI_COLORMAP,

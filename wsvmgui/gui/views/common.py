@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
-from ..analysis import class_colors
+from ...app.analysis import class_colors
 
 #: Point symbols of the parts of a split.
 PART_SYMBOLS = {"train": "o", "tune": "s", "test": "t"}

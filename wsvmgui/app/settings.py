@@ -1,0 +1,187 @@
+"""One serialisable settings model for a run.
+
+The desktop app binds its settings panel to :class:`RunSettings`, the command line builds
+one from its arguments, saved settings files hold its JSON, and every exported CSV
+records it in its header, so a result can always be traced to how it was made.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from ..errors import InputError
+from ..ladder.rules import RULES
+from ..solvers.kernels import KERNELS
+from ..solvers.wsvm import SOLVERS
+
+TUNING_MODES = ("auto", "split", "cv", "tune-set")
+SETTINGS_VERSION = 1
+
+
+@dataclass
+class RunSettings:
+    """Everything that defines a run.
+
+    Attributes
+    ----------
+    scheme : str
+        A name from :data:`wsvmgui.app.schemes.SCHEMES`.
+    kernel : {"rbf", "linear", "poly"}
+    degree, coef0, poly_gamma : polynomial kernel parameters.
+    n_weights : int or None
+        M of the binary ladders (None: the default rule for the data size).
+    joint_n : int
+        N of the joint simplex grid (d_pi = 1 / N).
+    lambdas : list of float or None
+        Penalty grid (None: the default for the data size); one value fixes lambda.
+    sigmas : list of float or None
+        RBF width grid (None: multiples of sigma_M); one value fixes sigma.
+    rule : {"count", "extreme"}
+    tuning : {"auto", "split", "cv", "tune-set"}
+        Tune on a stratified split of the training data, by stratified k-fold
+        cross-validation, on a given tuning set, or "auto" (cross-validation for small
+        data, a split for large data).
+    tune_fraction : float
+        Share of the training data held out in "split" mode.
+    cv_folds : int
+        Folds in "cv" mode.
+    refit : bool
+        Refit on training plus tuning data after tuning.
+    seed : int
+    n_jobs : int
+        Worker threads; 0 means all cores.
+    solver : {"libsvm", "qp"}
+    options : dict
+        Scheme-specific options (e.g. ``learner`` for Probing, ``level`` for the
+        preconditioned SVM, ``normalise`` for One-vs-All).
+    """
+
+    scheme: str = "binary"
+    kernel: str = "rbf"
+    degree: int = 3
+    coef0: float = 1.0
+    poly_gamma: float = 1.0
+    n_weights: int | None = None
+    joint_n: int = 20
+    lambdas: list[float] | None = None
+    sigmas: list[float] | None = None
+    rule: str = "count"
+    tuning: str = "auto"
+    tune_fraction: float = 0.3
+    cv_folds: int = 5
+    refit: bool = True
+    seed: int = 0
+    n_jobs: int = 0
+    solver: str = "libsvm"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> RunSettings:
+        """Raise InputError naming the first invalid setting; return self."""
+        from .schemes import SCHEMES
+
+        self._check_types()
+        if self.scheme not in SCHEMES:
+            raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
+        if self.kernel not in KERNELS:
+            raise InputError(f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}")
+        if self.rule not in RULES:
+            raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        if self.tuning not in TUNING_MODES:
+            modes = ", ".join(TUNING_MODES)
+            raise InputError(f"unknown tuning mode {self.tuning!r}; choose one of {modes}")
+        if self.solver not in SOLVERS:
+            raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
+        if self.n_weights is not None and self.n_weights < 2:
+            raise InputError(f"the weight grid needs M >= 2 intervals, got {self.n_weights}")
+        if self.joint_n < 3:
+            raise InputError(f"the simplex grid needs N >= 3, got {self.joint_n}")
+        if not 0.0 < self.tune_fraction < 1.0:
+            raise InputError(
+                f"tune fraction must lie strictly between 0 and 1, got {self.tune_fraction}"
+            )
+        for name in ("lambdas", "sigmas"):
+            grid = getattr(self, name)
+            if grid is not None and (not grid or any(not (v > 0) for v in grid)):
+                raise InputError(f"{name} must be a non-empty list of positive numbers")
+        if self.degree < 1:
+            raise InputError(f"polynomial degree must be at least 1, got {self.degree}")
+        if self.cv_folds < 2:
+            raise InputError(f"cross-validation needs at least 2 folds, got {self.cv_folds}")
+        if self.n_jobs < 0:
+            raise InputError(f"n_jobs must be 0 (all cores) or positive, got {self.n_jobs}")
+        return self
+
+    def _check_types(self) -> None:
+        """Raise InputError naming the first setting of the wrong type (e.g. from JSON)."""
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        def is_real(v: Any) -> bool:
+            return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+        for name in ("degree", "joint_n", "seed", "n_jobs", "cv_folds"):
+            if not is_int(getattr(self, name)):
+                raise InputError(f"{name} must be an integer, got {getattr(self, name)!r}")
+        if self.n_weights is not None and not is_int(self.n_weights):
+            raise InputError(f"n_weights must be an integer or null, got {self.n_weights!r}")
+        for name in ("coef0", "poly_gamma", "tune_fraction"):
+            if not is_real(getattr(self, name)):
+                raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
+        if not isinstance(self.refit, bool):
+            raise InputError(f"refit must be true or false, got {self.refit!r}")
+        if not isinstance(self.options, dict):
+            raise InputError(f"options must be a mapping of names to values, got {self.options!r}")
+        for name in ("lambdas", "sigmas"):
+            grid = getattr(self, name)
+            if grid is not None and (
+                not isinstance(grid, (list, tuple)) or not all(is_real(v) for v in grid)
+            ):
+                raise InputError(f"{name} must be a list of numbers, got {grid!r}")
+
+    def resolved_n_jobs(self) -> int:
+        """Worker count with 0 replaced by the number of cores."""
+        return self.n_jobs or (os.cpu_count() or 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form, with a version tag."""
+        out = asdict(self)
+        out["settings_version"] = SETTINGS_VERSION
+        return out
+
+    def to_json(self) -> str:
+        """JSON text of :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSettings:
+        """Build and validate settings from a dict; unknown keys are an error."""
+        if not isinstance(data, dict):
+            raise InputError("settings must be a JSON object")
+        data = dict(data)
+        version = data.pop("settings_version", SETTINGS_VERSION)
+        if version != SETTINGS_VERSION:
+            raise InputError(
+                f"settings version {version} is not supported (expected {SETTINGS_VERSION})"
+            )
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InputError(f"unknown setting(s): {', '.join(unknown)}")
+        try:
+            return cls(**data).validate()
+        except TypeError as exc:
+            raise InputError(f"invalid settings: {exc}") from exc
+
+    @classmethod
+    def from_json(cls, text: str) -> RunSettings:
+        """Parse JSON text into validated settings."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"settings file is not valid JSON: {exc}") from exc
+        return cls.from_dict(data)

@@ -1,0 +1,30 @@
+"""Exception types raised by the library, and the helper that words their messages.
+
+Every error a user can cause or meet carries a message that names the problem in one line,
+so the command line and the desktop app can show it as it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class WSVMError(Exception):
+    """Base class for every error the core raises on purpose."""
+
+
+class InputError(WSVMError, ValueError):
+    """Bad input data or parameters (NaN, one class, unknown column, ...)."""
+
+
+class SolverError(WSVMError, RuntimeError):
+    """A solver failed, did not converge, or returned an answer that fails its check."""
+
+
+class Cancelled(WSVMError):
+    """A long computation was stopped by its cancellation check."""
+
+
+def plain_value(value):
+    """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
+    return value.item() if isinstance(value, np.generic) else value
