@@ -85,8 +85,10 @@ def main() -> None:
                 row[key] = float(v.mean())
                 row[key + "_se"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
             rows.append(row)
-            print(f"{design:15s} {name:18s} |p-p| {row['abs']:.4f} ({row['abs_se']:.4f}) "
-                  f"EGKL {row['egkl']:.4f} ({row['egkl_se']:.4f}) {row['seconds']:.2f}s")
+            print(
+                f"{design:15s} {name:18s} |p-p| {row['abs']:.4f} ({row['abs_se']:.4f}) "
+                f"EGKL {row['egkl']:.4f} ({row['egkl_se']:.4f}) {row['seconds']:.2f}s"
+            )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "binary_tuning.json").write_text(json.dumps(rows, indent=2))
     lines = [

@@ -122,8 +122,9 @@ class FitCache:
         return float(sum(self.cpu[float(pi)] for pi in weights))
 
 
-def run_case(design: str, n: int, seed: int, rules: dict, n_test: int,
-             tuning: str = "auto") -> dict:
+def run_case(
+    design: str, n: int, seed: int, rules: dict, n_test: int, tuning: str = "auto"
+) -> dict:
     """Every rule on one (design, n, seed) through the estimator's default pipeline.
 
     Mirrors ``WeightedSVMClassifier(tuning=tuning).fit``: stratified 5-fold CV (n <= 500
@@ -167,8 +168,14 @@ def run_case(design: str, n: int, seed: int, rules: dict, n_test: int,
                     loss[r][i, j] += egkl_binary(p, y[tu]) * tu.size
     # Final ladder on all points at each rule's tuned cell (fits shared between rules).
     finals: dict[tuple[int, int], tuple[FitCache, np.ndarray]] = {}
-    out = {"design": design, "n": n, "seed": seed, "tuning": mode, "n_train_fold": n_tr,
-           "rules": {}}
+    out = {
+        "design": design,
+        "n": n,
+        "seed": seed,
+        "tuning": mode,
+        "n_train_fold": n_tr,
+        "rules": {},
+    }
     for r in rules:
         s = loss[r] / n_tune
         best = int(np.flatnonzero(s.ravel() == s.min())[0])  # ties: first, as the estimator
@@ -189,8 +196,11 @@ def run_case(design: str, n: int, seed: int, rules: dict, n_test: int,
             "M": int(w.size + 1),
             "abs_err": float(np.mean(np.abs(p_hat - test.p[:, 1]))),
             "egkl": egkl(P_hat, test.p),
-            "tune_egkl": float(s.min()), "lambda": float(lambdas[i]), "sigma": float(sigmas[j]),
-            "n_fits": n_fits[r] + w.size, "fit_cpu_s": cost[r] + cache.cost(w),
+            "tune_egkl": float(s.min()),
+            "lambda": float(lambdas[i]),
+            "sigma": float(sigmas[j]),
+            "n_fits": n_fits[r] + w.size,
+            "fit_cpu_s": cost[r] + cache.cost(w),
         }
     return out
 
@@ -216,9 +226,13 @@ def identity_check(rules: dict, n_test: int) -> dict:
             diffs[f"{mode}|{r}"] = float(
                 np.mean(np.abs(p - test.p[:, 1])) - mine["rules"][r]["abs_err"]
             )
-    return {"case": f"{design}, n={n}, seed={seed}, tuning cv and split",
-            "rules": list(rules), "abs_err_diff": diffs,
-            "max_abs_diff": float(max(abs(d) for d in diffs.values())), "wall_s": walls}
+    return {
+        "case": f"{design}, n={n}, seed={seed}, tuning cv and split",
+        "rules": list(rules),
+        "abs_err_diff": diffs,
+        "max_abs_diff": float(max(abs(d) for d in diffs.values())),
+        "wall_s": walls,
+    }
 
 
 # ----------------------------------------------------------------------------- summary
@@ -233,10 +247,15 @@ def summarise(records: list[dict], rules: dict) -> dict:
     per = {}
     for (d, n, r), vs in table.items():
         per[f"{d}|{n}|{r}"] = {
-            "design": d, "n": n, "rule": r, "M": vs[0]["M"], "seeds": len(vs),
+            "design": d,
+            "n": n,
+            "rule": r,
+            "M": vs[0]["M"],
+            "seeds": len(vs),
             "abs_err": float(np.mean([v["abs_err"] for v in vs])),
             "abs_err_se": float(np.std([v["abs_err"] for v in vs], ddof=1) / np.sqrt(len(vs)))
-            if len(vs) > 1 else float("nan"),
+            if len(vs) > 1
+            else float("nan"),
             "egkl": float(np.mean([v["egkl"] for v in vs])),
             "n_fits": float(np.mean([v["n_fits"] for v in vs])),
             "fit_cpu_s": float(np.mean([v["fit_cpu_s"] for v in vs])),
@@ -249,7 +268,9 @@ def summarise(records: list[dict], rules: dict) -> dict:
             if not rows:
                 continue
             overall[f"{n}|{r}"] = {
-                "n": n, "rule": r, "M": rows[0]["M"],
+                "n": n,
+                "rule": r,
+                "M": rows[0]["M"],
                 "abs_err": float(np.mean([v["abs_err"] for v in rows])),
                 "egkl": float(np.mean([v["egkl"] for v in rows])),
                 "n_fits": float(np.mean([v["n_fits"] for v in rows])),
@@ -274,10 +295,14 @@ def summarise(records: list[dict], rules: dict) -> dict:
                     wins_kl += a["egkl"] < b["egkl"]
                     wins_abs += a["abs_err"] < b["abs_err"]
                 paired[f"{base}|{r}|{n}"] = {
-                    "base": base, "rule": r, "n": n, "cases": len(rel_kl),
+                    "base": base,
+                    "rule": r,
+                    "n": n,
+                    "cases": len(rel_kl),
                     "mean_rel_abs_err": float(np.mean(rel_abs)),
                     "mean_rel_egkl": float(np.mean(rel_kl)),
-                    "abs_err_better_in": int(wins_abs), "egkl_better_in": int(wins_kl),
+                    "abs_err_better_in": int(wins_abs),
+                    "egkl_better_in": int(wins_kl),
                 }
     return {"per_design": per, "overall": overall, "paired": paired}
 
@@ -287,14 +312,20 @@ def write_markdown(res: dict, path: Path) -> None:
     rules = list(res["rules"])
     sizes = sorted({v["n"] for v in summ["overall"].values()})
     L = [
-        "# Default weight grid: how many weight intervals M?", "",
-        f"Generated by `python benchmarks/default_weight_grid.py {' '.join(meta['argv'])}`"
-        .rstrip() + f" on {meta['date']} ({meta['cpus']} shared CPUs, load {meta['load_start']}"
+        "# Default weight grid: how many weight intervals M?",
+        "",
+        f"Generated by `python benchmarks/default_weight_grid.py {' '.join(meta['argv'])}`".rstrip()
+        + f" on {meta['date']} ({meta['cpus']} shared CPUs, load {meta['load_start']}"
         f" -> {meta['load_end']}, BLAS threads 1, {meta['total_s']:.0f} s).  scikit-learn "
         f"{meta['sklearn']}."
-        + ("  Merged from the runs `" + "`, `".join(" ".join(a) for a in meta["merged_argv"])
-           + "` (the same results as one run; split to use both cores)."
-           if meta.get("merged_argv") else ""), "",
+        + (
+            "  Merged from the runs `"
+            + "`, `".join(" ".join(a) for a in meta["merged_argv"])
+            + "` (the same results as one run; split to use both cores)."
+            if meta.get("merged_argv")
+            else ""
+        ),
+        "",
         f"Designs {', '.join(f'`{d}`' for d in meta['designs'])}; n in {meta['sizes']}; seeds "
         f"{meta['seeds']}; test sets of {meta['n_test']} points.  Pipeline of "
         "`WeightedSVMClassifier()`: EGKL tuning over the "
@@ -303,58 +334,82 @@ def write_markdown(res: dict, path: Path) -> None:
         "`|p_hat - p|` is the mean absolute error per test point; EGKL the mean KL divergence "
         "from the truth; cost is the number of weighted fits and their summed CPU seconds "
         "(tuning + final fit).  The bracket width 1/M alone puts about 1/(4M) under |p_hat - p| "
-        "(0.0125 for M = 20, 0.00625 for M = 40, 0.0031 for M = 80).", "",
-        (f"Identity check ({res['identity']['case']}): the shared-fit evaluation and "
-         "`WeightedSVMClassifier` with the rule patched in give the same test error for the "
-         f"rules {', '.join(res['identity']['rules'])} (largest difference "
-         f"{res['identity']['max_abs_diff']:.1e})." if res.get("identity")
-         else "Identity check: not run."), "",
-        "## Averaged over the designs", "",
+        "(0.0125 for M = 20, 0.00625 for M = 40, 0.0031 for M = 80).",
+        "",
+        (
+            f"Identity check ({res['identity']['case']}): the shared-fit evaluation and "
+            "`WeightedSVMClassifier` with the rule patched in give the same test error for the "
+            f"rules {', '.join(res['identity']['rules'])} (largest difference "
+            f"{res['identity']['max_abs_diff']:.1e})."
+            if res.get("identity")
+            else "Identity check: not run."
+        ),
+        "",
+        "## Averaged over the designs",
+        "",
     ]
     for n in sizes:
-        L += [f"### n = {n}", "",
-              "| rule | M | mean abs err x100 | EGKL x100 | weighted fits | fit CPU s |",
-              "|---|---|---|---|---|---|"]
+        L += [
+            f"### n = {n}",
+            "",
+            "| rule | M | mean abs err x100 | EGKL x100 | weighted fits | fit CPU s |",
+            "|---|---|---|---|---|---|",
+        ]
         rows = [summ["overall"][f"{n}|{r}"] for r in rules if f"{n}|{r}" in summ["overall"]]
         best_a = min(v["abs_err"] for v in rows)
         best_k = min(v["egkl"] for v in rows)
         for v in rows:
             a = f"{100 * v['abs_err']:.2f}" + (" **" if v["abs_err"] == best_a else "")
             k = f"{100 * v['egkl']:.2f}" + (" **" if v["egkl"] == best_k else "")
-            L.append(f"| {v['rule']} | {v['M']} | {a} | {k} | {v['n_fits']:.0f} "
-                     f"| {v['fit_cpu_s']:.1f} |")
+            L.append(
+                f"| {v['rule']} | {v['M']} | {a} | {k} | {v['n_fits']:.0f} | {v['fit_cpu_s']:.1f} |"
+            )
         L.append("")
     for base in PAIRED_BASES:
         if f"{base}|{base}|all" not in summ["paired"]:
             continue
-        L += [f"## Paired against {base}", "",
-              "Per case (design x seed), the relative change in error against the reference "
-              "rule, averaged; negative is better; then in how many cases the rule's error was "
-              "lower (abs err / EGKL).", "",
-              "| rule | " + " | ".join(f"n = {n}" for n in sizes) + " | all |",
-              "|---|" + "---|" * (len(sizes) + 1)]
+        L += [
+            f"## Paired against {base}",
+            "",
+            "Per case (design x seed), the relative change in error against the reference "
+            "rule, averaged; negative is better; then in how many cases the rule's error was "
+            "lower (abs err / EGKL).",
+            "",
+            "| rule | " + " | ".join(f"n = {n}" for n in sizes) + " | all |",
+            "|---|" + "---|" * (len(sizes) + 1),
+        ]
         for r in rules:
             cells = []
             for n in [*sizes, "all"]:
                 v = summ["paired"].get(f"{base}|{r}|{n}")
-                cells.append("-" if v is None else
-                             f"{100 * v['mean_rel_abs_err']:+.1f}% / "
-                             f"{100 * v['mean_rel_egkl']:+.1f}%; {v['abs_err_better_in']}/"
-                             f"{v['egkl_better_in']} of {v['cases']}")
+                cells.append(
+                    "-"
+                    if v is None
+                    else f"{100 * v['mean_rel_abs_err']:+.1f}% / "
+                    f"{100 * v['mean_rel_egkl']:+.1f}%; {v['abs_err_better_in']}/"
+                    f"{v['egkl_better_in']} of {v['cases']}"
+                )
             L.append(f"| {r} | " + " | ".join(cells) + " |")
         L.append("")
     L += ["## Per design (means over seeds ± standard error, x100; abs err / EGKL)", ""]
     designs = meta["designs"]
     for n in sizes:
-        L += [f"### n = {n}", "", "| rule | " + " | ".join(designs) + " |",
-              "|---|" + "---|" * len(designs)]
+        L += [
+            f"### n = {n}",
+            "",
+            "| rule | " + " | ".join(designs) + " |",
+            "|---|" + "---|" * len(designs),
+        ]
         for r in rules:
             cells = []
             for d in designs:
                 v = summ["per_design"].get(f"{d}|{n}|{r}")
-                cells.append("-" if v is None else
-                             f"{100 * v['abs_err']:.2f} ± {100 * v['abs_err_se']:.2f} / "
-                             f"{100 * v['egkl']:.2f}")
+                cells.append(
+                    "-"
+                    if v is None
+                    else f"{100 * v['abs_err']:.2f} ± {100 * v['abs_err_se']:.2f} / "
+                    f"{100 * v['egkl']:.2f}"
+                )
             L.append(f"| {r} | " + " | ".join(cells) + " |")
         L.append("")
     if res.get("choice"):
@@ -379,10 +434,19 @@ def main(argv=None) -> int:
     ap.add_argument("--n-test", type=int, default=5000)
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
     ap.add_argument("--no-identity", action="store_true", help="skip the identity check")
-    ap.add_argument("--merge", type=Path, nargs="+", default=None,
-                    help="merge the JSON of runs over disjoint sizes into --out-dir")
-    ap.add_argument("--from-json", type=Path, default=None,
-                    help="only rewrite the markdown (and the choice) from an earlier run's JSON")
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="merge the JSON of runs over disjoint sizes into --out-dir",
+    )
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="only rewrite the markdown (and the choice) from an earlier run's JSON",
+    )
     args = ap.parse_args(argv)
     if args.merge:
         runs = [json.loads(p.read_text()) for p in args.merge]
@@ -418,10 +482,16 @@ def main(argv=None) -> int:
         rules["max(floor(sqrt n), 20)"] = RULES["max(floor(sqrt n), 20)"]
     start = time.perf_counter()
     meta = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "argv": sys.argv[1:],
-        "cpus": os.cpu_count(), "load_start": _load(), "python": platform.python_version(),
-        "sklearn": sklearn.__version__, "designs": args.designs, "sizes": args.sizes,
-        "seeds": args.seeds, "n_test": args.n_test,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "argv": sys.argv[1:],
+        "cpus": os.cpu_count(),
+        "load_start": _load(),
+        "python": platform.python_version(),
+        "sklearn": sklearn.__version__,
+        "designs": args.designs,
+        "sizes": args.sizes,
+        "seeds": args.seeds,
+        "n_test": args.n_test,
         "current_default_n_weights": {n: default_n_weights(n) for n in args.sizes},
     }
     records = []
@@ -435,12 +505,20 @@ def main(argv=None) -> int:
                     rec = run_case(design, n, seed, rules, args.n_test)
                     records.append(rec)
                     best = min(rec["rules"].items(), key=lambda kv: kv[1].get("egkl", np.inf))
-                    print(f"{design} n={n} seed={seed}: best EGKL {best[0]} "
-                          f"({time.perf_counter() - start:.0f} s)", flush=True)
+                    print(
+                        f"{design} n={n} seed={seed}: best EGKL {best[0]} "
+                        f"({time.perf_counter() - start:.0f} s)",
+                        flush=True,
+                    )
     meta["load_end"] = _load()
     meta["total_s"] = time.perf_counter() - start
-    res = {"meta": meta, "rules": {r: [f(n) for n in args.sizes] for r, f in rules.items()},
-           "identity": ident, "records": records, "summary": summarise(records, rules)}
+    res = {
+        "meta": meta,
+        "rules": {r: [f(n) for n in args.sizes] for r, f in rules.items()},
+        "identity": ident,
+        "records": records,
+        "summary": summarise(records, rules),
+    }
     res["choice"] = CHOICE
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "default_weight_grid.json").write_text(json.dumps(res, indent=1))

@@ -57,8 +57,12 @@ def control(app, seconds: float, busy: bool) -> dict:
         thread.join()
     gaps = np.asarray(meter.gaps) * 1000
     cpu = np.asarray(meter.cpu) * 1000
-    return {"worst_ms": float(gaps.max()), "p99_ms": float(np.percentile(gaps, 99)),
-            "worst_cpu_ms": float(cpu.max()), "ticks": int(gaps.size)}
+    return {
+        "worst_ms": float(gaps.max()),
+        "p99_ms": float(np.percentile(gaps, 99)),
+        "worst_cpu_ms": float(cpu.max()),
+        "ticks": int(gaps.size),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # A longer run (cross-validated tuning over a 5 x 6 grid, M = 30) on the demo data.
     LONG_SETTINGS = RunSettings(  # noqa: N806 - a constant of this run
-        n_weights=30, lambdas=[0.1, 0.03, 0.01, 0.003, 0.001], sigmas=None, tuning="cv",
-        n_jobs=1)
+        n_weights=30, lambdas=[0.1, 0.03, 0.01, 0.003, 0.001], sigmas=None, tuning="cv", n_jobs=1
+    )
     from wsvmgui.gui.responsiveness import measure_run
     from wsvmgui.gui.state import AppState, use_settings_folder
 
@@ -92,12 +96,24 @@ def main(argv: list[str] | None = None) -> int:
             m = measure_run(window, settings)
             if not m.ok:
                 raise RuntimeError(f"the run did not finish: {window.messages.text()}")
-            rows.append({"view": m.view, "settings": label, "run": r, "worst_ms": m.worst_ms,
-                         "p99_ms": m.p99_ms, "worst_cpu_ms": m.worst_cpu_ms, "ticks": m.ticks,
-                         "run_seconds": m.run_seconds})
-            print(f"{m.view:20s} {label:4s} run {r}: worst gap {m.worst_ms:6.1f} ms, p99 "
-                  f"{m.p99_ms:5.1f} ms, GUI CPU in a gap {m.worst_cpu_ms:5.1f} ms, "
-                  f"run {m.run_seconds:.2f} s", flush=True)
+            rows.append(
+                {
+                    "view": m.view,
+                    "settings": label,
+                    "run": r,
+                    "worst_ms": m.worst_ms,
+                    "p99_ms": m.p99_ms,
+                    "worst_cpu_ms": m.worst_cpu_ms,
+                    "ticks": m.ticks,
+                    "run_seconds": m.run_seconds,
+                }
+            )
+            print(
+                f"{m.view:20s} {label:4s} run {r}: worst gap {m.worst_ms:6.1f} ms, p99 "
+                f"{m.p99_ms:5.1f} ms, GUI CPU in a gap {m.worst_cpu_ms:5.1f} ms, "
+                f"run {m.run_seconds:.2f} s",
+                flush=True,
+            )
     idle = control(app, 2.0, busy=False)
     busy = control(app, 2.0, busy=True)
     load_after = os.getloadavg()
@@ -139,8 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{medians:.1f} ms).",
         f"- Worst GUI-thread CPU time within one gap: **{worst_cpu:.1f} ms**.",
         f"- Control, idle loop: worst gap {idle['worst_ms']:.1f} ms.",
-        f"- Control, loop beside a busy pure-Python thread: worst gap "
-        f"{busy['worst_ms']:.1f} ms.",
+        f"- Control, loop beside a busy pure-Python thread: worst gap {busy['worst_ms']:.1f} ms.",
         "",
         "Reading: the wall-clock gap includes time the GUI thread waited for a CPU; when the",
         "load average exceeds the CPU count the controls show how much of it the machine",
@@ -155,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        lines.append(f"| {r['view']} | {r['settings']} | {r['run']} | {r['worst_ms']:.1f} | "
-                     f"{r['p99_ms']:.1f} | {r['worst_cpu_ms']:.1f} | {r['ticks']} | "
-                     f"{r['run_seconds']:.2f} |")
+        lines.append(
+            f"| {r['view']} | {r['settings']} | {r['run']} | {r['worst_ms']:.1f} | "
+            f"{r['p99_ms']:.1f} | {r['worst_cpu_ms']:.1f} | {r['ticks']} | "
+            f"{r['run_seconds']:.2f} |"
+        )
     lines.append("")
     (RESULTS / "gui_event_loop.md").write_text("\n".join(lines))
     print(f"worst gap {worst:.1f} ms; wrote {RESULTS / 'gui_event_loop.md'}")

@@ -46,8 +46,7 @@ def _probas(est: JointWSVMClassifier, X: np.ndarray) -> tuple[dict, float]:
     p_cnt, _ = indirect_scheme(pred, grid, "count")
     p_con, _ = indirect_scheme(pred, grid, "continuous")
     border, de = est._direct(pred)
-    out = {"direct": border_to_proba(border), "indirect_count": p_cnt,
-           "indirect_continuous": p_con}
+    out = {"direct": border_to_proba(border), "indirect_count": p_cnt, "indirect_continuous": p_con}
     for k, p in out.items():
         p = np.maximum(p, 1e-6)
         out[k] = p / p.sum(axis=1, keepdims=True)
@@ -71,26 +70,45 @@ def run_seed(design: str, seed: int, N: int, n_jobs: int) -> dict:
         p_tune, _ = _probas(est, tu.X)
         p_test, found = _probas(est, te.X)
         yi = tu.y - 1
-        row = {"C": C, "fit_seconds": est.fit_seconds_, "qp_per_fit": float(est.n_qp_.mean()),
-               "direct_found_share": found, "max_kkt": est.kkt_residual_}
+        row = {
+            "C": C,
+            "fit_seconds": est.fit_seconds_,
+            "qp_per_fit": float(est.n_qp_.mean()),
+            "direct_found_share": found,
+            "max_kkt": est.kkt_residual_,
+        }
         for s in SCHEMES:
             row[f"tune_ll_{s}"] = float(np.mean(np.log(p_tune[s][np.arange(yi.size), yi])))
             row[f"test_{s}"] = truth_metrics(p_test[s], te.p)
         cands.append(row)
-        print(design, seed, C, {s: round(row[f"test_{s}"]["L1"], 4) for s in SCHEMES},
-              round(est.fit_seconds_, 1), flush=True)
+        print(
+            design,
+            seed,
+            C,
+            {s: round(row[f"test_{s}"]["L1"], 4) for s in SCHEMES},
+            round(est.fit_seconds_, 1),
+            flush=True,
+        )
     chosen = {}
     for s in SCHEMES:
         best = max(cands, key=lambda r: r[f"tune_ll_{s}"])
         chosen[s] = {"C": best["C"], **best[f"test_{s}"]}
-    return {"seed": seed, "seconds": time.perf_counter() - t0, "candidates": cands,
-            "chosen": chosen}
+    return {
+        "seed": seed,
+        "seconds": time.perf_counter() - t0,
+        "candidates": cands,
+        "chosen": chosen,
+    }
 
 
 def summarise() -> None:
     summary = {}
-    lines = ["# Joint multiclass wSVM: accuracy on Wu, Zhang & Liu (2010)", "",
-             __doc__.split("\n\n", 2)[2].strip(), ""]
+    lines = [
+        "# Joint multiclass wSVM: accuracy on Wu, Zhang & Liu (2010)",
+        "",
+        __doc__.split("\n\n", 2)[2].strip(),
+        "",
+    ]
     for design in SETUP:
         f = RESULTS / f"joint_accuracy_{design}.json"
         if not f.exists():
@@ -101,15 +119,25 @@ def summarise() -> None:
         agg = {}
         for s in SCHEMES:
             vals = {m: [r["chosen"][s][m] for r in seeds] for m in ("L1", "L2", "EGKL")}
-            agg[s] = {m: (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
-                      for m, v in vals.items()}
+            agg[s] = {
+                m: (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
+                for m, v in vals.items()
+            }
         found = float(np.mean([c["direct_found_share"] for r in seeds for c in r["candidates"]]))
-        summary[design] = {"seeds": [r["seed"] for r in seeds], "mean_sd": agg,
-                           "direct_found_share": found, "paper": PAPER[design]}
+        summary[design] = {
+            "seeds": [r["seed"] for r in seeds],
+            "mean_sd": agg,
+            "direct_found_share": found,
+            "paper": PAPER[design],
+        }
         cfg = SETUP[design]
-        lines += [f"## {design} (n = {cfg['n']}, {cfg['kernel']} kernel, d_pi = 0.02, "
-                  f"{len(seeds)} seeds)", "",
-                  "| scheme | L1 | L2 | EGKL | paper |", "| --- | --- | --- | --- | --- |"]
+        lines += [
+            f"## {design} (n = {cfg['n']}, {cfg['kernel']} kernel, d_pi = 0.02, "
+            f"{len(seeds)} seeds)",
+            "",
+            "| scheme | L1 | L2 | EGKL | paper |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for s in SCHEMES:
             a = agg[s]
             lines.append(
@@ -117,9 +145,13 @@ def summarise() -> None:
                 f"({a['L2'][1]:.4f}) | {a['EGKL'][0]:.4f} ({a['EGKL'][1]:.4f}) | "
                 "not recovered |"
             )
-        lines += ["", f"Mean (sd over seeds). Share of test points with a direct-scheme cell "
-                      f"of K distinct classes: {found:.2f} (the others use the indirect "
-                      "estimate).", ""]
+        lines += [
+            "",
+            f"Mean (sd over seeds). Share of test points with a direct-scheme cell "
+            f"of K distinct classes: {found:.2f} (the others use the indirect "
+            "estimate).",
+            "",
+        ]
         chosen = {s: [r["chosen"][s]["C"] for r in seeds] for s in SCHEMES}
         lines += [f"Chosen C per seed: {chosen}", ""]
     if summary:
@@ -132,8 +164,10 @@ def summarise() -> None:
                 f"{a['direct']['L1'][0]:.4f}"
             )
         lines += ["Comparison: " + "; ".join(cmp) + ".", ""]
-    lines += ["The paper's Tables 1-2 are images that the text copy held here does not "
-              "contain; their values could not be put beside ours."]
+    lines += [
+        "The paper's Tables 1-2 are images that the text copy held here does not "
+        "contain; their values could not be put beside ours."
+    ]
     (RESULTS / "joint_accuracy.json").write_text(json.dumps(summary, indent=2))
     (RESULTS / "joint_accuracy.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -62,15 +62,23 @@ def backends(repeat: int) -> list[dict]:
         ("qpsolvers + quadprog (full QP)", dict(qp_solver="quadprog")),
         ("qpsolvers + clarabel (full QP)", dict(qp_solver="clarabel")),
         ("clarabel direct (full QP)", dict(qp_solver="direct")),
-        ("clarabel direct + working set from neighbour", dict(qp_solver="direct",
-                                                              start=(nb.W, nb.b))),
+        (
+            "clarabel direct + working set from neighbour",
+            dict(qp_solver="direct", start=(nb.W, nb.b)),
+        ),
     ]
     sols = {}
     for name, kw in cases:
         t, sol = _time(lambda kw=kw: solve_subproblem(pr, w, trunc, jc, **kw), repeat)
         sols[name] = sol
-        rows.append({"backend": name, "seconds": t, "kkt_residual": sol.kkt_residual,
-                     "objective": sol.objective})
+        rows.append(
+            {
+                "backend": name,
+                "seconds": t,
+                "kkt_residual": sol.kkt_residual,
+                "objective": sol.objective,
+            }
+        )
     best_obj = min(r["objective"] for r in rows)
     ref = rows[2]["seconds"]
     for r in rows:
@@ -79,8 +87,9 @@ def backends(repeat: int) -> list[dict]:
     return rows
 
 
-def grid_run(name: str, n: int, K: int, N: int, warm: bool, n_jobs: int,
-             limit: int | None = None) -> dict:
+def grid_run(
+    name: str, n: int, K: int, N: int, warm: bool, n_jobs: int, limit: int | None = None
+) -> dict:
     d = simulate(name, n, 0)
     pr = JointProblem(d.X, d.y - 1, K)
     grid = SimplexGrid.build(K, N)
@@ -92,11 +101,21 @@ def grid_run(name: str, n: int, K: int, N: int, warm: bool, n_jobs: int,
     cpu = time.process_time() - cpu0
     rises = [float(np.max(np.diff(o))) for o in gf.objectives if len(o) > 1]
     return {
-        "design": name, "n": n, "K": K, "N": N, "d_pi": 1 / N, "fits": grid.size,
-        "full_grid_fits": SimplexGrid.build(K, N).size, "warm_start": warm,
-        "n_jobs": n_jobs, "seconds": gf.seconds, "seconds_per_fit": gf.seconds / grid.size,
-        "cpu_seconds": cpu, "load_average": os.getloadavg()[0],
-        "qp_per_fit_mean": float(gf.n_qp.mean()), "qp_per_fit_max": int(gf.n_qp.max()),
+        "design": name,
+        "n": n,
+        "K": K,
+        "N": N,
+        "d_pi": 1 / N,
+        "fits": grid.size,
+        "full_grid_fits": SimplexGrid.build(K, N).size,
+        "warm_start": warm,
+        "n_jobs": n_jobs,
+        "seconds": gf.seconds,
+        "seconds_per_fit": gf.seconds / grid.size,
+        "cpu_seconds": cpu,
+        "load_average": os.getloadavg()[0],
+        "qp_per_fit_mean": float(gf.n_qp.mean()),
+        "qp_per_fit_max": int(gf.n_qp.max()),
         "dca_steps_mean": float(np.mean([len(o) - 1 for o in gf.objectives])),
         "converged_share": float(gf.converged.mean()),
         "max_kkt_residual": float(gf.kkt_residual.max()),
@@ -173,8 +192,9 @@ def write(out: dict, final_load: bool = True) -> None:
         "| --- |",
     ]
     for r in runs:
-        fits = f"{r['fits']}" + ("" if r["fits"] == r["full_grid_fits"]
-                                 else f" of {r['full_grid_fits']}")
+        fits = f"{r['fits']}" + (
+            "" if r["fits"] == r["full_grid_fits"] else f" of {r['full_grid_fits']}"
+        )
         lines.append(
             f"| {r['design']} | {r['n']} | {r['K']} | {r['d_pi']:.2f} | {fits} | "
             f"{r['warm_start']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | "

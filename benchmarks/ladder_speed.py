@@ -110,9 +110,23 @@ def _direct_fit(K: np.ndarray, y: np.ndarray, y01: np.ndarray, pi: float, C: flo
     upper = sample_bounds(y, pi, C)
     t0 = time.thread_time()
     support, _, _, sv_coef, intercept, _, _, status, _ = libsvm.fit(
-        K, y01, svm_type=0, sample_weight=upper / C, class_weight=np.empty(0),
-        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1,
-        tol=LIBSVM_TOL, cache_size=200, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=-1,
+        K,
+        y01,
+        svm_type=0,
+        sample_weight=upper / C,
+        class_weight=np.empty(0),
+        kernel="precomputed",
+        C=C,
+        nu=0.5,
+        probability=0,
+        degree=3,
+        shrinking=1,
+        tol=LIBSVM_TOL,
+        cache_size=200,
+        coef0=0.0,
+        gamma=0.0,
+        epsilon=0.1,
+        max_iter=-1,
         random_seed=0,
     )
     seconds = time.thread_time() - t0
@@ -124,8 +138,9 @@ def _direct_fit(K: np.ndarray, y: np.ndarray, y01: np.ndarray, pi: float, C: flo
     return alpha, -float(intercept[0]), upper, seconds
 
 
-def direct_ladder(K: np.ndarray, y: np.ndarray, weights: np.ndarray, lam: float,
-                  threads: int = 1) -> dict:
+def direct_ladder(
+    K: np.ndarray, y: np.ndarray, weights: np.ndarray, lam: float, threads: int = 1
+) -> dict:
     """Prototype ladder: direct libsvm calls, batched KKT check; parts and CPU timings."""
     C = penalty_to_C(lam, y.size)
     y01 = np.ascontiguousarray((y > 0).astype(np.float64))
@@ -143,7 +158,11 @@ def direct_ladder(K: np.ndarray, y: np.ndarray, weights: np.ndarray, lam: float,
     resid = _kkt_from_fits(F, y, alpha, b, upper)
     t2 = time.process_time()
     return {
-        "alpha": alpha, "intercept": b, "kkt": resid, "fits_s": t1 - t0, "kkt_s": t2 - t1,
+        "alpha": alpha,
+        "intercept": b,
+        "kkt": resid,
+        "fits_s": t1 - t0,
+        "kkt_s": t2 - t1,
         "libsvm_s": float(sum(o[3] for o in outs)),
     }
 
@@ -190,8 +209,13 @@ def check_prototype(K, y, weights, lam) -> dict:
     proto = direct_ladder(K, y, weights, lam)
     coef = proto["alpha"] * y[None, :]
     m = len(weights) // 2
-    single = kkt_residual(K, y, proto["alpha"][m], proto["intercept"][m],
-                          sample_bounds(y, weights[m], penalty_to_C(lam, y.size)))
+    single = kkt_residual(
+        K,
+        y,
+        proto["alpha"][m],
+        proto["intercept"][m],
+        sample_bounds(y, weights[m], penalty_to_C(lam, y.size)),
+    )
     return {
         "max_coef_diff": float(np.abs(coef - ref.coef).max()),
         "max_intercept_diff": float(np.abs(proto["intercept"] - ref.intercept).max()),
@@ -223,15 +247,14 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
             parts.setdefault(key, []).append(
                 {"kernel_s": t1 - t0, "fits_s": time.process_time() - t1}
             )
+
         return run
 
     def svc_path():
         with mock.patch.object(wsvm_mod, "_direct_binding_works", lambda: False):
             t0 = time.process_time()
             fit_ladder(kern(X), y, w_sqrt, lam)
-            parts.setdefault("ladder_sqrt_svc", []).append(
-                {"fits_s": time.process_time() - t0}
-            )
+            parts.setdefault("ladder_sqrt_svc", []).append({"fits_s": time.process_time() - t0})
 
     def jobs2():
         fit_ladder(kern(X), y, w_sqrt, lam, n_jobs=2)
@@ -242,10 +265,15 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
             K = kern(X)
             t1 = time.process_time()
             out = direct_ladder(K, y, w_sqrt, lam, threads)
-            parts.setdefault(key, []).append({
-                "kernel_s": t1 - t0, "fits_s": out["fits_s"], "kkt_s": out["kkt_s"],
-                "libsvm_s": out["libsvm_s"],
-            })
+            parts.setdefault(key, []).append(
+                {
+                    "kernel_s": t1 - t0,
+                    "fits_s": out["fits_s"],
+                    "kkt_s": out["kkt_s"],
+                    "libsvm_s": out["libsvm_s"],
+                }
+            )
+
         return run
 
     methods = {
@@ -267,27 +295,27 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
     cpu: dict[str, list[float]] = {k: [] for k in names}
     repeats = args.repeats if n < 2000 else min(args.repeats, args.repeats_large)
     for r in range(repeats):
-        order = names[r % len(names):] + names[: r % len(names)]
+        order = names[r % len(names) :] + names[: r % len(names)]
         for k in order:
             wall, c = _timed2(methods[k])
             times[k].append(wall)
             cpu[k].append(c)
     rounds = {k: np.array(v) for k, v in times.items()}
     crounds = {k: np.array(v) for k, v in cpu.items()}
-    ratios = {
-        f"{k}/platt_svc": _median(rounds[k] / rounds["platt_svc"]) for k in names
-    }
-    ratios.update({
-        f"{k}/calibrated_cv": _median(rounds[k] / rounds["calibrated_cv"])
-        for k in ("ladder_sqrt", "ladder_default", "proto_direct")
-    })
-    cpu_ratios = {
-        f"{k}/platt_svc": _median(crounds[k] / crounds["platt_svc"]) for k in names
-    }
-    cpu_ratios.update({
-        f"{k}/calibrated_cv": _median(crounds[k] / crounds["calibrated_cv"])
-        for k in ("ladder_sqrt", "ladder_default", "proto_direct")
-    })
+    ratios = {f"{k}/platt_svc": _median(rounds[k] / rounds["platt_svc"]) for k in names}
+    ratios.update(
+        {
+            f"{k}/calibrated_cv": _median(rounds[k] / rounds["calibrated_cv"])
+            for k in ("ladder_sqrt", "ladder_default", "proto_direct")
+        }
+    )
+    cpu_ratios = {f"{k}/platt_svc": _median(crounds[k] / crounds["platt_svc"]) for k in names}
+    cpu_ratios.update(
+        {
+            f"{k}/calibrated_cv": _median(crounds[k] / crounds["calibrated_cv"])
+            for k in ("ladder_sqrt", "ladder_default", "proto_direct")
+        }
+    )
 
     # Where the library ladder's time goes (one extra, untimed-by-rounds pass).
     K = kern(X)
@@ -305,8 +333,9 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
         "libsvm_s": libsvm_s,
         "kkt_check_s": kkt_core,
         "other_overhead_s": ladder_fit_s - libsvm_s - kkt_core,
-        "svc_path_fit_ladder_s": (svc_fit := _median(
-            [p["fits_s"] for p in parts["ladder_sqrt_svc"]])),
+        "svc_path_fit_ladder_s": (
+            svc_fit := _median([p["fits_s"] for p in parts["ladder_sqrt_svc"]])
+        ),
         "svc_path_overhead_s": svc_fit - libsvm_s - kkt_core,
         "batched_kkt_s": _median([p["kkt_s"] for p in parts["proto_direct"]]),
         "per_fit_libsvm_ms": 1e3 * libsvm_s / len(w_sqrt),
@@ -314,14 +343,26 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
     check = check_prototype(K, y, w_sqrt, lam)
 
     med_cpu = {k: _median(v) for k, v in cpu.items()}
-    qp = bench_qp(n, K, y, lam, w_sqrt, w_def, (med["ladder_sqrt"], med_cpu["ladder_sqrt"]),
-                  args, qp_state)
+    qp = bench_qp(
+        n, K, y, lam, w_sqrt, w_def, (med["ladder_sqrt"], med_cpu["ladder_sqrt"]), args, qp_state
+    )
     return {
-        "n": n, "sigma": sigma, "lambda": lam, "C": C, "M_sqrt": m_sqrt, "M_default": m_def,
-        "times_s": times, "cpu_s": cpu, "median_s": med,
-        "median_cpu_s": med_cpu, "ratios": ratios,
-        "cpu_ratios": cpu_ratios, "breakdown": breakdown,
-        "prototype_check": check, "qp": qp, "load_after": _load(),
+        "n": n,
+        "sigma": sigma,
+        "lambda": lam,
+        "C": C,
+        "M_sqrt": m_sqrt,
+        "M_default": m_def,
+        "times_s": times,
+        "cpu_s": cpu,
+        "median_s": med,
+        "median_cpu_s": med_cpu,
+        "ratios": ratios,
+        "cpu_ratios": cpu_ratios,
+        "breakdown": breakdown,
+        "prototype_check": check,
+        "qp": qp,
+        "load_after": _load(),
     }
 
 
@@ -344,16 +385,20 @@ def bench_qp(n, K, y, lam, w_sqrt, w_def, ladder_med, args, state) -> dict:
 
     if state.get("stopped") or (predicted is not None and predicted > args.qp_max_predicted):
         wall, cpu = None, predicted  # a CPU-time estimate; there is no wall-clock one
-        out.update(status="estimated, not run",
-                   note=f"one fit predicted {predicted:.0f} s by n^3 scaling from n={last[0]}")
+        out.update(
+            status="estimated, not run",
+            note=f"one fit predicted {predicted:.0f} s by n^3 scaling from n={last[0]}",
+        )
     else:
         wall, cpu = one(mid)
         out["first_fit"] = {"pi": mid, "wall_s": wall, "cpu_s": cpu}
         if cpu > args.qp_cap:
             state["stopped"] = True
-            out.update(status="extrapolated from 1 fit",
-                       note=f"single fit took {cpu:.0f} s > {args.qp_cap:.0f} s: no more QP "
-                            "fits at this or larger sizes")
+            out.update(
+                status="extrapolated from 1 fit",
+                note=f"single fit took {cpu:.0f} s > {args.qp_cap:.0f} s: no more QP "
+                "fits at this or larger sizes",
+            )
         elif cpu * len(w_sqrt) <= args.qp_full_budget:
             wall_f, cpu_f = _timed2(lambda: fit_ladder(K, y, w_sqrt, lam, solver="qp"))
             wall, cpu = wall_f / len(w_sqrt), cpu_f / len(w_sqrt)
@@ -361,16 +406,21 @@ def bench_qp(n, K, y, lam, w_sqrt, w_def, ladder_med, args, state) -> dict:
         else:
             pis = (float(w_sqrt[len(w_sqrt) // 4]), float(w_sqrt[(3 * len(w_sqrt)) // 4]))
             more = [one(pi) for pi in pis]
-            out["sampled"] = [{"pi": pi, "wall_s": t[0], "cpu_s": t[1]}
-                              for pi, t in zip(pis, more, strict=True)]
+            out["sampled"] = [
+                {"pi": pi, "wall_s": t[0], "cpu_s": t[1]} for pi, t in zip(pis, more, strict=True)
+            ]
             wall = float(np.mean([wall, *(t[0] for t in more)]))
             cpu = float(np.mean([cpu, *(t[1] for t in more)]))
             out.update(status="extrapolated from 3 fits")
         state["last"] = (n, cpu)
     wall_ladder = None if wall is None else wall * len(w_sqrt)
-    out.update(per_fit_wall_s=wall, per_fit_cpu_s=cpu,
-               ladder_sqrt_wall_s=wall_ladder, ladder_sqrt_cpu_s=cpu * len(w_sqrt),
-               ladder_default_cpu_s=cpu * len(w_def))
+    out.update(
+        per_fit_wall_s=wall,
+        per_fit_cpu_s=cpu,
+        ladder_sqrt_wall_s=wall_ladder,
+        ladder_sqrt_cpu_s=cpu * len(w_sqrt),
+        ladder_default_cpu_s=cpu * len(w_def),
+    )
     out["qp_over_ladder_sqrt_wall"] = None if wall is None else wall_ladder / ladder_med[0]
     out["qp_over_ladder_sqrt_cpu"] = out["ladder_sqrt_cpu_s"] / ladder_med[1]
     return out
@@ -388,14 +438,26 @@ def bench_tuned(n: int, args) -> dict:
         platt.append(_timed2(lambda: _platt(X, y, C, 1.0 / sigma**2)))
         clf = WeightedSVMClassifier()
         tuned.append(_timed2(lambda clf=clf: clf.fit(X, y)))
-        info = dict(clf.fit_info_, M=len(clf.weights_) + 1, best_lambda=clf.lambda_,
-                    best_sigma=clf.sigma_, tuning=clf.tuning_mode(n, False))
+        info = dict(
+            clf.fit_info_,
+            M=len(clf.weights_) + 1,
+            best_lambda=clf.lambda_,
+            best_sigma=clf.sigma_,
+            tuning=clf.tuning_mode(n, False),
+        )
     tw, tc = _median([t[0] for t in tuned]), _median([t[1] for t in tuned])
     pw, pc = _median([t[0] for t in platt]), _median([t[1] for t in platt])
     return {
-        "n": n, "tuned_wall_cpu_s": tuned, "platt_wall_cpu_s": platt,
-        "tuned_wall_s": tw, "tuned_cpu_s": tc, "platt_wall_s": pw, "platt_cpu_s": pc,
-        "tuned_over_platt_wall": tw / pw, "tuned_over_platt_cpu": tc / pc, "fit_info": info,
+        "n": n,
+        "tuned_wall_cpu_s": tuned,
+        "platt_wall_cpu_s": platt,
+        "tuned_wall_s": tw,
+        "tuned_cpu_s": tc,
+        "platt_wall_s": pw,
+        "platt_cpu_s": pc,
+        "tuned_over_platt_wall": tw / pw,
+        "tuned_over_platt_cpu": tc / pc,
+        "fit_info": info,
     }
 
 
@@ -433,12 +495,14 @@ def write_markdown(res: dict, path: Path) -> None:
     meta = res["meta"]
     sizes = res["sizes"]
     L += [
-        "# Ladder speed: weight ladder vs dense QP vs one Platt-scaled SVM", "",
+        "# Ladder speed: weight ladder vs dense QP vs one Platt-scaled SVM",
+        "",
         f"Generated by `python benchmarks/ladder_speed.py {' '.join(meta['argv'])}`".rstrip()
         + f" on {meta['date']} ({meta['machine']}, {meta['cpus']} CPUs shared with other "
         f"jobs; load average at start {meta['load_start']}, at end {meta['load_end']}; BLAS "
         f"threads {meta['threads']}; total {meta['total_s']:.0f} s).  Python "
-        f"{meta['python']}, numpy {meta['numpy']}, scikit-learn {meta['sklearn']}.", "",
+        f"{meta['python']}, numpy {meta['numpy']}, scikit-learn {meta['sklearn']}.",
+        "",
         f"Design `{meta['design']}` (seed {meta['seed']}), RBF kernel with sigma = sigma_M, "
         "lambda = 1/(2n) (C = 1, the middle of the default grid), the same gamma = "
         "1/sigma^2 and C for the scikit-learn fits.  Each of "
@@ -448,10 +512,12 @@ def write_markdown(res: dict, path: Path) -> None:
         "building the n x n kernel matrix once.  Because the machine is shared, both "
         "wall-clock and process CPU time are recorded; CPU time is the more stable measure "
         "for these single-threaded methods (not for the n_jobs=2 ladder, whose CPU time "
-        "adds both threads).", "",
+        "adds both threads).",
+        "",
         *(f"Note: {note}" for note in meta.get("notes", [])),
         *([""] if meta.get("notes") else []),
-        "## Median wall-clock time", "",
+        "## Median wall-clock time",
+        "",
         "| method | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
         "|---|" + "---|" * len(sizes),
     ]
@@ -459,22 +525,42 @@ def write_markdown(res: dict, path: Path) -> None:
         if k not in sizes[0]["median_s"]:
             continue
         L.append(f"| {title} | " + " | ".join(fmt_s(r["median_s"][k]) for r in sizes) + " |")
-    L.append("| M = floor(sqrt n) / default | "
-             + " | ".join(f"{r['M_sqrt']} / {r['M_default']}" for r in sizes) + " |")
-    L.append("| dense-QP ladder, M = floor(sqrt n) (CPU) | " + " | ".join(
-        fmt_s(r["qp"].get("ladder_sqrt_cpu_s")) + ("" if r["qp"].get("status", "").startswith(
-            "measured") else f" ({r['qp'].get('status')})") for r in sizes) + " |")
-    L += ["", "## Median CPU time", "",
-          "| method | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
-          "|---|" + "---|" * len(sizes)]
+    L.append(
+        "| M = floor(sqrt n) / default | "
+        + " | ".join(f"{r['M_sqrt']} / {r['M_default']}" for r in sizes)
+        + " |"
+    )
+    L.append(
+        "| dense-QP ladder, M = floor(sqrt n) (CPU) | "
+        + " | ".join(
+            fmt_s(r["qp"].get("ladder_sqrt_cpu_s"))
+            + (
+                ""
+                if r["qp"].get("status", "").startswith("measured")
+                else f" ({r['qp'].get('status')})"
+            )
+            for r in sizes
+        )
+        + " |"
+    )
+    L += [
+        "",
+        "## Median CPU time",
+        "",
+        "| method | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
     for k, title in METHOD_TITLES.items():
         if k not in sizes[0]["median_cpu_s"]:
             continue
-        L.append(f"| {title} | "
-                 + " | ".join(fmt_s(r["median_cpu_s"][k]) for r in sizes) + " |")
-    L += ["", "## Ratios (wall / CPU)", "",
-          "| ratio | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
-          "|---|" + "---|" * len(sizes)]
+        L.append(f"| {title} | " + " | ".join(fmt_s(r["median_cpu_s"][k]) for r in sizes) + " |")
+    L += [
+        "",
+        "## Ratios (wall / CPU)",
+        "",
+        "| ratio | " + " | ".join(f"n = {r['n']}" for r in sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
     rows = [
         ("ladder sqrt / Platt", "ladder_sqrt/platt_svc"),
         ("ladder default / Platt", "ladder_default/platt_svc"),
@@ -488,21 +574,36 @@ def write_markdown(res: dict, path: Path) -> None:
     for title, key in rows:
         if key not in sizes[0]["ratios"]:
             continue
-        L.append(f"| {title} | " + " | ".join(
-            f"{_ratio(r['ratios'][key])} / {_ratio(r['cpu_ratios'][key])}" for r in sizes)
-            + " |")
-    L.append("| dense-QP ladder / ladder sqrt | " + " | ".join(
-        f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_wall'))} / "
-        f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_cpu'))}" for r in sizes) + " |")
-    L += ["", "## Where the library ladder's time goes (M = floor(sqrt n), CPU time)", "",
-          "libsvm time is measured inside the direct prototype (the library's own calls); "
-          "`other` = fit_ladder - libsvm - KKT checks (Python bookkeeping of the library "
-          "path); `SVC-path overhead` is the same for the public SVC path, i.e. mostly "
-          "scikit-learn's per-call validation of the n x n precomputed kernel (finiteness "
-          "scan, type_of_target, sample-weight checks).", "",
-          "| n | kernel build | fit_ladder | libsvm | KKT checks (M-1 mat-vecs) | other "
-          "| fit_ladder via SVC | SVC-path overhead | batched KKT (1 GEMM) | libsvm per fit |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+        L.append(
+            f"| {title} | "
+            + " | ".join(
+                f"{_ratio(r['ratios'][key])} / {_ratio(r['cpu_ratios'][key])}" for r in sizes
+            )
+            + " |"
+        )
+    L.append(
+        "| dense-QP ladder / ladder sqrt | "
+        + " | ".join(
+            f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_wall'))} / "
+            f"{_ratio(r['qp'].get('qp_over_ladder_sqrt_cpu'))}"
+            for r in sizes
+        )
+        + " |"
+    )
+    L += [
+        "",
+        "## Where the library ladder's time goes (M = floor(sqrt n), CPU time)",
+        "",
+        "libsvm time is measured inside the direct prototype (the library's own calls); "
+        "`other` = fit_ladder - libsvm - KKT checks (Python bookkeeping of the library "
+        "path); `SVC-path overhead` is the same for the public SVC path, i.e. mostly "
+        "scikit-learn's per-call validation of the n x n precomputed kernel (finiteness "
+        "scan, type_of_target, sample-weight checks).",
+        "",
+        "| n | kernel build | fit_ladder | libsvm | KKT checks (M-1 mat-vecs) | other "
+        "| fit_ladder via SVC | SVC-path overhead | batched KKT (1 GEMM) | libsvm per fit |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in sizes:
         b = r["breakdown"]
         L.append(
@@ -512,24 +613,39 @@ def write_markdown(res: dict, path: Path) -> None:
             f"| {fmt_s(b['svc_path_overhead_s'])} | {fmt_s(b['batched_kkt_s'])} "
             f"| {b['per_fit_libsvm_ms']:.2f} ms |"
         )
-    L += ["", "Prototype check (direct libsvm + batched KKT against the library's "
-          "fit_ladder, same data): " + "; ".join(
-              f"n={r['n']}: max |coef diff| {r['prototype_check']['max_coef_diff']:.1e}, "
-              f"max |KKT diff| {r['prototype_check']['max_kkt_diff']:.1e}"
-              for r in sizes) + ".", ""]
-    L += ["## Dense QP (quadprog, solver=\"qp\")", ""]
+    L += [
+        "",
+        "Prototype check (direct libsvm + batched KKT against the library's "
+        "fit_ladder, same data): "
+        + "; ".join(
+            f"n={r['n']}: max |coef diff| {r['prototype_check']['max_coef_diff']:.1e}, "
+            f"max |KKT diff| {r['prototype_check']['max_kkt_diff']:.1e}"
+            for r in sizes
+        )
+        + ".",
+        "",
+    ]
+    L += ['## Dense QP (quadprog, solver="qp")', ""]
     for r in sizes:
         qp = r["qp"]
         extra = f"; {qp['note']}" if "note" in qp else ""
-        L.append(f"- n = {r['n']}: {qp.get('status')}, "
-                 f"{fmt_s(qp.get('per_fit_cpu_s'))} CPU per fit{extra}.")
+        L.append(
+            f"- n = {r['n']}: {qp.get('status')}, "
+            f"{fmt_s(qp.get('per_fit_cpu_s'))} CPU per fit{extra}."
+        )
     if res.get("tuned"):
-        L += ["", "## Whole tuned fit (WeightedSVMClassifier() defaults)", "",
-              "Default grids (7 lambdas x 6 sigmas), tuned by 5-fold CV for n <= 500 and on "
-              "a 70/30 split above, then the final ladder on all n points; compared with one "
-              "SVC(probability=True) fit at C = 1, sigma = sigma_M (no tuning).", "",
-              "| n | M (refit) | weighted fits | tuned fit wall / CPU | one Platt SVC wall / CPU "
-              "| ratio wall / CPU |", "|---|---|---|---|---|---|"]
+        L += [
+            "",
+            "## Whole tuned fit (WeightedSVMClassifier() defaults)",
+            "",
+            "Default grids (7 lambdas x 6 sigmas), tuned by 5-fold CV for n <= 500 and on "
+            "a 70/30 split above, then the final ladder on all n points; compared with one "
+            "SVC(probability=True) fit at C = 1, sigma = sigma_M (no tuning).",
+            "",
+            "| n | M (refit) | weighted fits | tuned fit wall / CPU | one Platt SVC wall / CPU "
+            "| ratio wall / CPU |",
+            "|---|---|---|---|---|---|",
+        ]
         for t in res["tuned"]:
             L.append(
                 f"| {t['n']} | {t['fit_info'].get('M')} | {t['fit_info'].get('n_fits')} "
@@ -550,10 +666,12 @@ def findings(res: dict) -> list[str]:
     q, c = r["ratios"], r["cpu_ratios"]
     qp = r["qp"]
     if "qp_over_ladder_sqrt_cpu" in qp:
-        qp_txt = (f"dense QP / ladder = {_ratio(qp['qp_over_ladder_sqrt_cpu'])} CPU, "
-                  f"{_ratio(qp['qp_over_ladder_sqrt_wall'])} wall (target >= 300: "
-                  f"{'met' if qp['qp_over_ladder_sqrt_cpu'] >= 300 else 'MISSED'}; "
-                  f"QP {qp['status']})")
+        qp_txt = (
+            f"dense QP / ladder = {_ratio(qp['qp_over_ladder_sqrt_cpu'])} CPU, "
+            f"{_ratio(qp['qp_over_ladder_sqrt_wall'])} wall (target >= 300: "
+            f"{'met' if qp['qp_over_ladder_sqrt_cpu'] >= 300 else 'MISSED'}; "
+            f"QP {qp['status']})"
+        )
     else:
         qp_txt = "dense QP not run"
     out.append(
@@ -573,12 +691,17 @@ def findings(res: dict) -> list[str]:
         f"{b['libsvm_s'] / platt_cpu:.1f} x one Platt fit ({b['per_fit_libsvm_ms']:.1f} ms per "
         f"weighted fit vs {1e3 * r['median_cpu_s']['svc_plain']:.1f} ms for a whole plain SVC "
         "fit, which Platt scaling repeats about 5-6 times)"
-        + (": on one thread, removing overheads alone cannot reach 5x at M = floor(sqrt n)."
-           if b["libsvm_s"] / platt_cpu > 5 else ".")
+        + (
+            ": on one thread, removing overheads alone cannot reach 5x at M = floor(sqrt n)."
+            if b["libsvm_s"] / platt_cpu > 5
+            else "."
+        )
     )
     out += [
-        "", f"Options, with what each measured (CPU ratios to one Platt fit at n = {n_t}; "
-        "the direct prototype's coefficients equal the library's exactly, see above):", "",
+        "",
+        f"Options, with what each measured (CPU ratios to one Platt fit at n = {n_t}; "
+        "the direct prototype's coefficients equal the library's exactly, see above):",
+        "",
         "1. Direct `sklearn.svm._libsvm.fit` binding (now in `wsvmgui.solvers.wsvm`, checked "
         "once against SVC with a public fallback): the same ladder through the public SVC "
         f"path costs {c['ladder_sqrt_svc/platt_svc']:.1f} x Platt, through the binding "
@@ -608,19 +731,35 @@ def main(argv=None) -> int:
     ap.add_argument("--design", default="wuliu2011_ex1")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    ap.add_argument("--qp-cap", type=float, default=60.0,
-                    help="a single QP fit slower than this stops QP timing (seconds)")
-    ap.add_argument("--qp-max-predicted", type=float, default=200.0,
-                    help="skip a size whose single QP fit is predicted slower (seconds)")
-    ap.add_argument("--qp-full-budget", type=float, default=10.0,
-                    help="time the full QP ladder when it should take less (seconds)")
+    ap.add_argument(
+        "--qp-cap",
+        type=float,
+        default=60.0,
+        help="a single QP fit slower than this stops QP timing (seconds)",
+    )
+    ap.add_argument(
+        "--qp-max-predicted",
+        type=float,
+        default=200.0,
+        help="skip a size whose single QP fit is predicted slower (seconds)",
+    )
+    ap.add_argument(
+        "--qp-full-budget",
+        type=float,
+        default=10.0,
+        help="time the full QP ladder when it should take less (seconds)",
+    )
     ap.add_argument("--no-qp", action="store_true")
     ap.add_argument("--no-threads", action="store_true", help="skip the 2-thread prototype")
     ap.add_argument("--tuned-sizes", type=int, nargs="*", default=None)
     ap.add_argument("--tuned-repeats", type=int, default=None)
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
-    ap.add_argument("--from-json", type=Path, default=None,
-                    help="only rewrite the markdown from an earlier run's JSON")
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="only rewrite the markdown from an earlier run's JSON",
+    )
     args = ap.parse_args(argv)
     if args.from_json is not None:
         res = json.loads(args.from_json.read_text())
@@ -640,13 +779,24 @@ def main(argv=None) -> int:
         args.qp_full_budget = min(args.qp_full_budget, 5.0)
         args.qp_max_predicted = min(args.qp_max_predicted, 30.0)
 
-    res: dict = {"meta": {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "quick": args.quick,
-        "machine": platform.machine(), "cpus": os.cpu_count(), "threads": args.threads,
-        "load_start": _load(), "python": platform.python_version(), "numpy": np.__version__,
-        "sklearn": sklearn.__version__, "design": args.design, "seed": args.seed,
-        "repeats": args.repeats, "repeats_large": args.repeats_large, "argv": sys.argv[1:],
-    }}
+    res: dict = {
+        "meta": {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "quick": args.quick,
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "threads": args.threads,
+            "load_start": _load(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "sklearn": sklearn.__version__,
+            "design": args.design,
+            "seed": args.seed,
+            "repeats": args.repeats,
+            "repeats_large": args.repeats_large,
+            "argv": sys.argv[1:],
+        }
+    }
     qp_state: dict = {}
     start = time.perf_counter()
     with threadpool_limits(args.threads):
@@ -654,18 +804,24 @@ def main(argv=None) -> int:
         for n in args.sizes:
             r = bench_size(n, args, qp_state)
             res["sizes"].append(r)
-            print(f"n={n}: ladder_sqrt {fmt_s(r['median_s']['ladder_sqrt'])}, "
-                  f"platt {fmt_s(r['median_s']['platt_svc'])}, "
-                  f"ratio wall {r['ratios']['ladder_sqrt/platt_svc']:.2f} "
-                  f"cpu {r['cpu_ratios']['ladder_sqrt/platt_svc']:.2f}; "
-                  f"qp {r['qp'].get('status')} {fmt_s(r['qp'].get('per_fit_cpu_s'))}/fit; "
-                  f"{time.perf_counter() - start:.0f} s elapsed", flush=True)
+            print(
+                f"n={n}: ladder_sqrt {fmt_s(r['median_s']['ladder_sqrt'])}, "
+                f"platt {fmt_s(r['median_s']['platt_svc'])}, "
+                f"ratio wall {r['ratios']['ladder_sqrt/platt_svc']:.2f} "
+                f"cpu {r['cpu_ratios']['ladder_sqrt/platt_svc']:.2f}; "
+                f"qp {r['qp'].get('status')} {fmt_s(r['qp'].get('per_fit_cpu_s'))}/fit; "
+                f"{time.perf_counter() - start:.0f} s elapsed",
+                flush=True,
+            )
         res["tuned"] = []
         for n in args.tuned_sizes:
             t = bench_tuned(n, args)
             res["tuned"].append(t)
-            print(f"tuned n={n}: {fmt_s(t['tuned_wall_s'])} "
-                  f"({t['tuned_over_platt_cpu']:.0f} x Platt CPU)", flush=True)
+            print(
+                f"tuned n={n}: {fmt_s(t['tuned_wall_s'])} "
+                f"({t['tuned_over_platt_cpu']:.0f} x Platt CPU)",
+                flush=True,
+            )
     res["meta"]["load_end"] = _load()
     res["meta"]["total_s"] = time.perf_counter() - start
     res["findings"] = findings(res)

@@ -48,85 +48,261 @@ OUT = HERE / "results" / "zeng_reproduction"
 #: The paper's EGKL-tuned tables (x100): mean and standard error (Tables 1 and 2).
 PAPER = {
     "zeng_ex1": {
-        "B1": {"L1": (47.9, 0.2), "L2": (9.5, 0.1), "EGKL": (31.7, 1.9), "GKL": (25.1, 0.7),
-               "TE1": (60.7, 0.2), "time_min": 0.9},
-        "BP1": {"L1": (47.9, 0.2), "L2": (9.5, 0.1), "EGKL": (31.7, 1.9), "GKL": (25.1, 0.7),
-                "TE1": (60.5, 0.2), "TE2": (60.3, 0.2), "time_min": 0.9},
-        "B2": {"L1": (48.0, 0.3), "L2": (9.8, 0.1), "EGKL": (33.3, 1.9), "GKL": (26.9, 1.2),
-               "TE1": (60.9, 0.2), "time_min": 0.8},
-        "BP2": {"L1": (48.0, 0.3), "L2": (9.8, 0.1), "EGKL": (33.3, 1.9), "GKL": (26.9, 1.2),
-                "TE1": (60.7, 0.2), "TE2": (60.5, 0.2), "time_min": 0.8},
-        "A": {"L1": (41.8, 0.2), "L2": (8.5, 0.1), "EGKL": (26.7, 1.3), "GKL": (15.1, 0.4),
-              "TE1": (60.0, 0.1), "time_min": 30.7},
-        "P": {"L1": (46.5, 0.1), "L2": (9.1, 0.0), "EGKL": (30.2, 1.2), "GKL": (24.6, 0.4),
-              "TE1": (60.3, 0.1), "TE2": (60.3, 0.1), "time_min": 2.8},
+        "B1": {
+            "L1": (47.9, 0.2),
+            "L2": (9.5, 0.1),
+            "EGKL": (31.7, 1.9),
+            "GKL": (25.1, 0.7),
+            "TE1": (60.7, 0.2),
+            "time_min": 0.9,
+        },
+        "BP1": {
+            "L1": (47.9, 0.2),
+            "L2": (9.5, 0.1),
+            "EGKL": (31.7, 1.9),
+            "GKL": (25.1, 0.7),
+            "TE1": (60.5, 0.2),
+            "TE2": (60.3, 0.2),
+            "time_min": 0.9,
+        },
+        "B2": {
+            "L1": (48.0, 0.3),
+            "L2": (9.8, 0.1),
+            "EGKL": (33.3, 1.9),
+            "GKL": (26.9, 1.2),
+            "TE1": (60.9, 0.2),
+            "time_min": 0.8,
+        },
+        "BP2": {
+            "L1": (48.0, 0.3),
+            "L2": (9.8, 0.1),
+            "EGKL": (33.3, 1.9),
+            "GKL": (26.9, 1.2),
+            "TE1": (60.7, 0.2),
+            "TE2": (60.5, 0.2),
+            "time_min": 0.8,
+        },
+        "A": {
+            "L1": (41.8, 0.2),
+            "L2": (8.5, 0.1),
+            "EGKL": (26.7, 1.3),
+            "GKL": (15.1, 0.4),
+            "TE1": (60.0, 0.1),
+            "time_min": 30.7,
+        },
+        "P": {
+            "L1": (46.5, 0.1),
+            "L2": (9.1, 0.0),
+            "EGKL": (30.2, 1.2),
+            "GKL": (24.6, 0.4),
+            "TE1": (60.3, 0.1),
+            "TE2": (60.3, 0.1),
+            "time_min": 2.8,
+        },
         "logistic": {"L1": (36.5, 0.2), "L2": (8.2, 0.1), "EGKL": (22.5, 1.2), "TE1": (57.6, 0.1)},
         "lda": {"L1": (36.0, 0.1), "L2": (8.1, 0.0), "EGKL": (22.1, 1.2), "TE1": (57.7, 0.1)},
         "tree": {"L1": (56.3, 0.2), "L2": (11.7, 0.1), "TE1": (61.9, 0.1)},
         "random_forest": {"L1": (72.0, 0.1), "L2": (19.4, 0.1), "TE1": (64.7, 0.1)},
-        "gradient_boosting": {"L1": (95.2, 0.2), "L2": (35.6, 0.1), "EGKL": (124.6, 2.6),
-                              "TE1": (65.7, 0.1)},
+        "gradient_boosting": {
+            "L1": (95.2, 0.2),
+            "L2": (35.6, 0.1),
+            "EGKL": (124.6, 2.6),
+            "TE1": (65.7, 0.1),
+        },
     },
     "zeng_ex2": {
-        "B1": {"L1": (46.1, 0.3), "L2": (12.4, 0.1), "EGKL": (32.0, 2.4), "GKL": (22.6, 1.1),
-               "TE1": (61.2, 0.2), "time_min": 0.8},
-        "BP1": {"L1": (46.1, 0.3), "L2": (12.4, 0.1), "EGKL": (32.0, 2.4), "GKL": (22.6, 1.1),
-                "TE1": (60.4, 0.2), "TE2": (60.3, 0.2), "time_min": 0.8},
-        "B2": {"L1": (47.0, 0.3), "L2": (12.3, 0.1), "EGKL": (32.2, 2.2), "GKL": (22.5, 1.2),
-               "TE1": (61.6, 0.3), "time_min": 0.8},
-        "BP2": {"L1": (47.0, 0.3), "L2": (12.3, 0.1), "EGKL": (32.2, 2.2), "GKL": (22.5, 1.2),
-                "TE1": (60.9, 0.3), "TE2": (60.6, 0.3), "time_min": 0.8},
-        "A": {"L1": (43.5, 0.1), "L2": (11.1, 0.1), "EGKL": (27.0, 1.6), "GKL": (18.5, 0.6),
-              "TE1": (60.1, 0.1), "time_min": 31.6},
-        "P": {"L1": (45.2, 0.1), "L2": (12.0, 0.0), "EGKL": (31.6, 1.2), "GKL": (21.7, 0.5),
-              "TE1": (60.9, 0.1), "TE2": (60.9, 0.1), "time_min": 3.4},
+        "B1": {
+            "L1": (46.1, 0.3),
+            "L2": (12.4, 0.1),
+            "EGKL": (32.0, 2.4),
+            "GKL": (22.6, 1.1),
+            "TE1": (61.2, 0.2),
+            "time_min": 0.8,
+        },
+        "BP1": {
+            "L1": (46.1, 0.3),
+            "L2": (12.4, 0.1),
+            "EGKL": (32.0, 2.4),
+            "GKL": (22.6, 1.1),
+            "TE1": (60.4, 0.2),
+            "TE2": (60.3, 0.2),
+            "time_min": 0.8,
+        },
+        "B2": {
+            "L1": (47.0, 0.3),
+            "L2": (12.3, 0.1),
+            "EGKL": (32.2, 2.2),
+            "GKL": (22.5, 1.2),
+            "TE1": (61.6, 0.3),
+            "time_min": 0.8,
+        },
+        "BP2": {
+            "L1": (47.0, 0.3),
+            "L2": (12.3, 0.1),
+            "EGKL": (32.2, 2.2),
+            "GKL": (22.5, 1.2),
+            "TE1": (60.9, 0.3),
+            "TE2": (60.6, 0.3),
+            "time_min": 0.8,
+        },
+        "A": {
+            "L1": (43.5, 0.1),
+            "L2": (11.1, 0.1),
+            "EGKL": (27.0, 1.6),
+            "GKL": (18.5, 0.6),
+            "TE1": (60.1, 0.1),
+            "time_min": 31.6,
+        },
+        "P": {
+            "L1": (45.2, 0.1),
+            "L2": (12.0, 0.0),
+            "EGKL": (31.6, 1.2),
+            "GKL": (21.7, 0.5),
+            "TE1": (60.9, 0.1),
+            "TE2": (60.9, 0.1),
+            "time_min": 3.4,
+        },
         "logistic": {"L1": (43.5, 0.2), "L2": (10.6, 0.1), "EGKL": (26.9, 1.4), "TE1": (57.4, 0.1)},
         "lda": {"L1": (42.7, 0.2), "L2": (10.4, 0.1), "EGKL": (25.9, 1.3), "TE1": (57.3, 0.1)},
         "tree": {"L1": (64.0, 0.2), "L2": (14.5, 0.1), "TE1": (62.5, 0.1)},
         "random_forest": {"L1": (75.2, 0.1), "L2": (21.7, 0.1), "TE1": (64.2, 0.1)},
-        "gradient_boosting": {"L1": (99.8, 0.1), "L2": (40.0, 0.1), "EGKL": (145.2, 2.8),
-                              "TE1": (65.3, 0.1)},
+        "gradient_boosting": {
+            "L1": (99.8, 0.1),
+            "L2": (40.0, 0.1),
+            "EGKL": (145.2, 2.8),
+            "TE1": (65.3, 0.1),
+        },
     },
     "zeng_ex3": {
-        "B1": {"L1": (19.2, 0.3), "L2": (4.1, 0.2), "EGKL": (12.5, 0.9), "GKL": (22.6, 0.6),
-               "TE1": (16.6, 0.3), "time_min": 1.5},
-        "BP1": {"L1": (19.2, 0.3), "L2": (4.1, 0.2), "EGKL": (12.5, 0.9), "GKL": (22.6, 0.6),
-                "TE1": (16.6, 0.3), "TE2": (16.5, 0.3), "time_min": 1.5},
-        "B2": {"L1": (21.1, 1.2), "L2": (4.3, 0.7), "EGKL": (13.7, 1.9), "GKL": (26.9, 2.3),
-               "TE1": (16.7, 0.8), "time_min": 0.7},
-        "BP2": {"L1": (21.1, 1.2), "L2": (4.3, 0.7), "EGKL": (13.7, 1.9), "GKL": (26.9, 2.3),
-                "TE1": (16.7, 0.8), "TE2": (16.6, 0.8), "time_min": 0.7},
-        "A": {"L1": (15.2, 0.1), "L2": (3.3, 0.1), "EGKL": (9.2, 0.6), "GKL": (15.6, 0.3),
-              "TE1": (16.4, 0.1), "time_min": 11.7},
-        "P": {"L1": (18.9, 0.1), "L2": (4.0, 0.1), "EGKL": (12.2, 0.5), "GKL": (20.8, 0.3),
-              "TE1": (16.5, 0.1), "TE2": (16.6, 0.1), "time_min": 2.4},
-        "logistic": {"L1": (115.9, 0.1), "L2": (50.7, 0.1), "EGKL": (60.7, 0.8),
-                     "TE1": (62.1, 0.4)},
+        "B1": {
+            "L1": (19.2, 0.3),
+            "L2": (4.1, 0.2),
+            "EGKL": (12.5, 0.9),
+            "GKL": (22.6, 0.6),
+            "TE1": (16.6, 0.3),
+            "time_min": 1.5,
+        },
+        "BP1": {
+            "L1": (19.2, 0.3),
+            "L2": (4.1, 0.2),
+            "EGKL": (12.5, 0.9),
+            "GKL": (22.6, 0.6),
+            "TE1": (16.6, 0.3),
+            "TE2": (16.5, 0.3),
+            "time_min": 1.5,
+        },
+        "B2": {
+            "L1": (21.1, 1.2),
+            "L2": (4.3, 0.7),
+            "EGKL": (13.7, 1.9),
+            "GKL": (26.9, 2.3),
+            "TE1": (16.7, 0.8),
+            "time_min": 0.7,
+        },
+        "BP2": {
+            "L1": (21.1, 1.2),
+            "L2": (4.3, 0.7),
+            "EGKL": (13.7, 1.9),
+            "GKL": (26.9, 2.3),
+            "TE1": (16.7, 0.8),
+            "TE2": (16.6, 0.8),
+            "time_min": 0.7,
+        },
+        "A": {
+            "L1": (15.2, 0.1),
+            "L2": (3.3, 0.1),
+            "EGKL": (9.2, 0.6),
+            "GKL": (15.6, 0.3),
+            "TE1": (16.4, 0.1),
+            "time_min": 11.7,
+        },
+        "P": {
+            "L1": (18.9, 0.1),
+            "L2": (4.0, 0.1),
+            "EGKL": (12.2, 0.5),
+            "GKL": (20.8, 0.3),
+            "TE1": (16.5, 0.1),
+            "TE2": (16.6, 0.1),
+            "time_min": 2.4,
+        },
+        "logistic": {
+            "L1": (115.9, 0.1),
+            "L2": (50.7, 0.1),
+            "EGKL": (60.7, 0.8),
+            "TE1": (62.1, 0.4),
+        },
         "lda": {"L1": (116.3, 0.1), "L2": (50.4, 0.1), "EGKL": (60.8, 0.8), "TE1": (61.8, 0.4)},
         "tree": {"L1": (27.9, 0.2), "L2": (7.0, 0.1), "TE1": (17.5, 0.1)},
         "random_forest": {"L1": (22.4, 0.1), "L2": (4.4, 0.1), "TE1": (17.2, 0.1)},
-        "gradient_boosting": {"L1": (27.9, 0.1), "L2": (9.4, 0.1), "EGKL": (28.6, 1.2),
-                              "TE1": (18.2, 0.1)},
+        "gradient_boosting": {
+            "L1": (27.9, 0.1),
+            "L2": (9.4, 0.1),
+            "EGKL": (28.6, 1.2),
+            "TE1": (18.2, 0.1),
+        },
     },
     "zeng_ex4": {
-        "B1": {"L1": (23.3, 0.3), "L2": (5.3, 0.1), "EGKL": (12.0, 1.8), "GKL": (16.6, 0.7),
-               "TE1": (41.5, 0.1), "time_min": 1.0},
-        "BP1": {"L1": (23.3, 0.3), "L2": (5.3, 0.1), "EGKL": (12.0, 1.8), "GKL": (16.6, 0.7),
-                "TE1": (41.4, 0.1), "TE2": (41.3, 0.1), "time_min": 1.0},
-        "B2": {"L1": (24.4, 0.7), "L2": (5.6, 0.3), "EGKL": (12.5, 1.7), "GKL": (17.2, 1.0),
-               "TE1": (42.5, 0.4), "time_min": 0.8},
-        "BP2": {"L1": (24.4, 0.7), "L2": (5.6, 0.3), "EGKL": (12.5, 1.7), "GKL": (17.2, 1.0),
-                "TE1": (42.5, 0.4), "TE2": (42.3, 0.4), "time_min": 0.8},
-        "A": {"L1": (20.1, 0.2), "L2": (4.6, 0.1), "EGKL": (10.1, 1.2), "GKL": (14.9, 0.5),
-              "TE1": (40.8, 0.1), "time_min": 7.2},
-        "P": {"L1": (22.6, 0.2), "L2": (5.2, 0.1), "EGKL": (11.9, 1.0), "GKL": (16.5, 0.4),
-              "TE1": (41.5, 0.1), "TE2": (41.1, 0.1), "time_min": 2.1},
+        "B1": {
+            "L1": (23.3, 0.3),
+            "L2": (5.3, 0.1),
+            "EGKL": (12.0, 1.8),
+            "GKL": (16.6, 0.7),
+            "TE1": (41.5, 0.1),
+            "time_min": 1.0,
+        },
+        "BP1": {
+            "L1": (23.3, 0.3),
+            "L2": (5.3, 0.1),
+            "EGKL": (12.0, 1.8),
+            "GKL": (16.6, 0.7),
+            "TE1": (41.4, 0.1),
+            "TE2": (41.3, 0.1),
+            "time_min": 1.0,
+        },
+        "B2": {
+            "L1": (24.4, 0.7),
+            "L2": (5.6, 0.3),
+            "EGKL": (12.5, 1.7),
+            "GKL": (17.2, 1.0),
+            "TE1": (42.5, 0.4),
+            "time_min": 0.8,
+        },
+        "BP2": {
+            "L1": (24.4, 0.7),
+            "L2": (5.6, 0.3),
+            "EGKL": (12.5, 1.7),
+            "GKL": (17.2, 1.0),
+            "TE1": (42.5, 0.4),
+            "TE2": (42.3, 0.4),
+            "time_min": 0.8,
+        },
+        "A": {
+            "L1": (20.1, 0.2),
+            "L2": (4.6, 0.1),
+            "EGKL": (10.1, 1.2),
+            "GKL": (14.9, 0.5),
+            "TE1": (40.8, 0.1),
+            "time_min": 7.2,
+        },
+        "P": {
+            "L1": (22.6, 0.2),
+            "L2": (5.2, 0.1),
+            "EGKL": (11.9, 1.0),
+            "GKL": (16.5, 0.4),
+            "TE1": (41.5, 0.1),
+            "TE2": (41.1, 0.1),
+            "time_min": 2.1,
+        },
         "logistic": {"L1": (41.2, 0.1), "L2": (7.1, 0.0), "EGKL": (18.0, 1.0), "TE1": (45.0, 0.1)},
         "lda": {"L1": (41.2, 0.1), "L2": (7.2, 0.0), "EGKL": (18.6, 1.0), "TE1": (44.6, 0.1)},
         "tree": {"L1": (31.9, 0.2), "L2": (6.1, 0.1), "TE1": (43.7, 0.2)},
         "random_forest": {"L1": (44.0, 0.1), "L2": (9.9, 0.1), "TE1": (46.3, 0.1)},
-        "gradient_boosting": {"L1": (64.1, 0.2), "L2": (21.6, 0.1), "EGKL": (65.1, 1.9),
-                              "TE1": (47.9, 0.1)},
+        "gradient_boosting": {
+            "L1": (64.1, 0.2),
+            "L2": (21.6, 0.1),
+            "EGKL": (65.1, 1.9),
+            "TE1": (47.9, 0.1),
+        },
     },
 }
 WSVM_ROWS = ("B1", "BP1", "B2", "BP2", "A", "P")
@@ -185,8 +361,11 @@ def run_wsvm(train, tune, test, seed: int, n_jobs: int, extra: dict) -> dict:
             q_base = Q[:, :, k]
             pb = coupling.couple_baseline(q_base, k)
             table = coupling.rebuild_table(q_base, k)
-            pairs = [f.spec.name for f in est.subproblems_.fitted
-                     if k in (f.spec.positive, f.spec.negative[0])]
+            pairs = [
+                f.spec.name
+                for f in est.subproblems_.fitted
+                if k in (f.spec.positive, f.spec.negative[0])
+            ]
             sec = pair_seconds(est, pairs) + tk
             res["B" + name + tag] = scores(pb, test, classes)
             res["B" + name + tag].update(seconds=sec, k_star=str(classes[k]))
@@ -207,14 +386,14 @@ def run_wsvm(train, tune, test, seed: int, n_jobs: int, extra: dict) -> dict:
         res["A" + tag]["seconds"] = t_fit
         res["A-raw" + tag] = {k: 100 * v for k, v in truth_metrics(raw, test.p).items()}
         res["A-raw" + tag]["sum_dev"] = 100 * float(np.mean(np.abs(raw.sum(axis=1) - 1)))
-        res["A-simplex" + tag] = scores(
-            project_simplex(raw, 1.0 / (2 * m_max * K)), test, classes
-        )
+        res["A-simplex" + tag] = scores(project_simplex(raw, 1.0 / (2 * m_max * K)), test, classes)
     res["_chosen"] = {
-        "pairwise": [(f.spec.name, f.lam, f.sigma, int(f.weights.size + 1))
-                     for f in est.subproblems_.fitted],
-        "ova": [(f.spec.name, f.lam, f.sigma, int(f.weights.size + 1))
-                for f in ova.subproblems_.fitted],
+        "pairwise": [
+            (f.spec.name, f.lam, f.sigma, int(f.weights.size + 1)) for f in est.subproblems_.fitted
+        ],
+        "ova": [
+            (f.spec.name, f.lam, f.sigma, int(f.weights.size + 1)) for f in ova.subproblems_.fitted
+        ],
     }
     return res
 
@@ -228,8 +407,10 @@ def run_baselines(train, tune, test, seed: int, names: list[str]) -> dict:
             p = model.predict_proba(test.X)
         res[name] = scores(p, test, model.classes_)
         res[name]["seconds"] = time.perf_counter() - t0
-        res[name]["best"] = {k: (v if isinstance(v, str | type(None)) else float(v))
-                             for k, v in model.baseline_tuning_.best.items()}
+        res[name]["best"] = {
+            k: (v if isinstance(v, str | type(None)) else float(v))
+            for k, v in model.baseline_tuning_.best.items()
+        }
     return res
 
 
@@ -238,8 +419,14 @@ def run_one(example: str, seed: int, args) -> dict:
     train = simulate(design, args.n_train, seed=10_000 * seed + 1)
     tune = simulate(design, args.n_tune, seed=10_000 * seed + 2)
     test = simulate(design, args.n_test, seed=10_000 * seed + 3)
-    out = {"design": design, "seed": seed, "n_train": args.n_train, "n_tune": args.n_tune,
-           "n_test": args.n_test, "methods": {}}
+    out = {
+        "design": design,
+        "seed": seed,
+        "n_train": args.n_train,
+        "n_tune": args.n_tune,
+        "n_test": args.n_test,
+        "methods": {},
+    }
     extra = {}
     if args.n_weights:
         extra["n_weights"] = args.n_weights
@@ -253,14 +440,31 @@ def run_one(example: str, seed: int, args) -> dict:
 
 
 # ----------------------------------------------------------------------------- report
-ORDER = ["B1", "BP1", "B2", "BP2", "A", "P",
-         "B1+interp", "B2+interp", "A+interp", "P+interp",
-         "A-raw", "A-simplex", "A-raw+interp", "A-simplex+interp",
-         "logistic", "lda", "tree", "random_forest", "gradient_boosting",
-         "svc_platt", "svc_calibrated"]
+ORDER = [
+    "B1",
+    "BP1",
+    "B2",
+    "BP2",
+    "A",
+    "P",
+    "B1+interp",
+    "B2+interp",
+    "A+interp",
+    "P+interp",
+    "A-raw",
+    "A-simplex",
+    "A-raw+interp",
+    "A-simplex+interp",
+    "logistic",
+    "lda",
+    "tree",
+    "random_forest",
+    "gradient_boosting",
+    "svc_platt",
+    "svc_calibrated",
+]
 PAPER_NAME = {"B1": "B1", "BP1": "BP1", "B2": "B2", "BP2": "BP2", "A": "A", "P": "P"}
 METRICS = ("L1", "L2", "EGKL", "GKL", "TE1", "TE2")
-
 
 
 NOTES = """
@@ -359,9 +563,11 @@ def aggregate() -> dict:
                     s["k_star_mode"] = str(ks[np.argmax(counts)])
                     continue
                 a = np.asarray(xs)
-                s[key] = {"mean": float(a.mean()),
-                          "se": float(a.std(ddof=1) / np.sqrt(a.size)) if a.size > 1 else 0.0,
-                          "n": int(a.size)}
+                s[key] = {
+                    "mean": float(a.mean()),
+                    "se": float(a.std(ddof=1) / np.sqrt(a.size)) if a.size > 1 else 0.0,
+                    "n": int(a.size),
+                }
             summary[design][method] = s
     return summary
 
@@ -374,51 +580,76 @@ def fmt(cell: dict | None) -> str:
 
 def write_report() -> None:
     summary = aggregate()
-    lines = ["# Zeng & Zhang simulation tables: reproduction", "",
-             "Generated by `benchmarks/zeng_reproduction.py` (see its docstring for the "
-             "setting). Values x100, mean (standard error) over seeds (`n`); time in seconds "
-             "per replication, wall time on the shared 2-core machine (heavily loaded by "
-             "other jobs, so times are inflated; see multiclass_speed.md for timing); B/BP "
-             "times are the sums of their own sub-problems' times inside the P-SVM fit. "
-             "Paper values: EGKL tuning, 100 replications, time in minutes. Rows `[tag]` "
-             "are variants run on fewer seeds (see the summary in the json).", ""]
+    lines = [
+        "# Zeng & Zhang simulation tables: reproduction",
+        "",
+        "Generated by `benchmarks/zeng_reproduction.py` (see its docstring for the "
+        "setting). Values x100, mean (standard error) over seeds (`n`); time in seconds "
+        "per replication, wall time on the shared 2-core machine (heavily loaded by "
+        "other jobs, so times are inflated; see multiclass_speed.md for timing); B/BP "
+        "times are the sums of their own sub-problems' times inside the P-SVM fit. "
+        "Paper values: EGKL tuning, 100 replications, time in minutes. Rows `[tag]` "
+        "are variants run on fewer seeds (see the summary in the json).",
+        "",
+    ]
     checks = []
     for design in sorted(summary):
         s = summary[design]
-        lines += [f"## {design}", "",
-                  "| method | n | L1 | L2 | EGKL | GKL | TE1 | TE2 | time (s) | k* | "
-                  "paper L1 | paper L2 | paper EGKL | paper TE1 | paper time (min) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {design}",
+            "",
+            "| method | n | L1 | L2 | EGKL | GKL | TE1 | TE2 | time (s) | k* | "
+            "paper L1 | paper L2 | paper EGKL | paper TE1 | paper time (min) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for method in ORDER + sorted(set(s) - set(ORDER)):
             if method not in s:
                 continue
             row = s[method]
             paper = PAPER.get(design, {}).get(method, {})
-            pcells = [f"{paper[k][0]} ({paper[k][1]})" if k in paper else "-"
-                      for k in ("L1", "L2", "EGKL", "TE1")]
+            pcells = [
+                f"{paper[k][0]} ({paper[k][1]})" if k in paper else "-"
+                for k in ("L1", "L2", "EGKL", "TE1")
+            ]
             n = row.get("L1", {}).get("n", 0)
             t = f"{row['seconds']['mean']:.1f}" if "seconds" in row else "-"
             lines.append(
-                f"| {method} | {n} | " + " | ".join(fmt(row.get(k)) for k in METRICS)
-                + f" | {t} | {row.get('k_star_mode', '-')} | " + " | ".join(pcells)
+                f"| {method} | {n} | "
+                + " | ".join(fmt(row.get(k)) for k in METRICS)
+                + f" | {t} | {row.get('k_star_mode', '-')} | "
+                + " | ".join(pcells)
                 + f" | {paper.get('time_min', '-')} |"
             )
             if method in WSVM_ROWS:
                 for k in ("L1", "L2", "EGKL"):
                     if k in paper and k in row:
                         bound = paper[k][0] + 2 * paper[k][1]
-                        checks.append((design, method, k, row[k]["mean"], bound,
-                                       row[k]["mean"] <= bound))
+                        checks.append(
+                            (design, method, k, row[k]["mean"], bound, row[k]["mean"] <= bound)
+                        )
         lines.append("")
-    lines += ["## Check: ours <= paper + 2 SE (L1, L2, EGKL; wSVM schemes, default settings)",
-              "", "| design | method | metric | ours | bound | ok |", "|---|---|---|---|---|---|"]
+    lines += [
+        "## Check: ours <= paper + 2 SE (L1, L2, EGKL; wSVM schemes, default settings)",
+        "",
+        "| design | method | metric | ours | bound | ok |",
+        "|---|---|---|---|---|---|",
+    ]
     for d, m, k, ours, bound, ok in checks:
         lines.append(f"| {d} | {m} | {k} | {ours:.2f} | {bound:.2f} | {'yes' if ok else 'NO'} |")
     OUT.with_suffix(".md").write_text("\n".join(lines) + "\n" + NOTES)
-    OUT.with_suffix(".json").write_text(json.dumps(
-        {"summary": summary, "paper": PAPER,
-         "checks": [dict(zip(("design", "method", "metric", "ours", "bound", "ok"), c,
-                             strict=True)) for c in checks]}, indent=1))
+    OUT.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "summary": summary,
+                "paper": PAPER,
+                "checks": [
+                    dict(zip(("design", "method", "metric", "ours", "bound", "ok"), c, strict=True))
+                    for c in checks
+                ],
+            },
+            indent=1,
+        )
+    )
     print(f"wrote {OUT.with_suffix('.md')}")
 
 
@@ -431,11 +662,18 @@ def main(argv=None) -> int:
     ap.add_argument("--n-test", type=int, default=10_000)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--n-weights", type=int, default=0, help="M of every ladder (0: default)")
-    ap.add_argument("--final-n-weights", type=int, default=0,
-                    help="M of the final fits only (0: as --n-weights)")
+    ap.add_argument(
+        "--final-n-weights",
+        type=int,
+        default=0,
+        help="M of the final fits only (0: as --n-weights)",
+    )
     ap.add_argument("--tag", default="", help="suffix of the run files (a variant)")
-    ap.add_argument("--baselines", default=",".join(BASELINES),
-                    help="comma-separated baseline names ('' for none)")
+    ap.add_argument(
+        "--baselines",
+        default=",".join(BASELINES),
+        help="comma-separated baseline names ('' for none)",
+    )
     ap.add_argument("--no-wsvm", action="store_true")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args(argv)
@@ -451,8 +689,11 @@ def main(argv=None) -> int:
                 out = run_one(ex, seed, args)
                 out["seconds"] = time.perf_counter() - t0
                 path.write_text(json.dumps(out, indent=1, default=float))
-                l1 = {m: round(v["L1"], 1) for m, v in out["methods"].items()
-                      if not m.startswith("_") and "L1" in v}
+                l1 = {
+                    m: round(v["L1"], 1)
+                    for m, v in out["methods"].items()
+                    if not m.startswith("_") and "L1" in v
+                }
                 print(f"ex{ex} seed {seed}: {out['seconds']:.0f} s {l1}", flush=True)
     write_report()
     return 0

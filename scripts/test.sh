@@ -24,6 +24,8 @@ done
 echo "[test] ruff check ${lint_paths[*]}"
 "$VENV/bin/ruff" check "${lint_paths[@]}"
 ruff_rc=$?
+echo "[test] ruff format --check ${lint_paths[*]}"
+"$VENV/bin/ruff" format --check "${lint_paths[@]}" || ruff_rc=1
 
 echo "[test] pytest"
 "$VENV/bin/python" -m pytest "$@"

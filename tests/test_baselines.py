@@ -21,7 +21,12 @@ def data():
 
 def test_registry_has_the_required_baselines():
     assert set(BASELINES) == {
-        "logistic", "lda", "tree", "random_forest", "gradient_boosting", "svc_platt",
+        "logistic",
+        "lda",
+        "tree",
+        "random_forest",
+        "gradient_boosting",
+        "svc_platt",
         "svc_calibrated",
     }
     for desc, factory in BASELINES.values():

@@ -191,9 +191,7 @@ def test_extreme_and_count_agree_when_signs_monotone(fixed_fit, data):
     ext.fit(*data[:2])
     mono = fixed_fit.estimate(Xt).monotone
     assert mono.mean() > 0.5
-    np.testing.assert_array_equal(
-        ext.predict_proba(Xt)[mono], fixed_fit.predict_proba(Xt)[mono]
-    )
+    np.testing.assert_array_equal(ext.predict_proba(Xt)[mono], fixed_fit.predict_proba(Xt)[mono])
 
 
 def test_progress_and_cancel(data, small_grid):
@@ -214,8 +212,14 @@ def test_progress_and_cancel(data, small_grid):
 
 @pytest.mark.parametrize(
     "params",
-    [{"rule": "median"}, {"solver": "magic"}, {"lam": -1.0}, {"sigma": 0.0},
-     {"n_weights": 1}, {"weights": [0.5, 0.2]}],
+    [
+        {"rule": "median"},
+        {"solver": "magic"},
+        {"lam": -1.0},
+        {"sigma": 0.0},
+        {"n_weights": 1},
+        {"weights": [0.5, 0.2]},
+    ],
 )
 def test_bad_parameters_raise_input_error(data, params):
     X, y, _ = data

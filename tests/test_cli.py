@@ -86,10 +86,22 @@ def test_fit_writes_csv_with_settings_and_sidecar(capsys, tmp_path, train_csv):
 
 def test_model_then_predict_reproduces_probabilities(capsys, tmp_path, train_csv, new_csv):
     out1, out2, model = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "m.joblib"
-    code, _, err = _run(capsys, [
-        "fit", train_csv, "--label", "label", "--out", str(out1), "--model", str(model),
-        "--predict", new_csv, *FAST,
-    ])
+    code, _, err = _run(
+        capsys,
+        [
+            "fit",
+            train_csv,
+            "--label",
+            "label",
+            "--out",
+            str(out1),
+            "--model",
+            str(model),
+            "--predict",
+            new_csv,
+            *FAST,
+        ],
+    )
     assert code == 0, err
     code, _, err = _run(capsys, ["predict", str(model), new_csv, "--out", str(out2)])
     assert code == 0, err
@@ -109,10 +121,26 @@ def test_tuned_fit_with_tuning_file(capsys, tmp_path, train_csv):
     d = simulate("wuliu2011_ex1", 30, seed=9)
     tune = _csv(tmp_path / "tune.csv", d.X, np.where(d.y > 0, "good", "bad"))
     out = tmp_path / "p.csv"
-    code, _, err = _run(capsys, [
-        "fit", train_csv, "--label", "label", "--out", str(out), "--tune", tune,
-        "--lambda", "0.05,0.005", "--sigma", "0.7,1.4", "--weights", "5", "--quiet",
-    ])
+    code, _, err = _run(
+        capsys,
+        [
+            "fit",
+            train_csv,
+            "--label",
+            "label",
+            "--out",
+            str(out),
+            "--tune",
+            tune,
+            "--lambda",
+            "0.05,0.005",
+            "--sigma",
+            "0.7,1.4",
+            "--weights",
+            "5",
+            "--quiet",
+        ],
+    )
     assert code == 0, err
     _, settings, meta = read_probabilities_csv(out)
     assert settings["tuning"] == "tune-set"
@@ -141,14 +169,25 @@ def test_schemes_lists_binary(capsys):
 
 # ------------------------------------------------------------------ bad inputs
 def test_missing_file(capsys, tmp_path):
-    code, _, err = _run(capsys, ["fit", str(tmp_path / "nope.csv"), "--label", "y",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys,
+        [
+            "fit",
+            str(tmp_path / "nope.csv"),
+            "--label",
+            "y",
+            "--out",
+            str(tmp_path / "o.csv"),
+            *FAST,
+        ],
+    )
     _assert_one_line_error(code, err, "not found", "nope.csv")
 
 
 def test_label_column_absent(capsys, tmp_path, train_csv):
-    code, _, err = _run(capsys, ["fit", train_csv, "--label", "class",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys, ["fit", train_csv, "--label", "class", "--out", str(tmp_path / "o.csv"), *FAST]
+    )
     _assert_one_line_error(code, err, "'class'", "x1")
 
 
@@ -164,25 +203,29 @@ def _table_with(tmp_path, cell: str, row: int = 4, column: str = "x2"):
 
 def test_non_numeric_feature_names_column_and_row(capsys, tmp_path):
     path = _table_with(tmp_path, "abc", row=4)
-    code, _, err = _run(capsys, ["fit", path, "--label", "label",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys, ["fit", path, "--label", "label", "--out", str(tmp_path / "o.csv"), *FAST]
+    )
     _assert_one_line_error(code, err, "'x2'", "row 4", "abc")
 
 
-@pytest.mark.parametrize("cell, what", [("nan", "missing"), ("inf", "infinite"),
-                                        ("-inf", "infinite")])
+@pytest.mark.parametrize(
+    "cell, what", [("nan", "missing"), ("inf", "infinite"), ("-inf", "infinite")]
+)
 def test_non_finite_names_column_and_row(capsys, tmp_path, cell, what):
     path = _table_with(tmp_path, cell, row=7)
-    code, _, err = _run(capsys, ["fit", path, "--label", "label",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys, ["fit", path, "--label", "label", "--out", str(tmp_path / "o.csv"), *FAST]
+    )
     _assert_one_line_error(code, err, "'x2'", "row 7", what)
 
 
 def test_single_class(capsys, tmp_path):
     d = simulate("wuliu2011_ex1", 20, seed=3)
     path = _csv(tmp_path / "one.csv", d.X, ["a"] * 20)
-    code, _, err = _run(capsys, ["fit", path, "--label", "label",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys, ["fit", path, "--label", "label", "--out", str(tmp_path / "o.csv"), *FAST]
+    )
     _assert_one_line_error(code, err, "one class")
 
 
@@ -190,9 +233,24 @@ def test_class_too_small_for_split(capsys, tmp_path):
     d = simulate("wuliu2011_ex1", 30, seed=3)
     y = np.array(["a"] * 27 + ["b"] * 3)
     path = _csv(tmp_path / "small.csv", d.X, y)
-    code, _, err = _run(capsys, ["fit", path, "--label", "label",
-                                 "--out", str(tmp_path / "o.csv"), "--lambda", "0.1,0.01",
-                                 "--sigma", "1", "--weights", "4", "--quiet"])
+    code, _, err = _run(
+        capsys,
+        [
+            "fit",
+            path,
+            "--label",
+            "label",
+            "--out",
+            str(tmp_path / "o.csv"),
+            "--lambda",
+            "0.1,0.01",
+            "--sigma",
+            "1",
+            "--weights",
+            "4",
+            "--quiet",
+        ],
+    )
     _assert_one_line_error(code, err, "'b'", "3 point")
 
 
@@ -214,8 +272,9 @@ def test_output_folder_read_only(capsys, tmp_path, train_csv):
     try:
         if os.access(folder, os.W_OK):
             pytest.skip("running as a user who can write anywhere (root)")
-        code, _, err = _run(capsys, ["fit", train_csv, "--label", "label",
-                                     "--out", str(folder / "o.csv"), *FAST])
+        code, _, err = _run(
+            capsys, ["fit", train_csv, "--label", "label", "--out", str(folder / "o.csv"), *FAST]
+        )
         _assert_one_line_error(code, err, "not writable")
     finally:
         folder.chmod(0o700)
@@ -223,14 +282,18 @@ def test_output_folder_read_only(capsys, tmp_path, train_csv):
 
 @pytest.mark.parametrize(
     "content, needle",
-    [(bytes(range(256)) * 16, "not a text table"), (b"", "empty"),
-     (b"\xff\xfe\xfa garbage \x81\x82 more\n" * 20, "not a text table")],
+    [
+        (bytes(range(256)) * 16, "not a text table"),
+        (b"", "empty"),
+        (b"\xff\xfe\xfa garbage \x81\x82 more\n" * 20, "not a text table"),
+    ],
 )
 def test_not_a_table(capsys, tmp_path, content, needle):
     path = tmp_path / "data.csv"
     path.write_bytes(content)
-    code, _, err = _run(capsys, ["fit", str(path), "--label", "label",
-                                 "--out", str(tmp_path / "o.csv"), *FAST])
+    code, _, err = _run(
+        capsys, ["fit", str(path), "--label", "label", "--out", str(tmp_path / "o.csv"), *FAST]
+    )
     _assert_one_line_error(code, err, needle)
 
 
@@ -239,26 +302,41 @@ def test_predict_with_non_model_file(capsys, tmp_path, new_csv):
     bogus.write_bytes(b"not a model at all")
     code, _, err = _run(capsys, ["predict", str(bogus), new_csv, "--out", str(tmp_path / "o")])
     _assert_one_line_error(code, err, "not a wsvmgui model")
-    code, _, err = _run(capsys, ["predict", str(tmp_path / "none.joblib"), new_csv,
-                                 "--out", str(tmp_path / "o")])
+    code, _, err = _run(
+        capsys, ["predict", str(tmp_path / "none.joblib"), new_csv, "--out", str(tmp_path / "o")]
+    )
     _assert_one_line_error(code, err, "not found")
 
 
 def test_predict_rows_missing_a_feature(capsys, tmp_path, train_csv):
     model = tmp_path / "m.joblib"
-    assert main(["fit", train_csv, "--label", "label", "--out", str(tmp_path / "a.csv"),
-                 "--model", str(model), *FAST]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                train_csv,
+                "--label",
+                "label",
+                "--out",
+                str(tmp_path / "a.csv"),
+                "--model",
+                str(model),
+                *FAST,
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     rows = tmp_path / "rows.csv"
     rows.write_text("x1,x3\n1,2\n3,4\n")
-    code, _, err = _run(capsys, ["predict", str(model), str(rows), "--out",
-                                 str(tmp_path / "o.csv")])
+    code, _, err = _run(
+        capsys, ["predict", str(model), str(rows), "--out", str(tmp_path / "o.csv")]
+    )
     _assert_one_line_error(code, err, "'x2'")
 
 
 # ------------------------------------------------------------------ atomic writes
-def test_failure_while_writing_model_keeps_existing_file(capsys, tmp_path, train_csv,
-                                                         monkeypatch):
+def test_failure_while_writing_model_keeps_existing_file(capsys, tmp_path, train_csv, monkeypatch):
     model = tmp_path / "m.joblib"
     model.write_bytes(b"previous model")
     out = tmp_path / "o.csv"
@@ -269,24 +347,29 @@ def test_failure_while_writing_model_keeps_existing_file(capsys, tmp_path, train
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(joblib, "dump", half_dump)
-    code, _, err = main(["fit", train_csv, "--label", "label", "--out", str(out),
-                         "--model", str(model), *FAST]), *capsys.readouterr()
+    code, _, err = (
+        main(
+            ["fit", train_csv, "--label", "label", "--out", str(out), "--model", str(model), *FAST]
+        ),
+        *capsys.readouterr(),
+    )
     _assert_one_line_error(code, err, "No space left")
     assert model.read_bytes() == b"previous model"
     assert out.read_text() == "previous csv\n"
     assert sorted(os.listdir(tmp_path)) == ["m.joblib", "o.csv", "train.csv"]
 
 
-def test_failure_while_writing_csv_leaves_no_partial_file(capsys, tmp_path, train_csv,
-                                                          monkeypatch):
+def test_failure_while_writing_csv_leaves_no_partial_file(capsys, tmp_path, train_csv, monkeypatch):
     out = tmp_path / "o.csv"
 
     def disk_full(fd):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "fsync", disk_full)
-    code, _, err = main(["fit", train_csv, "--label", "label", "--out", str(out), *FAST]), \
-        *capsys.readouterr()
+    code, _, err = (
+        main(["fit", train_csv, "--label", "label", "--out", str(out), *FAST]),
+        *capsys.readouterr(),
+    )
     assert code != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert sorted(os.listdir(tmp_path)) == ["train.csv"]
 
@@ -296,8 +379,12 @@ def _subprocess(*args, cwd):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     env.pop("WSVMGUI_DEBUG", None)
     return subprocess.run(
-        [sys.executable, "-m", "wsvmgui", *args], capture_output=True, text=True, cwd=cwd,
-        env=env, timeout=120,
+        [sys.executable, "-m", "wsvmgui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
 
 
@@ -306,7 +393,6 @@ def test_subprocess_exit_codes(tmp_path, train_csv):
     assert bad.returncode == EXIT_INPUT
     assert bad.stderr.strip().startswith("wsvmgui: error:")
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
-    ok = _subprocess("fit", train_csv, "--label", "label", "--out", "o.csv", *FAST,
-                     cwd=tmp_path)
+    ok = _subprocess("fit", train_csv, "--label", "label", "--out", "o.csv", *FAST, cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "o.csv").is_file() and (tmp_path / "o.csv.json").is_file()

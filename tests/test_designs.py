@@ -12,17 +12,40 @@ from wsvmgui.errors import InputError
 from wsvmgui.evaluation.designs import DESIGNS, get_design, simulate
 
 NAMES = [
-    "wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex6", "wu2010_ex1", "wu2010_ex2",
-    "wu2010_ex4", "zeng_ex1", "zeng_ex2", "zeng_ex3", "zeng_ex4",
+    "wang2008_ex1",
+    "wuliu2011_ex1",
+    "wuliu2011_ex6",
+    "wu2010_ex1",
+    "wu2010_ex2",
+    "wu2010_ex4",
+    "zeng_ex1",
+    "zeng_ex2",
+    "zeng_ex3",
+    "zeng_ex4",
 ]
 N_CLASSES = {
-    "wang2008_ex1": 2, "wuliu2011_ex1": 2, "wuliu2011_ex6": 2, "wu2010_ex1": 3,
-    "wu2010_ex2": 3, "wu2010_ex4": 5, "zeng_ex1": 7, "zeng_ex2": 9, "zeng_ex3": 5,
+    "wang2008_ex1": 2,
+    "wuliu2011_ex1": 2,
+    "wuliu2011_ex6": 2,
+    "wu2010_ex1": 3,
+    "wu2010_ex2": 3,
+    "wu2010_ex4": 5,
+    "zeng_ex1": 7,
+    "zeng_ex2": 9,
+    "zeng_ex3": 5,
     "zeng_ex4": 5,
 }
-PAPER_N = {"wang2008_ex1": 100, "wuliu2011_ex1": 100, "wu2010_ex1": 400, "wu2010_ex2": 100,
-           "wu2010_ex4": 1000, "zeng_ex1": 500, "zeng_ex2": 500, "zeng_ex3": 500,
-           "zeng_ex4": 500}
+PAPER_N = {
+    "wang2008_ex1": 100,
+    "wuliu2011_ex1": 100,
+    "wu2010_ex1": 400,
+    "wu2010_ex2": 100,
+    "wu2010_ex4": 1000,
+    "zeng_ex1": 500,
+    "zeng_ex2": 500,
+    "zeng_ex3": 500,
+    "zeng_ex4": 500,
+}
 
 
 def test_registry_lists_every_design():
@@ -114,9 +137,13 @@ def test_zeng_ex4_formula():
         return 0.5 + t / (2 * math.sqrt(2 + t * t))
 
     x1, x2 = 0.0, 1.0
-    h = [-3 * math.sqrt(5) * x1 + 3 * x2, -3 * math.sqrt(5) * x1 - 3 * x2,
-         math.sqrt(3) * x2 - 1.2 * x1, 2 * math.sqrt(3) * x2 + 1.2 * x1,
-         math.sqrt(abs(x1 * x2) + 1)]
+    h = [
+        -3 * math.sqrt(5) * x1 + 3 * x2,
+        -3 * math.sqrt(5) * x1 - 3 * x2,
+        math.sqrt(3) * x2 - 1.2 * x1,
+        2 * math.sqrt(3) * x2 + 1.2 * x1,
+        math.sqrt(abs(x1 * x2) + 1),
+    ]
     F = np.array([[norm.ppf(t2_cdf(v)) for v in h]])
     got = get_design("zeng_ex4").probabilities(np.array([[x1, x2]]))
     np.testing.assert_allclose(got, _softmax(F), rtol=1e-9)
@@ -127,8 +154,12 @@ def test_zeng_ex4_formula():
 
 @pytest.mark.parametrize(
     "name, K, radius, sd",
-    [("wu2010_ex1", 3, 1.0, 0.7), ("wu2010_ex4", 5, 1.0, 0.7),
-     ("zeng_ex1", 7, 1.5, 1.2), ("zeng_ex2", 9, 2.5, 1.5)],
+    [
+        ("wu2010_ex1", 3, 1.0, 0.7),
+        ("wu2010_ex4", 5, 1.0, 0.7),
+        ("zeng_ex1", 7, 1.5, 1.2),
+        ("zeng_ex2", 9, 2.5, 1.5),
+    ],
 )
 def test_gaussian_designs(name, K, radius, sd):
     y = np.arange(1, K + 1)

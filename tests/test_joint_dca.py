@@ -48,8 +48,11 @@ def test_subproblem_matches_independent_dual_solver(small):
         np.testing.assert_allclose(F1, F2, atol=1e-3)
         np.testing.assert_allclose(F1.sum(axis=1), 0.0, atol=1e-10)  # sum-to-zero
         # the backends agree, and the working-set warm start gives the same answer
-        for kw in ({"qp_solver": "clarabel"}, {"qp_solver": "quadprog"},
-                   {"start": (base.W, base.b)}):
+        for kw in (
+            {"qp_solver": "clarabel"},
+            {"qp_solver": "quadprog"},
+            {"start": (base.W, base.b)},
+        ):
             other = solve_subproblem(pr, w, tr, jc, **kw)
             assert abs(other.objective - ours.objective) < 1e-5 * abs(ours.objective)
 

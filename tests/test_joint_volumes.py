@@ -25,8 +25,9 @@ def test_closed_form_equals_paper_k3_formula_and_binary_case():
     p = rng.dirichlet(np.ones(3), size=50)
     np.testing.assert_allclose(h_continuous(p)[:, 2], h_paper_k3(p), rtol=1e-8, atol=1e-12)
     # symmetry: permuting p permutes h
-    np.testing.assert_allclose(h_continuous(p[:, [1, 2, 0]])[:, 2], h_continuous(p)[:, 0],
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        h_continuous(p[:, [1, 2, 0]])[:, 2], h_continuous(p)[:, 0], rtol=1e-10
+    )
     q = rng.dirichlet(np.ones(2), size=10)
     np.testing.assert_allclose(h_continuous(q), q, rtol=1e-10)  # K = 2: share = p
 

@@ -131,9 +131,11 @@ def test_unknown_rule_rejected():
 
 
 # ------------------------------------------------------------------ hypothesis
-_grids = st.lists(
-    st.floats(0.001, 0.999, allow_nan=False), min_size=1, max_size=12, unique=True
-).map(lambda v: np.sort(np.array(v))).filter(lambda w: np.all(np.diff(w) > 1e-9))
+_grids = (
+    st.lists(st.floats(0.001, 0.999, allow_nan=False), min_size=1, max_size=12, unique=True)
+    .map(lambda v: np.sort(np.array(v)))
+    .filter(lambda w: np.all(np.diff(w) > 1e-9))
+)
 
 
 @st.composite
@@ -199,9 +201,7 @@ def test_fit_ladder_shapes_and_progress(data):
     assert np.all(ladder.kkt_residual <= 1e-2)
     # The estimate reads the decision signs (0 counts as negative).
     est = ladder.estimate(K, "count")
-    np.testing.assert_allclose(
-        est.p, probabilities_from_signs(ladder.decision(K) > 0, w).p
-    )
+    np.testing.assert_allclose(est.p, probabilities_from_signs(ladder.decision(K) > 0, w).p)
 
 
 def test_fit_ladder_cancellation_after_k_fits(data):
@@ -213,8 +213,12 @@ def test_fit_ladder_cancellation_after_k_fits(data):
 
     with pytest.raises(Cancelled):
         fit_ladder(
-            K, y, weight_grid(6), 0.01,
-            progress=lambda d, t, p: done.append(d), should_cancel=should_cancel,
+            K,
+            y,
+            weight_grid(6),
+            0.01,
+            progress=lambda d, t, p: done.append(d),
+            should_cancel=should_cancel,
         )
     assert done == [1, 2]  # stopped right after the second fit
 
@@ -223,8 +227,14 @@ def test_fit_ladder_cancel_before_start(data):
     K, y = data
     calls = []
     with pytest.raises(Cancelled):
-        fit_ladder(K, y, weight_grid(6), 0.01, progress=lambda *a: calls.append(a),
-                   should_cancel=lambda: True)
+        fit_ladder(
+            K,
+            y,
+            weight_grid(6),
+            0.01,
+            progress=lambda *a: calls.append(a),
+            should_cancel=lambda: True,
+        )
     assert calls == []
 
 

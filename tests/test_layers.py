@@ -33,19 +33,35 @@ import wsvmgui
 
 PKG_DIR = Path(wsvmgui.__file__).resolve().parent
 LAYERS: dict[str, int] = {
-    "errors": 0, "_version": 0,
+    "errors": 0,
+    "_version": 0,
     "progress": 1,
     "solvers": 2,
     "ladder": 3,
-    "multiclass": 4, "joint": 4, "probing": 4,
+    "multiclass": 4,
+    "joint": 4,
+    "probing": 4,
     "estimators": 5,
-    "evaluation": 6, "io": 6,
+    "evaluation": 6,
+    "io": 6,
     "app": 7,
-    "cli": 8, "gui": 8,
-    "": 9, "__main__": 9,
+    "cli": 8,
+    "gui": 8,
+    "": 9,
+    "__main__": 9,
 }
-QT = ("PySide6", "PySide2", "PyQt4", "PyQt5", "PyQt6", "pyqtgraph", "shiboken2", "shiboken6",
-      "qtpy", "sip")
+QT = (
+    "PySide6",
+    "PySide2",
+    "PyQt4",
+    "PyQt5",
+    "PyQt6",
+    "pyqtgraph",
+    "shiboken2",
+    "shiboken6",
+    "qtpy",
+    "sip",
+)
 RESOURCES = "resources"  # data files with a tiny loader; any layer may read them
 
 
@@ -82,8 +98,11 @@ def _imports(source: str, module: str, is_package: bool) -> list[tuple[int, str]
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             arg = node.args[0]
-            if name in ("import_module", "__import__") and isinstance(arg, ast.Constant) \
-                    and isinstance(arg.value, str):
+            if (
+                name in ("import_module", "__import__")
+                and isinstance(arg, ast.Constant)
+                and isinstance(arg.value, str)
+            ):
                 found.append((node.lineno, arg.value))
     return found
 
@@ -139,8 +158,7 @@ def test_detector_sees_every_kind_of_violation():
             importlib.import_module("wsvmgui.gui.main_window")
         """
     )
-    found = _violations("wsvmgui.ladder.tuning",
-                        _imports(source, "wsvmgui.ladder.tuning", False))
+    found = _violations("wsvmgui.ladder.tuning", _imports(source, "wsvmgui.ladder.tuning", False))
     assert len(found) == 4, found
     assert "Qt" in found[0] and "estimators" in found[1] and "app" in found[2]
     assert "gui" in found[3]
@@ -177,13 +195,17 @@ print(json.dumps(result))
 
 def test_importing_everything_outside_gui_loads_no_qt():
     names = [
-        _module_name(p) for p in _package_files()
+        _module_name(p)
+        for p in _package_files()
         if _part(_module_name(p)) not in ("gui", "__main__")
     ]
     assert "wsvmgui.solvers.wsvm" in names and "wsvmgui.app.analysis" in names
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(QT), json.dumps(names)],
-        capture_output=True, text=True, timeout=300, cwd=str(PKG_DIR.parent),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(PKG_DIR.parent),
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])

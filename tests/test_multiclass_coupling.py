@@ -133,11 +133,13 @@ def test_simplex_projection_and_sum_normalisation():
 
 def test_interpolated_estimate_finds_the_linear_zero_crossing():
     w = np.array([0.25, 0.5, 0.75])
-    D = np.array([
-        [1.0, 0.5, -0.5],  # crossing halfway between 0.5 and 0.75
-        [1.0, 1.0, 1.0],  # above the last weight: count rule's midpoint of [0.75, 1]
-        [-1.0, 1.0, -1.0],  # non-monotone, count 1: f(0.25) < 0 -> midpoint of [0.25, 0.5]
-    ])
+    D = np.array(
+        [
+            [1.0, 0.5, -0.5],  # crossing halfway between 0.5 and 0.75
+            [1.0, 1.0, 1.0],  # above the last weight: count rule's midpoint of [0.75, 1]
+            [-1.0, 1.0, -1.0],  # non-monotone, count 1: f(0.25) < 0 -> midpoint of [0.25, 0.5]
+        ]
+    )
     est = interpolated_estimate(D, w)
     np.testing.assert_allclose(est.p, [0.625, 0.875, 0.375])
     np.testing.assert_allclose(est.lo, [0.5, 0.75, 0.25])

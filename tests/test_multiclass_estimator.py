@@ -60,8 +60,7 @@ def test_two_classes_agree_with_a_tuning_set(binary_data):
 
 def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
     train, test = binary_data
-    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4,
-              lambdas=[1e-2, 1e-3])
+    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4, lambdas=[1e-2, 1e-3])
     ref = WeightedSVMClassifier(tuning="split", **kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", **kw).fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
@@ -97,19 +96,24 @@ def test_rows_sum_to_one_and_string_labels_are_kept(three_class, scheme):
 
 def test_bp_probabilities_equal_baseline_and_derive_from_the_pairwise_fit(three_class):
     X, y, test = three_class
-    fits = {s: MulticlassWeightedSVMClassifier(scheme=s, n_jobs=2, **SMALL).fit(X, y)
-            for s in ("pairwise", "baseline1", "bp1", "baseline2")}
+    fits = {
+        s: MulticlassWeightedSVMClassifier(scheme=s, n_jobs=2, **SMALL).fit(X, y)
+        for s in ("pairwise", "baseline1", "bp1", "baseline2")
+    }
     np.testing.assert_allclose(
         fits["bp1"].predict_proba(test.X), fits["baseline1"].predict_proba(test.X), atol=1e-12
     )
     # The baseline schemes' sub-problems are the pairwise scheme's pairs against k*.
     codes = np.searchsorted(fits["pairwise"].classes_, y)
     Q = fits["pairwise"].pairwise_table(test.X)
-    for scheme, k in (("baseline1", largest_class(codes, 3)),
-                      ("baseline2", median_distance_class(X, codes, 3))):
+    for scheme, k in (
+        ("baseline1", largest_class(codes, 3)),
+        ("baseline2", median_distance_class(X, codes, 3)),
+    ):
         assert fits[scheme].baseline_index_ == k
         np.testing.assert_allclose(
-            fits[scheme].predict_proba(test.X), coupling.couple_baseline(Q[:, :, k], k),
+            fits[scheme].predict_proba(test.X),
+            coupling.couple_baseline(Q[:, :, k], k),
             atol=1e-12,
         )
 

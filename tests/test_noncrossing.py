@@ -152,17 +152,25 @@ def test_example1_reduced_gkl_no_worse_than_independent():
         tr, tu = simulate("wuliu2011_ex1", 100, seed), simulate("wuliu2011_ex1", 100, 50 + seed)
         te = simulate("wuliu2011_ex1", 3000, 90 + seed)
         y = _pm(tr.y)
-        nc = fit_noncrossing_ladder(tr.X, y, w, 0.0, kern, lam_grid=lambdas,
-                                    X_tune=tu.X, y_tune=_pm(tu.y))
+        nc = fit_noncrossing_ladder(
+            tr.X, y, w, 0.0, kern, lam_grid=lambdas, X_tune=tu.X, y_tune=_pm(tu.y)
+        )
         assert nc.crossing(n_samples=5000).n_crossing_pairs == 0
         # The independent ladder at the same per-weight lambdas.
         fits = [fit_ladder(kern(tr.X), y, w[[k]], nc.lams[k]) for k in range(w.size)]
         F_tr = np.column_stack([kern(tr.X) @ f.coef[0] + f.intercept[0] for f in fits])
         F_te = np.column_stack([kern(te.X, tr.X) @ f.coef[0] + f.intercept[0] for f in fits])
-        crossed += crossing_diagnostics(
-            lambda Z, fits=fits, X=tr.X: np.column_stack(
-                [kern(Z, X) @ f.coef[0] + f.intercept[0] for f in fits]),
-            tr.X, w, n_samples=5000).n_crossing_pairs > 0
+        crossed += (
+            crossing_diagnostics(
+                lambda Z, fits=fits, X=tr.X: np.column_stack(
+                    [kern(Z, X) @ f.coef[0] + f.intercept[0] for f in fits]
+                ),
+                tr.X,
+                w,
+                n_samples=5000,
+            ).n_crossing_pairs
+            > 0
+        )
         assert F_tr.shape == (100, w.size)
         c = (F_te > 0).sum(axis=1)
         p_ind = (grid[c] + grid[c + 1]) / 2
@@ -210,8 +218,9 @@ def test_estimator_contract_with_string_labels():
 @pytest.mark.parametrize("tuning", ["egkl-independent", "hinge"])
 def test_estimator_tunes_on_a_tuning_set(tuning):
     tr, tu = simulate("wuliu2011_ex1", 60, 8), simulate("wuliu2011_ex1", 60, 9)
-    est = NonCrossingLadderClassifier(kernel="linear", n_weights=10, tuning=tuning,
-                                      lambdas=default_lambda_grid(60)[1:5])
+    est = NonCrossingLadderClassifier(
+        kernel="linear", n_weights=10, tuning=tuning, lambdas=default_lambda_grid(60)[1:5]
+    )
     est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y)
     assert est.lambdas_.shape == (9,)
     assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
@@ -222,15 +231,22 @@ def test_estimator_tunes_on_a_tuning_set(tuning):
 def test_progress_and_cancel():
     d = simulate("wuliu2011_ex1", 40, 11)
     calls = []
-    fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"),
-                           progress=lambda done, total, ev: calls.append((done, total, ev)))
+    fit_noncrossing_ladder(
+        d.X,
+        _pm(d.y),
+        np.arange(1, 6) / 6,
+        0.01,
+        Kernel("linear"),
+        progress=lambda done, total, ev: calls.append((done, total, ev)),
+    )
     assert [c[0] for c in calls] == [1, 2, 3, 4, 5] and calls[-1][1] == 5
     assert calls[0][2].fit.pi == pytest.approx(0.5)
     from wsvmgui.errors import Cancelled
 
     with pytest.raises(Cancelled):
-        fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"),
-                               should_cancel=lambda: True)
+        fit_noncrossing_ladder(
+            d.X, _pm(d.y), np.arange(1, 6) / 6, 0.01, Kernel("linear"), should_cancel=lambda: True
+        )
 
 
 def test_bad_inputs_raise_input_error():

@@ -73,8 +73,10 @@ def test_contract_and_level_tuning():
     assert {"svm_decision", "ladder_p", "lo_A", "hi_A"} <= set(rep.extra)
 
 
-@pytest.mark.parametrize(("design", "kernel", "sigma", "C"), [
-    ("wuliu2011_ex2", "linear", None, 1.0), ("wuliu2011_ex6", "rbf", 0.7, 10.0)])
+@pytest.mark.parametrize(
+    ("design", "kernel", "sigma", "C"),
+    [("wuliu2011_ex2", "linear", None, 1.0), ("wuliu2011_ex6", "rbf", 0.7, 10.0)],
+)
 def test_preconditioning_lowers_test_error_on_average(design, kernel, sigma, C):
     """Reduced Wu & Liu Tables 2 and 6 (5 seeds, fixed lambda and sigma): the better of
     the levels 0.2 and 0.3 has a lower mean test error than the plain SVM."""
@@ -82,11 +84,14 @@ def test_preconditioning_lowers_test_error_on_average(design, kernel, sigma, C):
     for seed in range(5):
         tr, tu = simulate(design, 100, seed), simulate(design, 100, 100 + seed)
         te = simulate(design, 4000, 200 + seed)
-        est = PreconditionedSVC(kernel=kernel, lam=1 / (2 * 100 * C), sigma=sigma,
-                                n_weights=20, pt_grid=(0.0, 0.2, 0.3))
+        est = PreconditionedSVC(
+            kernel=kernel, lam=1 / (2 * 100 * C), sigma=sigma, n_weights=20, pt_grid=(0.0, 0.2, 0.3)
+        )
         est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y)
-        err = {pt: np.mean(np.where(est.decision_function(te.X, pt) > 0, 1, -1) != te.y)
-               for pt in est.level_svms_}
+        err = {
+            pt: np.mean(np.where(est.decision_function(te.X, pt) > 0, 1, -1) != te.y)
+            for pt in est.level_svms_
+        }
         diffs.append([err[0.2] - err[0.0], err[0.3] - err[0.0]])
     assert min(np.mean(diffs, axis=0)) < 0
 

@@ -31,8 +31,12 @@ def test_cross_entropy_minimax_point_matches_numerical_minimax():
         def worst(q, ps=ps):
             return float(np.max(kl_coin(ps, q)))
 
-        num = minimize_scalar(worst, bounds=(max(a, 1e-12), min(b, 1 - 1e-12)),
-                              method="bounded", options={"xatol": 1e-10})
+        num = minimize_scalar(
+            worst,
+            bounds=(max(a, 1e-12), min(b, 1 - 1e-12)),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
         q = minimax_point(a, b, "cross_entropy")
         assert a <= q <= b
         assert abs(q - num.x) < 1e-4 * max(1.0, (b - a) * 10)
@@ -43,8 +47,12 @@ def test_cross_entropy_minimax_point_matches_numerical_minimax():
 
 def test_squared_minimax_point_is_the_midpoint():
     for a, b in [(0.0, 1.0), (0.2, 0.3), (0.61, 0.99)]:
-        num = minimize_scalar(lambda q, a=a, b=b: max((q - a) ** 2, (q - b) ** 2),
-                              bounds=(a, b), method="bounded", options={"xatol": 1e-12})
+        num = minimize_scalar(
+            lambda q, a=a, b=b: max((q - a) ** 2, (q - b) ** 2),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
         assert minimax_point(a, b, "squared") == pytest.approx(num.x, abs=1e-6)
         assert interval_score(a, b, 5, "squared") == pytest.approx(5 * (b - a))
 
@@ -72,8 +80,9 @@ def test_svm_learner_close_to_weighted_svm_ladder():
         p = lad.estimate(kern(te.X, tr.X)).p
         m = ProbingClassifier("svm", {"C": 3.0, "gamma": 1 / sigma**2}, n_thresholds=19)
         m.fit(tr.X, tr.y)
-        ratios.append(l2_error(m.predict_proba(te.X), te.p)
-                      / l2_error(np.column_stack([1 - p, p]), te.p))
+        ratios.append(
+            l2_error(m.predict_proba(te.X), te.p) / l2_error(np.column_stack([1 - p, p]), te.p)
+        )
     assert np.mean(ratios) < 1.5
 
 
@@ -107,8 +116,9 @@ def test_multiclass_one_against_the_rest():
 def test_costing_for_learners_without_sample_weight():
     assert not has_fit_parameter(KNeighborsClassifier(), "sample_weight")
     tr, te = simulate("wuliu2011_ex1", 300, 4), simulate("wuliu2011_ex1", 2000, 5)
-    m = ProbingClassifier(KNeighborsClassifier(n_neighbors=25), n_thresholds=7,
-                          n_costing_rounds=5).fit(tr.X, tr.y)
+    m = ProbingClassifier(
+        KNeighborsClassifier(n_neighbors=25), n_thresholds=7, n_costing_rounds=5
+    ).fit(tr.X, tr.y)
     assert m.costing_
     const = np.tile([0.5, 0.5], (2000, 1))
     assert l2_error(m.predict_proba(te.X), te.p) < 0.3 * l2_error(const, te.p)

@@ -45,7 +45,14 @@ def tuned(split):
     X_tr, X_tu, y_tr, y_tu = split
     calls = []
     res = tune_ladder(
-        X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(6), LAMBDAS, SIGMAS,
+        X_tr,
+        y_tr,
+        X_tu,
+        y_tu,
+        Kernel("rbf"),
+        weight_grid(6),
+        LAMBDAS,
+        SIGMAS,
         progress=lambda d, t, p: calls.append((d, t)),
     )
     return res, calls
@@ -89,8 +96,16 @@ def test_progress_totals_with_threads(split):
     X_tr, X_tu, y_tr, y_tu = split
     calls = []
     res = tune_ladder(
-        X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(4), LAMBDAS[:2], SIGMAS,
-        n_jobs=2, progress=lambda d, t, p: calls.append((d, t)),
+        X_tr,
+        y_tr,
+        X_tu,
+        y_tu,
+        Kernel("rbf"),
+        weight_grid(4),
+        LAMBDAS[:2],
+        SIGMAS,
+        n_jobs=2,
+        progress=lambda d, t, p: calls.append((d, t)),
     )
     assert sorted(d for d, _ in calls) == list(range(1, 2 * 2 * 3 + 1))
     assert res.egkl.shape == (2, 2)
@@ -111,7 +126,14 @@ def test_progress_totals_when_a_fit_fails(split, monkeypatch):
     monkeypatch.setattr(ladder_module, "solve_weighted_svm", flaky)
     calls = []
     res = tune_ladder(
-        X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(5), LAMBDAS, SIGMAS,
+        X_tr,
+        y_tr,
+        X_tu,
+        y_tu,
+        Kernel("rbf"),
+        weight_grid(5),
+        LAMBDAS,
+        SIGMAS,
         progress=lambda d, t, p: calls.append((d, t)),
     )
     assert np.isinf(res.egkl[1]).all() and np.isfinite(res.egkl[[0, 2]]).all()
@@ -137,8 +159,16 @@ def test_tuning_cancellation(split):
     seen = []
     with pytest.raises(Cancelled):
         tune_ladder(
-            X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(5), LAMBDAS, SIGMAS,
-            progress=lambda d, t, p: seen.append(d), should_cancel=lambda: len(seen) >= 7,
+            X_tr,
+            y_tr,
+            X_tu,
+            y_tu,
+            Kernel("rbf"),
+            weight_grid(5),
+            LAMBDAS,
+            SIGMAS,
+            progress=lambda d, t, p: seen.append(d),
+            should_cancel=lambda: len(seen) >= 7,
         )
     assert len(seen) == 7
 

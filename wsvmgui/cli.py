@@ -71,24 +71,48 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--degree", type=int, help="polynomial degree")
     fit.add_argument("--weights", type=int, metavar="M", help="weight grid m/M, m = 1..M-1")
     fit.add_argument("--joint-n", type=int, metavar="N", help="simplex grid spacing 1/N")
-    fit.add_argument("--lambda", dest="lambdas", type=_floats, metavar="L1,L2,...",
-                     help="penalty lambda or a grid to tune over")
-    fit.add_argument("--sigma", dest="sigmas", type=_floats, metavar="S1,S2,...",
-                     help="RBF width sigma or a grid to tune over")
+    fit.add_argument(
+        "--lambda",
+        dest="lambdas",
+        type=_floats,
+        metavar="L1,L2,...",
+        help="penalty lambda or a grid to tune over",
+    )
+    fit.add_argument(
+        "--sigma",
+        dest="sigmas",
+        type=_floats,
+        metavar="S1,S2,...",
+        help="RBF width sigma or a grid to tune over",
+    )
     fit.add_argument("--rule", choices=["count", "extreme"])
     tune = fit.add_mutually_exclusive_group()
     tune.add_argument("--tune", metavar="TUNE.csv", help="tuning set with the same columns")
-    tune.add_argument("--tune-fraction", type=float, metavar="F",
-                      help="tune on a stratified split: this share of the training data")
-    tune.add_argument("--cv", type=int, metavar="K",
-                      help="tune by stratified K-fold cross-validation")
-    fit.add_argument("--no-refit", action="store_true",
-                     help="keep the training-only fit instead of refitting on train + tune")
+    tune.add_argument(
+        "--tune-fraction",
+        type=float,
+        metavar="F",
+        help="tune on a stratified split: this share of the training data",
+    )
+    tune.add_argument(
+        "--cv", type=int, metavar="K", help="tune by stratified K-fold cross-validation"
+    )
+    fit.add_argument(
+        "--no-refit",
+        action="store_true",
+        help="keep the training-only fit instead of refitting on train + tune",
+    )
     fit.add_argument("--seed", type=int)
     fit.add_argument("--n-jobs", type=int, help="worker threads (0: all cores)")
     fit.add_argument("--solver", choices=["libsvm", "qp"])
-    fit.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
-                     help="scheme-specific option, e.g. learner=tree for probing")
+    fit.add_argument(
+        "--option",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="scheme-specific option, e.g. learner=tree for probing",
+    )
     fit.add_argument(
         "--predict", metavar="NEW.csv", help="rows to predict (default: training rows)"
     )
@@ -142,10 +166,18 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
     else:
         settings = RunSettings()
     mapping = {
-        "scheme": args.scheme, "kernel": args.kernel, "degree": args.degree,
-        "n_weights": args.weights, "joint_n": args.joint_n, "lambdas": args.lambdas,
-        "sigmas": args.sigmas, "rule": args.rule, "tune_fraction": args.tune_fraction,
-        "seed": args.seed, "n_jobs": args.n_jobs, "solver": args.solver,
+        "scheme": args.scheme,
+        "kernel": args.kernel,
+        "degree": args.degree,
+        "n_weights": args.weights,
+        "joint_n": args.joint_n,
+        "lambdas": args.lambdas,
+        "sigmas": args.sigmas,
+        "rule": args.rule,
+        "tune_fraction": args.tune_fraction,
+        "seed": args.seed,
+        "n_jobs": args.n_jobs,
+        "solver": args.solver,
     }
     for key, value in mapping.items():
         if value is not None:
@@ -194,8 +226,10 @@ def _write_outputs(out: str, estimator, X: np.ndarray, settings: RunSettings, me
 
 def _fit_meta(estimator, args, feature_names) -> dict[str, Any]:
     meta: dict[str, Any] = {
-        "wsvmgui_version": __version__, "train": str(Path(args.train).resolve()),
-        "label": args.label, "features": feature_names,
+        "wsvmgui_version": __version__,
+        "train": str(Path(args.train).resolve()),
+        "label": args.label,
+        "features": feature_names,
         "classes": [str(c) for c in estimator.classes_],
     }
     for attr in ("lambda_", "sigma_", "fit_info_"):
@@ -224,8 +258,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
     meta = _fit_meta(estimator, args, names)
     meta["predicted_rows"] = str(Path(args.predict).resolve()) if args.predict else "train"
     if args.model:
-        model = {"kind": MODEL_KIND, "version": __version__, "estimator": estimator,
-                 "settings": settings.to_dict(), "features": names, "label": args.label}
+        model = {
+            "kind": MODEL_KIND,
+            "version": __version__,
+            "estimator": estimator,
+            "settings": settings.to_dict(),
+            "features": names,
+            "label": args.label,
+        }
         with atomic_writer(args.model, "wb") as handle:
             joblib.dump(model, handle)
     _write_outputs(args.out, estimator, X_new, settings, meta)
@@ -252,8 +292,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     X = _load_rows(args.data, model["features"])
     settings = RunSettings.from_dict(model["settings"])
-    meta = {"model": str(Path(args.model).resolve()), "data": str(Path(args.data).resolve()),
-            "features": model["features"], "wsvmgui_version": __version__}
+    meta = {
+        "model": str(Path(args.model).resolve()),
+        "data": str(Path(args.data).resolve()),
+        "features": model["features"],
+        "wsvmgui_version": __version__,
+    }
     _write_outputs(args.out, model["estimator"], X, settings, meta)
     print(f"wrote {X.shape[0]} rows of probabilities to {args.out}")
     return 0
@@ -274,8 +318,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     elif design.n_classes > 2:
         multi = [s.name for s in SCHEMES.values() if s.multiclass and s.availability()[0]]
         if not multi:
-            raise InputError(f"design {design.name} has {design.n_classes} classes and no "
-                             "multiclass scheme is available")
+            raise InputError(
+                f"design {design.name} has {design.n_classes} classes and no "
+                "multiclass scheme is available"
+            )
         settings.scheme = multi[0]
     print(f"design   {design.name}: {design.source} ({design.description})")
     print(f"data     n = {n} training points, {args.n_test} test points, K = {design.n_classes}")
@@ -286,8 +332,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
     if hasattr(est, "lambda_"):
-        print(f"tuned    lambda = {est.lambda_:.4g}, sigma = {est.sigma_:.4g}, "
-              f"M = {len(est.weights_) + 1}")
+        print(
+            f"tuned    lambda = {est.lambda_:.4g}, sigma = {est.sigma_:.4g}, "
+            f"M = {len(est.weights_) + 1}"
+        )
     metrics = truth_metrics(p_hat, test.p)
     err = float(np.mean(est.classes_[p_hat.argmax(1)] != test.y))
     bayes = float(np.mean(test.classes[test.p.argmax(1)] != test.y))
@@ -347,6 +395,9 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
     except Exception as exc:
         if os.environ.get("WSVMGUI_DEBUG"):
             raise
-        print(f"wsvmgui: internal error: {type(exc).__name__}: {exc} "
-              "(set WSVMGUI_DEBUG=1 for details)", file=sys.stderr)
+        print(
+            f"wsvmgui: internal error: {type(exc).__name__}: {exc} "
+            "(set WSVMGUI_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL

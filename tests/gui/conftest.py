@@ -18,8 +18,13 @@ from wsvmgui.app.settings import RunSettings
 #: A run of a few hundred milliseconds on the demo data: M = 5, one lambda, one sigma.
 TINY = RunSettings(scheme="binary", n_weights=5, lambdas=[0.005], sigmas=[0.5], n_jobs=1)
 #: A run long enough to cancel: thousands of fits.
-LONG = RunSettings(scheme="binary", n_weights=60, lambdas=[0.1, 0.03, 0.01, 0.003, 0.001,
-                   0.0003], sigmas=None, n_jobs=1)
+LONG = RunSettings(
+    scheme="binary",
+    n_weights=60,
+    lambdas=[0.1, 0.03, 0.01, 0.003, 0.001, 0.0003],
+    sigmas=None,
+    n_jobs=1,
+)
 
 
 @pytest.fixture

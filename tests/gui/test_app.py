@@ -13,8 +13,9 @@ def test_main_opens_the_window_with_the_demo(qapp, settings_folder):
     seen = []
 
     def look() -> None:
-        windows = [w for w in QApplication.topLevelWidgets()
-                   if isinstance(w, MainWindow) and w.isVisible()]
+        windows = [
+            w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
+        ]
         seen.extend(windows)
         for w in windows:
             w.close()
@@ -30,7 +31,6 @@ def test_main_opens_the_window_with_the_demo(qapp, settings_folder):
     assert len(seen) == 1
     assert seen[0].data_panel.dataset.name == "demo"
     # the window saved its state where the test pointed QSettings, not in the user's home
-    store = QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope, "wsvmgui",
-                      "wsvmgui")
+    store = QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope, "wsvmgui", "wsvmgui")
     assert store.fileName().startswith(str(settings_folder))
     assert store.value("window/geometry") is not None

@@ -93,8 +93,9 @@ def test_tuning_surface_and_plane_change(qtbot, window):
     before = window.boundary_view.left.boundary_data()[0]
     window.boundary_view.x_combo.setCurrentIndex(1)
     window.boundary_view.y_combo.setCurrentIndex(0)
-    qtbot.waitUntil(lambda: result.plane.ix == 1 and not window.runner.is_running("plane"),
-                    timeout=20000)
+    qtbot.waitUntil(
+        lambda: result.plane.ix == 1 and not window.runner.is_running("plane"), timeout=20000
+    )
     after = window.boundary_view.left.boundary_data()[0]
     assert after[0].size > 0
     np.testing.assert_allclose(np.sort(after[0]), np.sort(before[1]), atol=1e-9)
@@ -147,8 +148,9 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
     np.testing.assert_array_equal(frame["row"].to_numpy(), test.index)
     assert set(frame["split"]) == {"test"}
     for k, c in enumerate(result.report.classes):
-        np.testing.assert_allclose(frame[f"p_{c}"].to_numpy(), result.report.proba[test.index, k],
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            frame[f"p_{c}"].to_numpy(), result.report.proba[test.index, k], atol=1e-6
+        )
         assert np.all(frame[f"lo_{c}"] <= frame[f"p_{c}"] + 1e-9)
         assert np.all(frame[f"p_{c}"] <= frame[f"hi_{c}"] + 1e-9)
     assert settings == TINY.to_dict()
@@ -202,7 +204,8 @@ def test_broken_csv_shows_an_error_and_keeps_the_data(window, tmp_path):
     # a bad column choice: no features
     for i in range(window.data_panel.features.count()):
         window.data_panel.features.item(i).setCheckState(
-            window.data_panel.features.item(i).checkState().Unchecked)
+            window.data_panel.features.item(i).checkState().Unchecked
+        )
     assert not window.data_panel.apply_columns()
     assert window.messages.level == "error" and "feature" in window.messages.text()
     assert window.data_panel.dataset is ds
@@ -228,8 +231,9 @@ def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
     X = rng.normal(size=(40, 2))
     labels = ["a"] * 37 + ["b"] * 3  # too few of "b" for a tuning split
     path = tmp_path / "small.csv"
-    path.write_text("x1,x2,label\n" + "".join(
-        f"{a},{b},{c}\n" for (a, b), c in zip(X, labels, strict=True)))
+    path.write_text(
+        "x1,x2,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, labels, strict=True))
+    )
     window.data_panel.test_fraction.setValue(0.0)
     assert window.data_panel.open_file(str(path))
     settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1)
@@ -245,7 +249,8 @@ def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
     assert window.data_panel.load_builtin("design:wu2010_ex1")
     assert not window.settings_panel.scheme_enabled("binary")
     item = window.settings_panel.scheme.model().item(
-        window.settings_panel.scheme.findData("binary"))
+        window.settings_panel.scheme.findData("binary")
+    )
     assert "two classes" in item.toolTip()
 
 
@@ -260,14 +265,21 @@ def test_state_is_remembered(qtbot, app_state, window):
     qtbot.addWidget(again)
     assert again.settings_panel.settings() == custom
     assert app_state.last_folder == str(
-        __import__("pathlib").Path(app_state.store.fileName()).parent)
+        __import__("pathlib").Path(app_state.store.fileName()).parent
+    )
     geometry, state = app_state.window()
     assert geometry is not None and state is not None
 
 
 def test_tune_set_mode_uses_the_tuning_part(qtbot, window):
-    settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], tuning="tune-set",
-                           tune_fraction=0.2, n_jobs=1)
+    settings = RunSettings(
+        n_weights=5,
+        lambdas=[0.05, 0.005],
+        sigmas=[0.5],
+        tuning="tune-set",
+        tune_fraction=0.2,
+        n_jobs=1,
+    )
     result = run_and_wait(qtbot, window, settings)
     assert result is not None, window.messages.text()
     sp = result.split
@@ -292,4 +304,5 @@ def test_baselines_are_added_to_the_results(qtbot, window):
     expected = label_metrics(p, sp.test.y, model.classes_)
     assert table["logistic regression (test)"]["error"] == pytest.approx(expected["error"])
     assert table["logistic regression (test)"]["log_likelihood"] == pytest.approx(
-        expected["log_likelihood"], rel=1e-6)
+        expected["log_likelihood"], rel=1e-6
+    )

@@ -23,23 +23,31 @@ def _ensure(monkeypatch, name: str, module: str, build) -> None:
         importlib.import_module(module)
     except ImportError:
         pytest.skip(f"{module} is not in this build")
-    monkeypatch.setitem(registry.SCHEMES, name, registry.Scheme(
-        name, name, f"{name} (registered by the test)", True, module, build))
+    monkeypatch.setitem(
+        registry.SCHEMES,
+        name,
+        registry.Scheme(name, name, f"{name} (registered by the test)", True, module, build),
+    )
 
 
 def _pairwise(s: RunSettings):
     from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 
     return MulticlassWeightedSVMClassifier(
-        scheme="pairwise", kernel=s.kernel, n_weights=s.n_weights, lambdas=s.lambdas,
-        sigmas=s.sigmas, n_jobs=1, random_state=s.seed)
+        scheme="pairwise",
+        kernel=s.kernel,
+        n_weights=s.n_weights,
+        lambdas=s.lambdas,
+        sigmas=s.sigmas,
+        n_jobs=1,
+        random_state=s.seed,
+    )
 
 
 def _joint(s: RunSettings):
     from wsvmgui.estimators.joint import JointWSVMClassifier
 
-    return JointWSVMClassifier(N=s.joint_n, kernel=s.kernel, lam=s.lambdas[0],
-                               random_state=s.seed)
+    return JointWSVMClassifier(N=s.joint_n, kernel=s.kernel, lam=s.lambdas[0], random_state=s.seed)
 
 
 @pytest.fixture
@@ -54,8 +62,7 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
     _ensure(monkeypatch, "pairwise", "wsvmgui.estimators.multiclass", _pairwise)
     window = k3_window
     window.settings_panel.refresh_availability(3)
-    settings = RunSettings(scheme="pairwise", n_weights=5, lambdas=[0.005], sigmas=[1.0],
-                           n_jobs=1)
+    settings = RunSettings(scheme="pairwise", n_weights=5, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
     result = run_and_wait(qtbot, window, settings)
     assert result is not None, window.messages.text()
     view = window.boundary_view
@@ -129,8 +136,11 @@ def test_partition_lines_meet_the_edges_where_the_classes_tie():
 def test_unavailable_scheme_is_listed_but_disabled(qtbot, monkeypatch, settings_folder):
     from wsvmgui.gui.settings_panel import SettingsPanel
 
-    monkeypatch.setitem(registry.SCHEMES, "ghost", registry.Scheme(
-        "ghost", "Ghost", "not built", True, "wsvmgui.no_such_module", _pairwise))
+    monkeypatch.setitem(
+        registry.SCHEMES,
+        "ghost",
+        registry.Scheme("ghost", "Ghost", "not built", True, "wsvmgui.no_such_module", _pairwise),
+    )
     panel = SettingsPanel()
     qtbot.addWidget(panel)
     row = panel.scheme.findData("ghost")

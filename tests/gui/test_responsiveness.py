@@ -47,6 +47,8 @@ def test_event_loop_gap_below_50_ms(window):
     measures = _measure(window, "worst_ms")
     best = min(m.worst_ms for m in measures)
     if best >= LIMIT_MS and machine_busy():
-        pytest.skip(f"machine overloaded (load average above CPU count): worst gap "
-                    f"{best:.0f} ms, GUI-thread CPU in it {measures[-1].worst_cpu_ms:.0f} ms")
+        pytest.skip(
+            f"machine overloaded (load average above CPU count): worst gap "
+            f"{best:.0f} ms, GUI-thread CPU in it {measures[-1].worst_cpu_ms:.0f} ms"
+        )
     assert best < LIMIT_MS, [round(m.worst_ms, 1) for m in measures]

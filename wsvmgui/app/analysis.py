@@ -35,8 +35,16 @@ from .settings import RunSettings
 #: Class colours (RGB, 0-255) in class order; cycled for more classes.
 CLASS_COLORS = np.array(
     [
-        (31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189),
-        (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+        (31, 119, 180),
+        (214, 39, 40),
+        (44, 160, 44),
+        (255, 127, 14),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
     ],
     dtype=float,
 )
@@ -304,15 +312,22 @@ def inside_polygon(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
     if ring.shape[0] < 4:
         return np.ones(points.shape[0], dtype=bool)
     a, b = ring[:-1], ring[1:]
-    cross = ((b[:, 0] - a[:, 0])[None, :] * (points[:, 1, None] - a[:, 1][None, :])
-             - (b[:, 1] - a[:, 1])[None, :] * (points[:, 0, None] - a[:, 0][None, :]))
+    cross = (b[:, 0] - a[:, 0])[None, :] * (points[:, 1, None] - a[:, 1][None, :]) - (
+        b[:, 1] - a[:, 1]
+    )[None, :] * (points[:, 0, None] - a[:, 0][None, :])
     return np.all(cross >= -1e-12, axis=1) | np.all(cross <= 1e-12, axis=1)
 
 
 def _ladder_layer(
-    title: str, names: list[str], weights: list[np.ndarray], decisions: list[np.ndarray],
-    xs: np.ndarray, ys: np.ndarray, crossing_rows: list[np.ndarray],
-    should_cancel: Callable[[], bool], hull: np.ndarray | None = None,
+    title: str,
+    names: list[str],
+    weights: list[np.ndarray],
+    decisions: list[np.ndarray],
+    xs: np.ndarray,
+    ys: np.ndarray,
+    crossing_rows: list[np.ndarray],
+    should_cancel: Callable[[], bool],
+    hull: np.ndarray | None = None,
 ) -> BoundaryLayer:
     size = xs.size
     segs, shares, crossings = [], [], []
@@ -338,7 +353,12 @@ def _class_border_layer(title: str, estimator: Any, X_grid: np.ndarray, xs, ys) 
         segs.append(zero_contour(xs, ys, (proba[:, k] - others).reshape(size, size)))
     names = ["class borders"]
     return BoundaryLayer(
-        title, names, [np.full(len(segs), np.nan)], [segs], [0.0], [np.empty(0, dtype=int)],
+        title,
+        names,
+        [np.full(len(segs), np.nan)],
+        [segs],
+        [0.0],
+        [np.empty(0, dtype=int)],
         [np.empty((0, 2))],
     )
 
@@ -349,8 +369,13 @@ def scheme_label(name: str) -> str:
 
 
 def boundary_layer(
-    estimator: Any, title: str, X_grid: np.ndarray, xs: np.ndarray, ys: np.ndarray,
-    ladders: list[LadderInfo], should_cancel: Callable[[], bool],
+    estimator: Any,
+    title: str,
+    X_grid: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ladders: list[LadderInfo],
+    should_cancel: Callable[[], bool],
     hull: np.ndarray | None = None,
 ) -> BoundaryLayer:
     """The boundaries of ``estimator`` on a plane grid (computed here, drawn by the GUI).
@@ -366,15 +391,29 @@ def boundary_layer(
         else:  # the divide-and-conquer estimator's fitted set gives all at once
             decisions = estimator.subproblems_.decisions(X_grid)
         return _ladder_layer(
-            title, [lad.description for lad in ladders], [lad.weights for lad in ladders],
-            decisions, xs, ys, rows, should_cancel, hull,
+            title,
+            [lad.description for lad in ladders],
+            [lad.weights for lad in ladders],
+            decisions,
+            xs,
+            ys,
+            rows,
+            should_cancel,
+            hull,
         )
     if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
         D = estimator.ladder_decision(X_grid)
         name = ladders[0].description if ladders else ""
         return _ladder_layer(
-            title, [name], [np.asarray(estimator.weights_)], [D], xs, ys, rows[:1] or
-            [np.empty(0, dtype=int)], should_cancel, hull,
+            title,
+            [name],
+            [np.asarray(estimator.weights_)],
+            [D],
+            xs,
+            ys,
+            rows[:1] or [np.empty(0, dtype=int)],
+            should_cancel,
+            hull,
         )
     return _class_border_layer(title, estimator, X_grid, xs, ys)
 
@@ -384,8 +423,15 @@ def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[Ladde
     if hasattr(estimator, "subproblem_ladders"):
         out = []
         for desc, weights, signs, lo, hi in estimator.subproblem_ladders(X):
-            out.append(LadderInfo(str(desc), np.asarray(weights), np.asarray(signs, bool),
-                                  np.asarray(lo, float), np.asarray(hi, float)))
+            out.append(
+                LadderInfo(
+                    str(desc),
+                    np.asarray(weights),
+                    np.asarray(signs, bool),
+                    np.asarray(lo, float),
+                    np.asarray(hi, float),
+                )
+            )
         return out
     if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
         signs = np.asarray(estimator.ladder_decision(X)) > 0
@@ -406,7 +452,8 @@ def simplex_of(estimator: Any, X: np.ndarray) -> SimplexInfo | None:
         return None
     border = estimator.border_weights(X) if hasattr(estimator, "border_weights") else None
     return SimplexInfo(
-        np.asarray(estimator.grid_, float), np.asarray(estimator.grid_predictions(X), int),
+        np.asarray(estimator.grid_, float),
+        np.asarray(estimator.grid_predictions(X), int),
         None if border is None else np.asarray(border, float),
     )
 
@@ -427,7 +474,10 @@ def comparison_scheme(settings: RunSettings, n_classes: int) -> tuple[str | None
 
 
 def compute_plane(
-    result_like: Any, ix: int, iy: int, size: int = DEFAULT_GRID,
+    result_like: Any,
+    ix: int,
+    iy: int,
+    size: int = DEFAULT_GRID,
     should_cancel: Callable[[], bool] | None = None,
 ) -> PlaneData:
     """Decision values, contours and the p_hat image on the plane of features ix, iy.
@@ -442,13 +492,24 @@ def compute_plane(
     proba = aligned_proba(est.report(X_grid), split.dataset.classes)
     image = _probability_image(proba, size)
     hull = training_hull(split, ix, iy)
-    layers = [boundary_layer(est, scheme_label(result_like.settings.scheme), X_grid, xs, ys,
-                             result_like.ladders, cancel, hull)]
+    layers = [
+        boundary_layer(
+            est,
+            scheme_label(result_like.settings.scheme),
+            X_grid,
+            xs,
+            ys,
+            result_like.ladders,
+            cancel,
+            hull,
+        )
+    ]
     comp = result_like.comparison
     if comp is not None:
         comp_ladders = ladders_of(comp, split.X_all, split.dataset.classes)
-        layers.append(boundary_layer(comp, "non-crossing", X_grid, xs, ys, comp_ladders, cancel,
-                                     hull))
+        layers.append(
+            boundary_layer(comp, "non-crossing", X_grid, xs, ys, comp_ladders, cancel, hull)
+        )
     return PlaneData(ix, iy, xs, ys, image, layers, hull)
 
 
@@ -529,8 +590,9 @@ def run_analysis(
             last_live[0] = now
             publish(live)
 
-    estimator = fit_scheme(settings, X_train, y_train, X_tune, y_tune,
-                           progress=on_progress, should_cancel=cancel)
+    estimator = fit_scheme(
+        settings, X_train, y_train, X_tune, y_tune, progress=on_progress, should_cancel=cancel
+    )
     notes: list[str] = []
     comparison = None
     if request.compare:
@@ -538,8 +600,15 @@ def run_analysis(
         if name is None:
             notes.append(f"Side-by-side comparison not shown: {why}.")
         else:
-            comparison = fit_scheme(replace(settings, scheme=name), X_train, y_train, X_tune,
-                                    y_tune, progress=None, should_cancel=cancel)
+            comparison = fit_scheme(
+                replace(settings, scheme=name),
+                X_train,
+                y_train,
+                X_tune,
+                y_tune,
+                progress=None,
+                should_cancel=cancel,
+            )
     if cancel():
         raise Cancelled("cancelled by the user")
     X_all = split.X_all
@@ -548,8 +617,17 @@ def run_analysis(
     ladders = ladders_of(estimator, X_all, classes)
     simplex = simplex_of(estimator, X_all)
     partial = RunResult(
-        settings, split, estimator, report, metrics, ladders, simplex,
-        getattr(estimator, "tuning_", None), None, comparison, notes,  # type: ignore[arg-type]
+        settings,
+        split,
+        estimator,
+        report,
+        metrics,
+        ladders,
+        simplex,
+        getattr(estimator, "tuning_", None),
+        None,
+        comparison,
+        notes,  # type: ignore[arg-type]
     )
     partial.plane = compute_plane(partial, request.ix, request.iy, request.grid_size, cancel)
     partial.seconds = time.perf_counter() - start
@@ -606,8 +684,11 @@ def run_baselines(
     models = {
         "logistic regression": LogisticRegression(max_iter=2000),
         "SVC + Platt scaling": CalibratedClassifierCV(
-            SVC(gamma=gamma), method="sigmoid", ensemble=False,
-            cv=max(2, min(5, int(np.unique(y, return_counts=True)[1].min())))),
+            SVC(gamma=gamma),
+            method="sigmoid",
+            ensemble=False,
+            cv=max(2, min(5, int(np.unique(y, return_counts=True)[1].min()))),
+        ),
         "k nearest neighbours (k=15)": KNeighborsClassifier(n_neighbors=min(15, len(y))),
     }
     classes = split.dataset.classes

@@ -111,12 +111,15 @@ def _cell_segments(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray):
             return np.clip(np.where(d != 0, a / d, 0.5), 0.0, 1.0)
 
     tb, tr, tt, tl = frac(z00, z01), frac(z01, z11), frac(z10, z11), frac(z00, z10)
-    points = np.stack([
-        np.stack([x0 + tb * (x1 - x0), np.broadcast_to(y0, shape)], axis=-1),
-        np.stack([np.broadcast_to(x1, shape), y0 + tr * (y1 - y0)], axis=-1),
-        np.stack([x0 + tt * (x1 - x0), np.broadcast_to(y1, shape)], axis=-1),
-        np.stack([np.broadcast_to(x0, shape), y0 + tl * (y1 - y0)], axis=-1),
-    ], axis=2)
+    points = np.stack(
+        [
+            np.stack([x0 + tb * (x1 - x0), np.broadcast_to(y0, shape)], axis=-1),
+            np.stack([np.broadcast_to(x1, shape), y0 + tr * (y1 - y0)], axis=-1),
+            np.stack([x0 + tt * (x1 - x0), np.broadcast_to(y1, shape)], axis=-1),
+            np.stack([np.broadcast_to(x0, shape), y0 + tl * (y1 - y0)], axis=-1),
+        ],
+        axis=2,
+    )
     cut = np.stack([p00 != p01, p01 != p11, p10 != p11, p00 != p10], axis=2)
     valid = cut.sum(axis=2) == 2
     order = np.argsort(~cut, axis=2, kind="stable")[..., :2]

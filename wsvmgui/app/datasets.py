@@ -133,7 +133,11 @@ def load_builtin(name: str, n: int | None = None, seed: int = 0) -> Dataset:
         design = DESIGNS[key]
         data = design.sample(DEFAULT_DESIGN_N if n is None else int(n), seed)
         return Dataset(
-            name, data.X, data.y, [f"x{j + 1}" for j in range(data.X.shape[1])], data.p,
+            name,
+            data.X,
+            data.y,
+            [f"x{j + 1}" for j in range(data.X.shape[1])],
+            data.p,
             design.description,
         )
     if kind == "sklearn" and key in SKLEARN_SETS:
@@ -142,8 +146,12 @@ def load_builtin(name: str, n: int | None = None, seed: int = 0) -> Dataset:
         bunch = getattr(sklearn.datasets, SKLEARN_SETS[key])()
         y = np.asarray(bunch.target_names)[bunch.target].astype(str)
         return Dataset(
-            name, np.asarray(bunch.data, dtype=float), y,
-            [str(f) for f in bunch.feature_names], None, f"scikit-learn's {key} data",
+            name,
+            np.asarray(bunch.data, dtype=float),
+            y,
+            [str(f) for f in bunch.feature_names],
+            None,
+            f"scikit-learn's {key} data",
         )
     raise InputError(
         f"unknown built-in data set {name!r}; choose one of {', '.join(builtin_names())}"
@@ -315,11 +323,18 @@ def split_dataset(
 
     def part(name: str, idx: np.ndarray) -> Part:
         return Part(
-            name, idx, (dataset.X[idx] - mean) / scale, y[idx],
+            name,
+            idx,
+            (dataset.X[idx] - mean) / scale,
+            y[idx],
             None if dataset.p_true is None else dataset.p_true[idx],
         )
 
     return DataSplit(
-        dataset, part("train", train_idx), part("tune", tune_idx), part("test", test_idx),
-        mean, scale,
+        dataset,
+        part("train", train_idx),
+        part("tune", tune_idx),
+        part("test", test_idx),
+        mean,
+        scale,
     )

@@ -111,7 +111,8 @@ def _build_noncrossing(s: RunSettings):
 
     opts = SCHEMES["noncrossing"]
     return NonCrossingLadderClassifier(
-        **_fixed_grid_params(s), constraints=opts.option(s, "constraints"),
+        **_fixed_grid_params(s),
+        constraints=opts.option(s, "constraints"),
         tuning=opts.option(s, "tuning"),
     )
 
@@ -131,8 +132,10 @@ def _build_probing(s: RunSettings):
 
     opts = SCHEMES["probing"]
     return ProbingClassifier(
-        learner=opts.option(s, "learner"), n_thresholds=opts.option(s, "n_thresholds"),
-        loss=opts.option(s, "loss"), random_state=s.seed,
+        learner=opts.option(s, "learner"),
+        n_thresholds=opts.option(s, "n_thresholds"),
+        loss=opts.option(s, "loss"),
+        random_state=s.seed,
     )
 
 
@@ -154,79 +157,125 @@ def _build_joint(variant: str) -> Callable[[RunSettings], Any]:
         from ..estimators.joint import JointWSVMClassifier
 
         return JointWSVMClassifier(
-            N=s.joint_n, kernel=s.kernel, degree=s.degree, coef0=s.coef0,
-            poly_gamma=s.poly_gamma, lambdas=s.lambdas,
-            sigmas=s.sigmas if s.kernel == "rbf" else None, scheme=variant,
+            N=s.joint_n,
+            kernel=s.kernel,
+            degree=s.degree,
+            coef0=s.coef0,
+            poly_gamma=s.poly_gamma,
+            lambdas=s.lambdas,
+            sigmas=s.sigmas if s.kernel == "rbf" else None,
+            scheme=variant,
             h_method=SCHEMES["joint-indirect"].option(s, "h_method")
-            if variant == "indirect" else None,
-            tune_fraction=s.tune_fraction, n_jobs=s.resolved_n_jobs(), random_state=s.seed,
+            if variant == "indirect"
+            else None,
+            tune_fraction=s.tune_fraction,
+            n_jobs=s.resolved_n_jobs(),
+            random_state=s.seed,
         )
 
     return build
 
 
 _MULTICLASS = {
-    "pairwise": ("Pairwise coupling (P-SVM)",
-                 "All K(K-1)/2 pairwise ladders coupled with a per-point baseline (Zeng & Zhang)"),
-    "baseline1": ("Baseline learning B1",
-                  "K-1 ladders against the largest class (Zeng & Zhang)"),
-    "baseline2": ("Baseline learning B2",
-                  "K-1 ladders against the class of median aggregated distance (Zeng & Zhang)"),
-    "bp1": ("Baseline-pairwise BP1",
-            "B1's ladders rebuilt into a full pairwise table, then coupled (no extra fits)"),
-    "bp2": ("Baseline-pairwise BP2",
-            "B2's ladders rebuilt into a full pairwise table, then coupled (no extra fits)"),
+    "pairwise": (
+        "Pairwise coupling (P-SVM)",
+        "All K(K-1)/2 pairwise ladders coupled with a per-point baseline (Zeng & Zhang)",
+    ),
+    "baseline1": ("Baseline learning B1", "K-1 ladders against the largest class (Zeng & Zhang)"),
+    "baseline2": (
+        "Baseline learning B2",
+        "K-1 ladders against the class of median aggregated distance (Zeng & Zhang)",
+    ),
+    "bp1": (
+        "Baseline-pairwise BP1",
+        "B1's ladders rebuilt into a full pairwise table, then coupled (no extra fits)",
+    ),
+    "bp2": (
+        "Baseline-pairwise BP2",
+        "B2's ladders rebuilt into a full pairwise table, then coupled (no extra fits)",
+    ),
     "ova": ("One-vs-All (A-SVM)", "K one-against-the-rest ladders, normalised to sum to one"),
 }
 
 _SCHEME_LIST = [
     Scheme(
-        "binary", "Binary ladder",
+        "binary",
+        "Binary ladder",
         "Weighted-SVM ladder over class weights; probability where the label flips "
         "(Wang, Shen & Liu 2008)",
-        False, "wsvmgui.estimators.binary", _build_binary,
+        False,
+        "wsvmgui.estimators.binary",
+        _build_binary,
     ),
     Scheme(
-        "noncrossing", "Non-crossing ladder",
+        "noncrossing",
+        "Non-crossing ladder",
         "Ladder fitted outwards from pi = 1/2, each boundary kept from crossing its "
         "neighbour inside the hull (Wu & Liu 2011)",
-        False, "wsvmgui.ladder.noncrossing", _build_noncrossing,
-        {"constraints": ("auto", "auto, hull, pairs or compact constraint set"),
-         "tuning": ("egkl-independent", "egkl-independent, egkl or hinge")},
+        False,
+        "wsvmgui.ladder.noncrossing",
+        _build_noncrossing,
+        {
+            "constraints": ("auto", "auto, hull, pairs or compact constraint set"),
+            "tuning": ("egkl-independent", "egkl-independent, egkl or hinge"),
+        },
     ),
     Scheme(
-        "preconditioned", "Preconditioned SVM",
+        "preconditioned",
+        "Preconditioned SVM",
         "Plain SVM on labels relabelled where the ladder's p_hat is below pt or above "
         "1 - pt (Wu & Liu 2011)",
-        False, "wsvmgui.ladder.precondition", _build_preconditioned,
-        {"level": (None, "level pt in [0, 0.5); empty: tuned by classification error"),
-         "ladder": ("noncrossing", "noncrossing or independent ladder for p_hat")},
+        False,
+        "wsvmgui.ladder.precondition",
+        _build_preconditioned,
+        {
+            "level": (None, "level pt in [0, 0.5); empty: tuned by classification error"),
+            "ladder": ("noncrossing", "noncrossing or independent ladder for p_hat"),
+        },
     ),
     Scheme(
-        "probing", "Probing",
+        "probing",
+        "Probing",
         "Any learner taking sample weights, thresholds placed adaptively, answers counted "
         "(Langford & Zadrozny)",
-        True, "wsvmgui.probing.reduction", _build_probing,
-        {"learner": ("tree", "svm, logistic, tree, forest, boosting or naive_bayes"),
-         "n_thresholds": (None, "classifiers per binary problem (empty: as the ladder)"),
-         "loss": ("squared", "squared or cross_entropy")},
+        True,
+        "wsvmgui.probing.reduction",
+        _build_probing,
+        {
+            "learner": ("tree", "svm, logistic, tree, forest, boosting or naive_bayes"),
+            "n_thresholds": (None, "classifiers per binary problem (empty: as the ladder)"),
+            "loss": ("squared", "squared or cross_entropy"),
+        },
     ),
     *[
-        Scheme(name, label, desc, True, "wsvmgui.multiclass", _build_multiclass(name),
-               {"normalise": ("sum", "sum or simplex")} if name == "ova" else {})
+        Scheme(
+            name,
+            label,
+            desc,
+            True,
+            "wsvmgui.multiclass",
+            _build_multiclass(name),
+            {"normalise": ("sum", "sum or simplex")} if name == "ova" else {},
+        )
         for name, (label, desc) in _MULTICLASS.items()
     ],
     Scheme(
-        "joint-direct", "Joint simplex, direct",
+        "joint-direct",
+        "Joint simplex, direct",
         "One K-class truncated-hinge wSVM per simplex grid weight; p from the cells where "
         "all K classes meet (Wu, Zhang & Liu 2010)",
-        True, "wsvmgui.joint", _build_joint("direct"),
+        True,
+        "wsvmgui.joint",
+        _build_joint("direct"),
     ),
     Scheme(
-        "joint-indirect", "Joint simplex, indirect",
+        "joint-indirect",
+        "Joint simplex, indirect",
         "One K-class truncated-hinge wSVM per simplex grid weight; p from the share of "
         "the grid predicting each class (Wu, Zhang & Liu 2010)",
-        True, "wsvmgui.joint", _build_joint("indirect"),
+        True,
+        "wsvmgui.joint",
+        _build_joint("indirect"),
         {"h_method": (None, "count (exact grid count) or volume (continuous h_k)")},
     ),
 ]

@@ -39,9 +39,7 @@ def check_numeric(X, names: Sequence[str] | None = None) -> None:
             if series.dtype.kind in "biuf":
                 continue
             if series.dtype.kind == "c":
-                raise InputError(
-                    f"Complex data not supported: {names[j]} holds complex numbers"
-                )
+                raise InputError(f"Complex data not supported: {names[j]} holds complex numbers")
             converted = _to_float_or_none(series.to_numpy())
             if converted is not None:
                 continue

@@ -156,8 +156,10 @@ class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
         lam_fixed = self.lam is not None or (
             self.lambdas is not None and np.size(self.lambdas) == 1
         )
-        sig_fixed = self.kernel != "rbf" or self.sigma is not None or (
-            self.sigmas is not None and np.size(self.sigmas) == 1
+        sig_fixed = (
+            self.kernel != "rbf"
+            or self.sigma is not None
+            or (self.sigmas is not None and np.size(self.sigmas) == 1)
         )
         return not (lam_fixed and sig_fixed)
 
@@ -196,8 +198,11 @@ class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = check_labels(y, n_classes=2)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         base_kernel = Kernel(
-            self.kernel, sigma=1.0 if self.sigma is None else float(self.sigma),
-            degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma,
+            self.kernel,
+            sigma=1.0 if self.sigma is None else float(self.sigma),
+            degree=self.degree,
+            coef0=self.coef0,
+            gamma=self.poly_gamma,
         )
         tuning: TuningResult | None = None
         if self._needs_tuning():
@@ -211,8 +216,18 @@ class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
                 (len(lambdas) * n_sig * len(folds) + 1) * weights.size, progress, should_cancel
             )
             tuning = tune_ladder_folds(
-                X_all, y_all, folds, base_kernel, weights, lambdas, sigmas, self.rule,
-                self.solver, self.qp_solver, self.n_jobs, seed=self.random_state or 0,
+                X_all,
+                y_all,
+                folds,
+                base_kernel,
+                weights,
+                lambdas,
+                sigmas,
+                self.rule,
+                self.solver,
+                self.qp_solver,
+                self.n_jobs,
+                seed=self.random_state or 0,
                 tracker=tracker,
             )
             # Keep the tuned C = 1 / (2 n lambda) for the final fit, as scikit-learn's
@@ -222,14 +237,29 @@ class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
         else:
             X_fit, y_fit = X, y_pm
             weights = self._weight_grid(y_fit.size)
-            lam = float(self.lam if self.lam is not None else np.ravel(self.lambdas)[0]
-                        if self.lambdas is not None else default_lambda_grid(y_fit.size)[2])
-            sigma = float(self.sigma if self.sigma is not None else np.ravel(self.sigmas)[0]
-                          if self.sigmas is not None else np.nan)
+            lam = float(
+                self.lam
+                if self.lam is not None
+                else np.ravel(self.lambdas)[0]
+                if self.lambdas is not None
+                else default_lambda_grid(y_fit.size)[2]
+            )
+            sigma = float(
+                self.sigma
+                if self.sigma is not None
+                else np.ravel(self.sigmas)[0]
+                if self.sigmas is not None
+                else np.nan
+            )
             tracker = ProgressTracker(weights.size, progress, should_cancel)
         kernel = kernel_with_sigma(base_kernel, sigma)
         ladder = fit_ladder(
-            kernel(X_fit), y_fit, weights, lam, self.solver, self.qp_solver,
+            kernel(X_fit),
+            y_fit,
+            weights,
+            lam,
+            self.solver,
+            self.qp_solver,
             progress=lambda _d, _t, fit: tracker.step(
                 partial=FitEvent("final", fit, X_fit, kernel)
             ),
@@ -338,8 +368,10 @@ class WeightedSVMClassifier(LadderParamsMixin, ClassifierMixin, BaseEstimator):
         est = self.estimate(X)
         c0, c1 = self.classes_
         extra = {
-            f"lo_{c0}": 1.0 - est.hi, f"hi_{c0}": 1.0 - est.lo,
-            f"lo_{c1}": est.lo, f"hi_{c1}": est.hi,
+            f"lo_{c0}": 1.0 - est.hi,
+            f"hi_{c0}": 1.0 - est.lo,
+            f"lo_{c1}": est.lo,
+            f"hi_{c1}": est.hi,
             "monotone": est.monotone,
         }
         return ProbabilityReport.from_proba(

@@ -179,8 +179,9 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
             return None
         if self.kernel == "rbf":
             return Kernel("rbf", sigma=float(sigma))
-        return Kernel("poly", degree=int(self.degree), coef0=float(self.coef0),
-                      gamma=float(self.poly_gamma))
+        return Kernel(
+            "poly", degree=int(self.degree), coef0=float(self.coef0), gamma=float(self.poly_gamma)
+        )
 
     # ----------------------------------------------------------------- fitting
     def _fit_one(
@@ -194,8 +195,15 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
             tracker.step(1, partial)
 
         gf = fit_grid(
-            problem, grid, C, s, warm_start=self.warm_start, n_jobs=self.n_jobs,
-            qp_solver=self.qp_solver, kkt_tol=self.kkt_tol, progress=step,
+            problem,
+            grid,
+            C,
+            s,
+            warm_start=self.warm_start,
+            n_jobs=self.n_jobs,
+            qp_solver=self.qp_solver,
+            kkt_tol=self.kkt_tol,
+            progress=step,
             should_cancel=should_cancel,
         )
         return fmap, gf
@@ -239,8 +247,10 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         self.truncation_ = s
         self.h_method_ = self.h_method or DEFAULT_H_METHOD
         n = X.shape[0]
-        fixed_lam = self.lam if self.lam is not None else (
-            1.0 / (2.0 * n * self.C) if self.C is not None else None
+        fixed_lam = (
+            self.lam
+            if self.lam is not None
+            else (1.0 / (2.0 * n * self.C) if self.C is not None else None)
         )
         need_sigma = self.kernel == "rbf" and self.sigma is None
         if fixed_lam is not None and not need_sigma:
@@ -266,15 +276,21 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         yi_fit = np.searchsorted(classes, y_fit)
         yi_t = np.searchsorted(classes, yt)
         lams = (
-            [fixed_lam] if fixed_lam is not None
-            else list(self.lambdas if self.lambdas is not None
-                      else 1.0 / (2.0 * X_fit.shape[0] * np.asarray(DEFAULT_C_GRID)))
+            [fixed_lam]
+            if fixed_lam is not None
+            else list(
+                self.lambdas
+                if self.lambdas is not None
+                else 1.0 / (2.0 * X_fit.shape[0] * np.asarray(DEFAULT_C_GRID))
+            )
         )
         if self.kernel == "rbf":
             sigmas = (
-                [self.sigma] if self.sigma is not None
-                else list(self.sigmas if self.sigmas is not None
-                          else default_sigma_grid(X_fit, y_fit))
+                [self.sigma]
+                if self.sigma is not None
+                else list(
+                    self.sigmas if self.sigmas is not None else default_sigma_grid(X_fit, y_fit)
+                )
             )
         else:
             sigmas = [None]
@@ -398,4 +414,3 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
             extra[f"border_{c}"] = border[:, k]
         extra["direct_found"] = de.found.astype(float)
         return ProbabilityReport.from_proba(self.classes_, p, extra)
-

@@ -58,8 +58,10 @@ SCHEMES = tuple(SCHEME_INFO)
 #: Ladder rules: the binary engine's plus "interpolate" (see .interpolation).
 MULTICLASS_RULES = (*RULES, INTERPOLATE)
 _BASELINE_METHOD = {
-    "baseline1": "largest", "bp1": "largest",
-    "baseline2": "median_distance", "bp2": "median_distance",
+    "baseline1": "largest",
+    "bp1": "largest",
+    "baseline2": "median_distance",
+    "bp2": "median_distance",
 }
 #: Schemes with a full pairwise table, which also predict by max voting (TE2).
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
@@ -241,8 +243,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         lam_fixed = self.lam is not None or (
             self.lambdas is not None and np.size(self.lambdas) == 1
         )
-        sig_fixed = self.kernel != "rbf" or self.sigma is not None or (
-            self.sigmas is not None and np.size(self.sigmas) == 1
+        sig_fixed = (
+            self.kernel != "rbf"
+            or self.sigma is not None
+            or (self.sigmas is not None and np.size(self.sigmas) == 1)
         )
         return not (lam_fixed and sig_fixed)
 
@@ -295,8 +299,11 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         self.baseline_index_ = None if method is None else choose_baseline(method, X, codes, K)
         self.baseline_ = None if method is None else self.classes_[self.baseline_index_]
         template = Kernel(
-            self.kernel, sigma=1.0 if self.sigma is None else float(self.sigma),
-            degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma,
+            self.kernel,
+            sigma=1.0 if self.sigma is None else float(self.sigma),
+            degree=self.degree,
+            coef0=self.coef0,
+            gamma=self.poly_gamma,
         )
         lambdas = self._lambda_grid()
         sigmas = self._fixed_sigmas()
@@ -317,8 +324,11 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             if sigmas is None:
                 # sigma_M of all labelled points (training and tuning), as the binary
                 # engine computes it.
-                X_s, c_s = (X, codes) if fit_data is not None else (
-                    np.vstack([X_tr, X_tu]), np.concatenate([c_tr, c_tu]))
+                X_s, c_s = (
+                    (X, codes)
+                    if fit_data is not None
+                    else (np.vstack([X_tr, X_tu]), np.concatenate([c_tr, c_tu]))
+                )
                 sigmas = default_sigma_grid(X_s, c_s, seed=self.random_state or 0)
         else:
             X_tr, c_tr, X_tu, c_tu, fit_data = X, codes, None, None, None
@@ -330,12 +340,24 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
                 progress(done, total, partial)
 
         fitted, X_fit = fit_subproblems(
-            self._specs(K), X_tr, c_tr, X_tu, c_tu, template,
-            lambdas=lambdas, sigmas=sigmas, n_weights=self.n_weights,
-            final_n_weights=self.final_n_weights, rule=self.rule,
-            refit=self.refit, solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_jobs,
+            self._specs(K),
+            X_tr,
+            c_tr,
+            X_tu,
+            c_tu,
+            template,
+            lambdas=lambdas,
+            sigmas=sigmas,
+            n_weights=self.n_weights,
+            final_n_weights=self.final_n_weights,
+            rule=self.rule,
+            refit=self.refit,
+            solver=self.solver,
+            qp_solver=self.qp_solver,
+            n_jobs=n_jobs,
             fit_data=fit_data,
-            progress=count, should_cancel=should_cancel,
+            progress=count,
+            should_cancel=should_cancel,
         )
         self.subproblems_ = SubproblemSet(fitted, X_fit)
         self.fit_info_ = {
@@ -364,9 +386,7 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         codes = np.searchsorted(self.classes_, y_tu)
         missing = np.setdiff1d(np.arange(self.classes_.size), codes)
         if missing.size:
-            raise InputError(
-                f"class {self.classes_[missing[0]]!r} has no point in the tuning set"
-            )
+            raise InputError(f"class {self.classes_[missing[0]]!r} has no point in the tuning set")
         return X_tu, codes
 
     # ------------------------------------------------------------------------- predict
@@ -375,7 +395,8 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         X = validate_predict_data(self, X)
         decisions = self.subproblems_.decisions(X)
         ests = [
-            interpolated_estimate(d, f.weights) if self.rule == INTERPOLATE
+            interpolated_estimate(d, f.weights)
+            if self.rule == INTERPOLATE
             else probabilities_from_signs(d > 0, f.weights, self.rule)
             for d, f in zip(decisions, self.subproblems_.fitted, strict=True)
         ]

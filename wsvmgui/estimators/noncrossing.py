@@ -136,8 +136,8 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
         if self.kernel != "rbf":
             return np.array([np.nan])
         given = self._given_sigmas()
-        return given if given is not None else default_sigma_grid(
-            X, y_pm, seed=self.random_state or 0
+        return (
+            given if given is not None else default_sigma_grid(X, y_pm, seed=self.random_state or 0)
         )
 
     def _fit_kwargs(self) -> dict:
@@ -175,12 +175,21 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
         X, y = validate_fit_data(self, X, y)
         self.classes_ = check_labels(y, n_classes=2)
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        base = Kernel(self.kernel, sigma=1.0 if self.sigma is None else float(self.sigma),
-                      degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma)
+        base = Kernel(
+            self.kernel,
+            sigma=1.0 if self.sigma is None else float(self.sigma),
+            degree=self.degree,
+            coef0=self.coef0,
+            gamma=self.poly_gamma,
+        )
         lam_fixed = self.lam is not None or (
-            self.lambdas is not None and np.size(self.lambdas) == 1)
-        sig_fixed = self.kernel != "rbf" or self.sigma is not None or (
-            self.sigmas is not None and np.size(self.sigmas) == 1)
+            self.lambdas is not None and np.size(self.lambdas) == 1
+        )
+        sig_fixed = (
+            self.kernel != "rbf"
+            or self.sigma is not None
+            or (self.sigmas is not None and np.size(self.sigmas) == 1)
+        )
         needs_tuning = not (lam_fixed and sig_fixed)
         tuning = None
         lam_grid = None
@@ -195,11 +204,22 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
                 X_fit, y_fit = X_tr, y_tr
             else:
                 lam, sigma, tuning = self._tune_egkl(
-                    X_tr, y_tr, X_tu, y_tu, base, weights, lambdas, sigmas, progress,
+                    X_tr,
+                    y_tr,
+                    X_tu,
+                    y_tu,
+                    base,
+                    weights,
+                    lambdas,
+                    sigmas,
+                    progress,
                     should_cancel,
                 )
-                X_fit, y_fit = (np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu])) if (
-                    self.refit) else (X_tr, y_tr)
+                X_fit, y_fit = (
+                    (np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu]))
+                    if (self.refit)
+                    else (X_tr, y_tr)
+                )
                 if self.refit and self.weights is None and self.n_weights is None:
                     weights = self._weight_grid(y_fit.size)
         else:
@@ -210,8 +230,17 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
             sigma = float(self._sigma_grid(X, y_pm)[0])
         kernel = kernel_with_sigma(base, sigma)
         model = fit_noncrossing_ladder(
-            X_fit, y_fit, weights, lam, kernel, lam_grid=lam_grid, X_tune=X_tu,
-            y_tune=y_tu, progress=progress, should_cancel=should_cancel, **self._fit_kwargs(),
+            X_fit,
+            y_fit,
+            weights,
+            lam,
+            kernel,
+            lam_grid=lam_grid,
+            X_tune=X_tu,
+            y_tune=y_tu,
+            progress=progress,
+            should_cancel=should_cancel,
+            **self._fit_kwargs(),
         )
         self.model_ = model
         self.weights_ = weights
@@ -220,8 +249,11 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
         self.lambda_ = float(model.ladder.lam)
         self.sigma_ = float(sigma) if kernel.name == "rbf" else float("nan")
         self.tuning_ = tuning
-        self.diagnostics_ = {**model.diagnostics, "n_train": int(y_fit.size),
-                             "seconds": time.perf_counter() - start}
+        self.diagnostics_ = {
+            **model.diagnostics,
+            "n_train": int(y_fit.size),
+            "seconds": time.perf_counter() - start,
+        }
         return self
 
     def _split(self, X, y_pm, X_tune, y_tune):
@@ -236,13 +268,24 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
             raise InputError(f"tuning label {y_raw[unknown][0]!r} is not a training class")
         return X, X_tu, y_pm, np.where(y_raw == self.classes_[1], 1.0, -1.0)
 
-    def _tune_egkl(self, X_tr, y_tr, X_tu, y_tu, base, weights, lambdas, sigmas, progress,
-                   should_cancel):
+    def _tune_egkl(
+        self, X_tr, y_tr, X_tu, y_tu, base, weights, lambdas, sigmas, progress, should_cancel
+    ):
         if self.tuning == "egkl-independent":
             res = tune_ladder(
-                X_tr, y_tr, X_tu, y_tu, base, weights, lambdas,
-                sigmas if self.kernel == "rbf" else None, self.rule, n_jobs=self.n_jobs,
-                seed=self.random_state or 0, progress=progress, should_cancel=should_cancel,
+                X_tr,
+                y_tr,
+                X_tu,
+                y_tu,
+                base,
+                weights,
+                lambdas,
+                sigmas if self.kernel == "rbf" else None,
+                self.rule,
+                n_jobs=self.n_jobs,
+                seed=self.random_state or 0,
+                progress=progress,
+                should_cancel=should_cancel,
             )
             return res.best_lambda, res.best_sigma, res
         scores = np.full((lambdas.size, sigmas.size), np.inf)
@@ -252,16 +295,24 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
             kern = kernel_with_sigma(base, sig)
             for i, lam in enumerate(lambdas):
                 try:
-                    mdl = fit_noncrossing_ladder(X_tr, y_tr, weights, float(lam), kern,
-                                                 should_cancel=should_cancel,
-                                                 **self._fit_kwargs())
+                    mdl = fit_noncrossing_ladder(
+                        X_tr,
+                        y_tr,
+                        weights,
+                        float(lam),
+                        kern,
+                        should_cancel=should_cancel,
+                        **self._fit_kwargs(),
+                    )
                     scores[i, j] = egkl_binary(mdl.estimate(X_tu, self.rule).p, y_tu)
                 except SolverError as exc:
                     failures.append(str(exc))
                 tracker.step()
         if not np.isfinite(scores).any():
-            raise SolverError("every fit of the tuning grid failed; first failure: "
-                              + (failures[0] if failures else "unknown"))
+            raise SolverError(
+                "every fit of the tuning grid failed; first failure: "
+                + (failures[0] if failures else "unknown")
+            )
         i, j = np.unravel_index(int(np.argmin(scores)), scores.shape)
         table = {"lambdas": lambdas, "sigmas": sigmas, "egkl": scores, "failures": failures}
         return float(lambdas[i]), float(sigmas[j]), table
@@ -304,8 +355,10 @@ class NonCrossingLadderClassifier(LadderParamsMixin, ClassifierMixin, BaseEstima
         est = self.estimate(X)
         c0, c1 = self.classes_
         extra = {
-            f"lo_{c0}": 1.0 - est.hi, f"hi_{c0}": 1.0 - est.lo,
-            f"lo_{c1}": est.lo, f"hi_{c1}": est.hi,
+            f"lo_{c0}": 1.0 - est.hi,
+            f"hi_{c0}": 1.0 - est.lo,
+            f"lo_{c1}": est.lo,
+            f"hi_{c1}": est.hi,
             "monotone": est.monotone,
         }
         return ProbabilityReport.from_proba(

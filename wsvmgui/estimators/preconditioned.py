@@ -196,8 +196,9 @@ class PreconditionedSVC(ClassifierMixin, BaseEstimator):
         if not needs_tune:
             X_tr, y_tr, X_tu, y_tu = X, y_pm, None, None
         elif X_tune is None:
-            X_tr, X_tu, y_tr, y_tu = stratified_split(X, y_pm, self.tune_fraction,
-                                                      self.random_state)
+            X_tr, X_tu, y_tr, y_tu = stratified_split(
+                X, y_pm, self.tune_fraction, self.random_state
+            )
         else:
             X_tu = validate_predict_data(self, X_tune)
             y_raw = np.asarray(y_tune)
@@ -207,31 +208,50 @@ class PreconditionedSVC(ClassifierMixin, BaseEstimator):
                 raise InputError("the tuning labels hold a class that the training data do not")
             X_tr, y_tr, y_tu = X, y_pm, np.where(y_raw == self.classes_[1], 1.0, -1.0)
         n = y_tr.size
-        weights = (check_weights(self.weights) if self.weights is not None else
-                   weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights))
-        lambdas = (np.array([float(self.lam)]) if self.lam is not None else
-                   default_lambda_grid(n) if self.lambdas is None else
-                   np.asarray(self.lambdas, dtype=float).ravel())
-        base = Kernel(self.kernel, sigma=1.0, degree=self.degree, coef0=self.coef0,
-                      gamma=self.poly_gamma)
+        weights = (
+            check_weights(self.weights)
+            if self.weights is not None
+            else weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
+        )
+        lambdas = (
+            np.array([float(self.lam)])
+            if self.lam is not None
+            else default_lambda_grid(n)
+            if self.lambdas is None
+            else np.asarray(self.lambdas, dtype=float).ravel()
+        )
+        base = Kernel(
+            self.kernel, sigma=1.0, degree=self.degree, coef0=self.coef0, gamma=self.poly_gamma
+        )
         per_weight = lambdas.size if X_tu is not None else 1
-        tracker = ProgressTracker(weights.size * per_weight + len(levels), progress,
-                                  should_cancel)
+        tracker = ProgressTracker(weights.size * per_weight + len(levels), progress, should_cancel)
         kernel = self._choose_kernel(base, X_tr, y_tr, X_tu, y_tu, lambdas)
         K = kernel(X_tr)
         K_tu = None if X_tu is None else kernel(X_tu, X_tr)
         # 1. probabilities at the training points.
         if self.ladder == "noncrossing":
             ladder = fit_noncrossing_ladder(
-                X_tr, y_tr, weights, lambdas[0], kernel,
+                X_tr,
+                y_tr,
+                weights,
+                lambdas[0],
+                kernel,
                 lam_grid=lambdas if (lambdas.size > 1 and X_tu is not None) else None,
-                X_tune=X_tu, y_tune=y_tu,
-                progress=lambda *_: tracker.step(), should_cancel=tracker.check,
+                X_tune=X_tu,
+                y_tune=y_tu,
+                progress=lambda *_: tracker.step(),
+                should_cancel=tracker.check,
             )
             signs = ladder.decision_at(X_tr) > 0
         else:
-            ladder = fit_ladder(K, y_tr, weights, float(lambdas[0]),
-                                progress=lambda *_: tracker.step(), should_cancel=tracker.check)
+            ladder = fit_ladder(
+                K,
+                y_tr,
+                weights,
+                float(lambdas[0]),
+                progress=lambda *_: tracker.step(),
+                should_cancel=tracker.check,
+            )
             signs = ladder.decision(K) > 0
         p_train = probabilities_from_signs(signs, weights, self.rule).p
         # 2-3. relabel and fit the SVM at every level.
@@ -257,8 +277,11 @@ class PreconditionedSVC(ClassifierMixin, BaseEstimator):
         self.weights_ = weights
         self.lambda_ = float(self.svm_.lam)
         self.sigma_ = float(kernel.sigma) if kernel.name == "rbf" else float("nan")
-        self.fit_info_ = {"n_train": int(n), "n_relabeled": int(self.relabeled_.size),
-                          "seconds": time.perf_counter() - start}
+        self.fit_info_ = {
+            "n_train": int(n),
+            "n_relabeled": int(self.relabeled_.size),
+            "seconds": time.perf_counter() - start,
+        }
         return self
 
     def _choose_kernel(self, base, X_tr, y_tr, X_tu, y_tu, lambdas) -> Kernel:
@@ -266,8 +289,11 @@ class PreconditionedSVC(ClassifierMixin, BaseEstimator):
             return base
         if self.sigma is not None:
             return kernel_with_sigma(base, float(self.sigma))
-        sigmas = (default_sigma_grid(X_tr, y_tr, seed=self.random_state or 0)
-                  if self.sigmas is None else np.asarray(self.sigmas, dtype=float).ravel())
+        sigmas = (
+            default_sigma_grid(X_tr, y_tr, seed=self.random_state or 0)
+            if self.sigmas is None
+            else np.asarray(self.sigmas, dtype=float).ravel()
+        )
         if sigmas.size == 1 or X_tu is None:
             return kernel_with_sigma(base, float(sigmas[len(sigmas) // 2]))
         scores = []
@@ -321,7 +347,11 @@ class PreconditionedSVC(ClassifierMixin, BaseEstimator):
         p, lo, hi, f, p_ladder = self._estimate(X)
         c0, c1 = self.classes_
         extra = {
-            f"lo_{c0}": 1.0 - hi, f"hi_{c0}": 1.0 - lo, f"lo_{c1}": lo, f"hi_{c1}": hi,
-            "svm_decision": f, "ladder_p": p_ladder,
+            f"lo_{c0}": 1.0 - hi,
+            f"hi_{c0}": 1.0 - lo,
+            f"lo_{c1}": lo,
+            f"hi_{c1}": hi,
+            "svm_decision": f,
+            "ladder_p": p_ladder,
         }
         return ProbabilityReport.from_proba(self.classes_, np.column_stack([1.0 - p, p]), extra)

@@ -146,8 +146,11 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
                 "use costing='auto' or 'always'"
             )
         use_costing = self.costing == "always" or (self.costing == "auto" and not weighted)
-        T = (max(int(np.floor(np.sqrt(y.size))), 20) - 1 if self.n_thresholds is None
-             else int(self.n_thresholds))
+        T = (
+            max(int(np.floor(np.sqrt(y.size))), 20) - 1
+            if self.n_thresholds is None
+            else int(self.n_thresholds)
+        )
         if T < 1:
             raise InputError(f"n_thresholds must be at least 1, got {self.n_thresholds!r}")
         K = self.classes_.size
@@ -157,15 +160,28 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         seed = 0 if self.random_state is None else int(self.random_state)
         self.problems_ = []
         for i, c in enumerate(targets):
-            self.problems_.append(learn_probing(
-                X, (y == c).astype(int), lambda _s: clone(prototype), T, self.loss,
-                use_costing, self.n_costing_rounds, seed + 1000003 * i, tracker, str(c),
-            ))
+            self.problems_.append(
+                learn_probing(
+                    X,
+                    (y == c).astype(int),
+                    lambda _s: clone(prototype),
+                    T,
+                    self.loss,
+                    use_costing,
+                    self.n_costing_rounds,
+                    seed + 1000003 * i,
+                    tracker,
+                    str(c),
+                )
+            )
         self.problem_classes_ = np.asarray(targets)
         self.thresholds_ = [pr.thresholds for pr in self.problems_]
         self.costing_ = use_costing
-        self.fit_info_ = {"n_classifiers": tracker.done, "n_train": int(y.size),
-                          "seconds": time.perf_counter() - start}
+        self.fit_info_ = {
+            "n_classifiers": tracker.done,
+            "n_train": int(y.size),
+            "seconds": time.perf_counter() - start,
+        }
         return self
 
     def intervals(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

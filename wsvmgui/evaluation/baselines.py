@@ -58,15 +58,21 @@ def _tree(params: dict, seed: int | None):
 
 def _forest(params: dict, seed: int | None):
     return RandomForestClassifier(
-        n_estimators=200, min_samples_leaf=params["min_samples_leaf"], random_state=seed,
+        n_estimators=200,
+        min_samples_leaf=params["min_samples_leaf"],
+        random_state=seed,
         n_jobs=1,
     )
 
 
 def _boosting(params: dict, seed: int | None):
     return HistGradientBoostingClassifier(
-        learning_rate=params["learning_rate"], max_leaf_nodes=params["max_leaf_nodes"],
-        max_iter=200, l2_regularization=1.0, early_stopping=False, random_state=seed,
+        learning_rate=params["learning_rate"],
+        max_leaf_nodes=params["max_leaf_nodes"],
+        max_iter=200,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=seed,
     )
 
 
@@ -92,7 +98,10 @@ class PlattSVC(SVC):
 
 def _svc_platt(params: dict, seed: int | None):
     return PlattSVC(
-        C=params["C"], gamma=1.0 / params["sigma"] ** 2, kernel="rbf", probability=True,
+        C=params["C"],
+        gamma=1.0 / params["sigma"] ** 2,
+        kernel="rbf",
+        probability=True,
         random_state=seed,
     )
 
@@ -108,10 +117,12 @@ BASELINES: dict[str, tuple[str, Factory]] = {
     "tree": ("classification tree, minimum leaf size tuned", _tree),
     "random_forest": ("random forest of 200 trees, minimum leaf size tuned", _forest),
     "gradient_boosting": (
-        "histogram gradient boosting (200 rounds), learning rate and leaf count tuned", _boosting,
+        "histogram gradient boosting (200 rounds), learning rate and leaf count tuned",
+        _boosting,
     ),
     "svc_platt": (
-        "RBF SVC(probability=True): libsvm's pairwise Platt sigmoids and coupling", _svc_platt,
+        "RBF SVC(probability=True): libsvm's pairwise Platt sigmoids and coupling",
+        _svc_platt,
     ),
     "svc_calibrated": (
         "RBF SVC in CalibratedClassifierCV(ensemble=False): one-vs-rest Platt sigmoids",

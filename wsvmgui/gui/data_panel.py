@@ -158,8 +158,10 @@ class DataPanel(QWidget):
             # The table is readable but the guessed columns are not usable: let the user
             # choose, and keep the data set loaded before.
             self._show_columns(path, columns, label)
-            self.error.emit(f"{os.path.basename(path)}: {exc}. Choose the label and feature "
-                            "columns, then press \u201cUse these columns\u201d.")
+            self.error.emit(
+                f"{os.path.basename(path)}: {exc}. Choose the label and feature "
+                "columns, then press \u201cUse these columns\u201d."
+            )
             return False
         self._show_columns(path, columns, label)
         self._set_dataset(ds)
@@ -171,7 +173,8 @@ class DataPanel(QWidget):
             return False
         label = self.label_column.currentText()
         features = [
-            self.features.item(i).text() for i in range(self.features.count())
+            self.features.item(i).text()
+            for i in range(self.features.count())
             if self.features.item(i).checkState() == Qt.CheckState.Checked
             and self.features.item(i).text() != label
         ]
@@ -223,5 +226,10 @@ class DataPanel(QWidget):
         """Split the current data set (InputError if there is none or it cannot be split)."""
         if self.dataset is None:
             raise InputError("no data loaded")
-        return split_dataset(self.dataset, tune_fraction, self.test_fraction.value(), seed,
-                             self.standardise.isChecked())
+        return split_dataset(
+            self.dataset,
+            tune_fraction,
+            self.test_fraction.value(),
+            seed,
+            self.standardise.isChecked(),
+        )

@@ -41,7 +41,9 @@ def probability_rows(
         raise InputError(f"the {rows} part is empty; choose other rows")
     rep = result.report
     sub = ProbabilityReport(
-        rep.classes, rep.proba[index], rep.label[index],
+        rep.classes,
+        rep.proba[index],
+        rep.label[index],
         {k: np.asarray(v)[index] for k, v in rep.extra.items()},
     )
     return sub, index, parts[index]

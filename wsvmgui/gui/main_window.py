@@ -51,8 +51,15 @@ from .views.simplex_view import SimplexView
 from .worker import JobRunner
 
 #: Settings that finish in about a second on the demo data.
-DEMO_SETTINGS = RunSettings(scheme="binary", n_weights=10, lambdas=[0.05, 0.005, 0.0005],
-                            sigmas=None, tuning="split", n_jobs=1, seed=0)
+DEMO_SETTINGS = RunSettings(
+    scheme="binary",
+    n_weights=10,
+    lambdas=[0.05, 0.005, 0.0005],
+    sigmas=None,
+    tuning="split",
+    n_jobs=1,
+    seed=0,
+)
 
 
 #: Python thread switch interval while the app runs (seconds).
@@ -121,8 +128,10 @@ class MainWindow(QMainWindow):
         self.left_dock = QDockWidget("Data and settings", self)
         self.left_dock.setObjectName("left_dock")
         self.left_dock.setWidget(scroll)
-        self.left_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                   | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.left_dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.left_dock)
 
         # Centre: views
@@ -155,7 +164,8 @@ class MainWindow(QMainWindow):
         self.progress_label = QLabel("")
         self.progress_label.setFixedWidth(340)
         self.progress_label.setAlignment(
-            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        )
         self.status_cancel = QPushButton("Cancel")
         self.status_cancel.setEnabled(False)
         self.statusBar().addPermanentWidget(self.progress_label)
@@ -187,12 +197,18 @@ class MainWindow(QMainWindow):
         self.cancel_action = action("Cancel", self.cancel_run, "Esc", "Stop the run (Esc)")
         self.cancel_action.setEnabled(False)
         bar.addSeparator()
-        self.open_action = action("Open data\u2026", self.open_file_dialog,
-                                  QKeySequence.StandardKey.Open)
-        self.export_csv_action = action("Export probabilities\u2026", self.export_csv_dialog,
-                                        "Ctrl+E", "Probabilities, labels and brackets as CSV")
-        self.export_plot_action = action("Export plot\u2026", self.export_plot_dialog, "Ctrl+P",
-                                         "The current view as PNG or SVG")
+        self.open_action = action(
+            "Open data\u2026", self.open_file_dialog, QKeySequence.StandardKey.Open
+        )
+        self.export_csv_action = action(
+            "Export probabilities\u2026",
+            self.export_csv_dialog,
+            "Ctrl+E",
+            "Probabilities, labels and brackets as CSV",
+        )
+        self.export_plot_action = action(
+            "Export plot\u2026", self.export_plot_dialog, "Ctrl+P", "The current view as PNG or SVG"
+        )
         bar.addSeparator()
         action("Save settings\u2026", self.save_settings_dialog, QKeySequence.StandardKey.Save)
         action("Load settings\u2026", self.load_settings_dialog)
@@ -258,8 +274,11 @@ class MainWindow(QMainWindow):
 
     def open_file_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a data table", self.state.last_folder,
-            "Tables (*.csv *.tsv *.tab *.txt);;All files (*)")
+            self,
+            "Open a data table",
+            self.state.last_folder,
+            "Tables (*.csv *.tsv *.tab *.txt);;All files (*)",
+        )
         if path:
             self.state.last_folder = path
             self.data_panel.open_file(path)
@@ -279,8 +298,9 @@ class MainWindow(QMainWindow):
             split = self._split  # keep the object the views already show
         self._split = split
         ix, iy = self.boundary_view.plane()
-        request = RunRequest(settings, split, ix, iy, DEFAULT_GRID,
-                             compare=self.settings_panel.compare_requested())
+        request = RunRequest(
+            settings, split, ix, iy, DEFAULT_GRID, compare=self.settings_panel.compare_requested()
+        )
         self.runner.cancel("plane")
         self.runner.cancel("baselines")
         self._pending_views = []
@@ -296,11 +316,18 @@ class MainWindow(QMainWindow):
         def job(progress, should_cancel, publish):
             return run_analysis(request, progress, should_cancel, publish)
 
-        job_id = self.runner.start("run", job, on_result=self._on_result,
-                                   on_partial=self.boundary_view.add_live,
-                                   on_error=self._on_run_error, on_finished=self._on_run_finished)
-        self.messages.show_info(f"Running {settings.scheme} on {split.dataset.name} "
-                                f"({split.train.size} training rows)\u2026")
+        job_id = self.runner.start(
+            "run",
+            job,
+            on_result=self._on_result,
+            on_partial=self.boundary_view.add_live,
+            on_error=self._on_run_error,
+            on_finished=self._on_run_finished,
+        )
+        self.messages.show_info(
+            f"Running {settings.scheme} on {split.dataset.name} "
+            f"({split.train.size} training rows)\u2026"
+        )
         return job_id
 
     def cancel_run(self) -> None:
@@ -336,11 +363,15 @@ class MainWindow(QMainWindow):
         self._set_percent(100)
         self.last_status = f"done in {result.seconds:.2f} s"
         self.progress_label.setText(self.last_status)
-        first = ", ".join(f"{k} {v:.3g}" for k, v in
-                          list(result.metrics.get("test", result.metrics.get("train", {}))
-                               .items())[:4])
-        self.messages.show_info(f"Finished in {result.seconds:.2f} s. {first}"
-                                + "".join(f" {n}" for n in result.notes))
+        first = ", ".join(
+            f"{k} {v:.3g}"
+            for k, v in list(result.metrics.get("test", result.metrics.get("train", {})).items())[
+                :4
+            ]
+        )
+        self.messages.show_info(
+            f"Finished in {result.seconds:.2f} s. {first}" + "".join(f" {n}" for n in result.notes)
+        )
 
     def _views(self) -> list[Any]:
         return [self.boundary_view, self.simplex_view, self.bars_view, self.results_view]
@@ -418,7 +449,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------------- export
     def _save_path(self, title: str, name: str, filters: str) -> str:
         path, chosen = QFileDialog.getSaveFileName(
-            self, title, os.path.join(self.state.last_folder, name), filters)
+            self, title, os.path.join(self.state.last_folder, name), filters
+        )
         if path:
             if not Path(path).suffix and "(*." in chosen:
                 path += chosen.split("(*", 1)[1].split(")", 1)[0].split()[0]
@@ -429,12 +461,12 @@ class MainWindow(QMainWindow):
         if self.result is None:
             self.messages.show_error("Nothing to export yet: run an analysis first.")
             return
-        rows, ok = QInputDialog.getItem(self, "Export probabilities", "Rows to export:",
-                                        list(ROW_CHOICES), 0, False)
+        rows, ok = QInputDialog.getItem(
+            self, "Export probabilities", "Rows to export:", list(ROW_CHOICES), 0, False
+        )
         if not ok:
             return
-        path = self._save_path("Export probabilities", f"probabilities-{rows}.csv",
-                               "CSV (*.csv)")
+        path = self._save_path("Export probabilities", f"probabilities-{rows}.csv", "CSV (*.csv)")
         if path:
             self.export_csv(path, rows)
 
@@ -483,8 +515,9 @@ class MainWindow(QMainWindow):
             self.messages.show_info(f"Saved the settings to {path}.")
 
     def load_settings_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load settings", self.state.last_folder,
-                                              "JSON (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Load settings", self.state.last_folder, "JSON (*.json);;All files (*)"
+        )
         if path:
             self.load_settings_file(path)
 

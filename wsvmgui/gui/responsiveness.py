@@ -85,8 +85,9 @@ def machine_busy() -> bool:
         return False
 
 
-def measure_run(window, settings: RunSettings, timeout: float = 120.0,
-                settle: float = 0.2) -> GapMeasurement:
+def measure_run(
+    window, settings: RunSettings, timeout: float = 120.0, settle: float = 0.2
+) -> GapMeasurement:
     """Run ``settings`` in ``window`` and record the event-loop gaps until it has drawn.
 
     The event loop runs normally (a nested QEventLoop) the whole time; nothing here sleeps

@@ -46,8 +46,15 @@ def _wait(app, window, timeout: float) -> bool:
     return window.result is not None
 
 
-def _run(app, window, data: str, n: int, settings: RunSettings, compare: bool = False,
-         timeout: float = 600) -> bool:
+def _run(
+    app,
+    window,
+    data: str,
+    n: int,
+    settings: RunSettings,
+    compare: bool = False,
+    timeout: float = 600,
+) -> bool:
     from ..app.schemes import SCHEMES
 
     if settings.scheme not in SCHEMES or not SCHEMES[settings.scheme].availability()[0]:
@@ -92,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # Linear fits, where the non-crossing constraints hold in the input plane: separately
     # fitted boundaries cross inside the data hull, the constrained ones do not.
-    binary = RunSettings(scheme="binary", kernel="linear", n_weights=20, lambdas=[0.0005],
-                         n_jobs=1, seed=0)
+    binary = RunSettings(
+        scheme="binary", kernel="linear", n_weights=20, lambdas=[0.0005], n_jobs=1, seed=0
+    )
     if _run(app, window, "design:wuliu2011_ex1", 200, binary, compare=True):
         _select_uncertain(window)
         window.tabs.setCurrentWidget(window.boundary_view)
@@ -101,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         window.grab().save(str(out / "screenshot-binary.png"))
         print(f"wrote {out / 'screenshot-binary.png'}")
 
-    joint = RunSettings(scheme="joint-indirect", kernel="linear", joint_n=20, lambdas=[0.002],
-                        n_jobs=1)
+    joint = RunSettings(
+        scheme="joint-indirect", kernel="linear", joint_n=20, lambdas=[0.002], n_jobs=1
+    )
     if _run(app, window, "design:wu2010_ex1", 300, joint):
         _select_uncertain(window)
         window.tabs.setCurrentWidget(window.simplex_view)
@@ -110,8 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         window.grab().save(str(out / "screenshot-k3.png"))
         print(f"wrote {out / 'screenshot-k3.png'}")
 
-    pairwise = RunSettings(scheme="pairwise", n_weights=12, lambdas=[0.005], sigmas=[1.0],
-                           n_jobs=1)
+    pairwise = RunSettings(scheme="pairwise", n_weights=12, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
     if _run(app, window, "design:wu2010_ex1", 300, pairwise):
         _select_uncertain(window)
         window.tabs.setCurrentWidget(window.boundary_view)

@@ -96,15 +96,19 @@ class SettingsPanel(QWidget):
         self.joint_label = QLabel("")
         self.lambdas = QLineEdit()
         self.lambdas.setPlaceholderText("auto: 1/(2 n C), C = 0.1 \u2026 100")
-        self.lambdas.setToolTip("Penalties \u03bb to tune over, separated by commas; one value "
-                                "fixes \u03bb; blank = default")
+        self.lambdas.setToolTip(
+            "Penalties \u03bb to tune over, separated by commas; one value "
+            "fixes \u03bb; blank = default"
+        )
         self.rule = QComboBox()
         self.rule.addItems(list(RULES))
         self.tuning = QComboBox()
         self.tuning.addItems(list(TUNING_MODES))
-        self.tuning.setToolTip("auto: cross-validation for small data, a split for large; "
-                               "split: a share of the training rows; cv: k-fold "
-                               "cross-validation; tune-set: the data's tuning part")
+        self.tuning.setToolTip(
+            "auto: cross-validation for small data, a split for large; "
+            "split: a share of the training rows; cv: k-fold "
+            "cross-validation; tune-set: the data's tuning part"
+        )
         self.tune_fraction = QDoubleSpinBox()
         self.tune_fraction.setRange(0.05, 0.9)
         self.tune_fraction.setSingleStep(0.05)
@@ -153,8 +157,7 @@ class SettingsPanel(QWidget):
         self.refresh_availability(2)
         for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver):
             w.currentIndexChanged.connect(self._on_change)
-        for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs,
-                  self.cv_folds):
+        for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs, self.cv_folds):
             w.valueChanged.connect(self._on_change)
         for w in (self.coef0, self.poly_gamma, self.tune_fraction):
             w.valueChanged.connect(self._on_change)
@@ -242,7 +245,7 @@ class SettingsPanel(QWidget):
         except json.JSONDecodeError as exc:
             raise InputError(f"options must be a JSON object: {exc}") from None
         if not isinstance(options, dict):
-            raise InputError("options must be a JSON object such as {\"learner\": \"svm\"}")
+            raise InputError('options must be a JSON object such as {"learner": "svm"}')
         s = RunSettings(
             scheme=self.scheme.currentData(),
             kernel=self.kernel.currentText(),
@@ -282,8 +285,9 @@ class SettingsPanel(QWidget):
         self._set_row_visible(self.joint_n, joint)
         self._set_row_visible(self.joint_label, joint)
         self._set_row_visible(self.n_weights, not joint)
-        self.joint_label.setText(f"d\u03c0 = 1/{self.joint_n.value()} = "
-                                 f"{1 / self.joint_n.value():.3g}")
+        self.joint_label.setText(
+            f"d\u03c0 = 1/{self.joint_n.value()} = {1 / self.joint_n.value():.3g}"
+        )
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
         self.compare.setEnabled(self._n_classes == 2)
@@ -294,4 +298,3 @@ class SettingsPanel(QWidget):
     def _on_change(self, *_args) -> None:
         self._update_visibility()
         self.changed.emit()
-

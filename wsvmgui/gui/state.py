@@ -37,8 +37,9 @@ class AppState:
     """
 
     def __init__(self, store: QSettings | None = None) -> None:
-        self.store = store or QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope,
-                                        ORGANISATION, APPLICATION)
+        self.store = store or QSettings(
+            QSettings.defaultFormat(), QSettings.Scope.UserScope, ORGANISATION, APPLICATION
+        )
 
     # ------------------------------------------------------------------------ folder
     @property

@@ -25,8 +25,9 @@ from ..errors import Cancelled, WSVMError
 #: Smallest interval between two progress signals of one worker, in seconds.
 PROGRESS_INTERVAL = 0.05
 
-JobFunction = Callable[[Callable[[int, int, Any], None], Callable[[], bool], Callable[[Any], None]],
-                       Any]
+JobFunction = Callable[
+    [Callable[[int, int, Any], None], Callable[[], bool], Callable[[Any], None]], Any
+]
 
 
 class WorkerSignals(QObject):

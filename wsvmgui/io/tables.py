@@ -56,7 +56,10 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
         sep = {".tsv": "\t", ".tab": "\t", ".csv": ","}.get(path.suffix.lower())
     try:
         frame = pd.read_csv(
-            path, sep=sep, comment="#", engine="python" if sep is None else "c",
+            path,
+            sep=sep,
+            comment="#",
+            engine="python" if sep is None else "c",
             skipinitialspace=True,
         )
     except UnicodeDecodeError:
@@ -201,7 +204,7 @@ def read_probabilities_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, dict,
                 break
             body = line[1:].strip()
             if body.startswith("settings:"):
-                settings = json.loads(body[len("settings:"):])
+                settings = json.loads(body[len("settings:") :])
             elif body.startswith("meta:"):
-                meta = json.loads(body[len("meta:"):])
+                meta = json.loads(body[len("meta:") :])
     return pd.read_csv(path, comment="#"), settings, meta

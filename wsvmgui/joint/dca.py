@@ -204,15 +204,13 @@ def fit_truncated_warm(
     )
     hinge = (h.W, h.b)
     if not np.isfinite(s):
-        res = DCAResult(h.W, h.b, (truncated_objective(problem, h.W, h.b, w, s),), 1,
-                        h.kkt_residual, True, 0)
+        res = DCAResult(
+            h.W, h.b, (truncated_objective(problem, h.W, h.b, w, s),), 1, h.kkt_residual, True, 0
+        )
         return res, hinge, False
     q_h = truncated_objective(problem, h.W, h.b, w, s)
-    use_nb = neighbour is not None and (
-        truncated_objective(problem, *neighbour, w, s) < q_h
-    )
-    res = fit_truncated(problem, w, s, neighbour if use_nb else hinge, qp_solver, kkt_tol,
-                        max_iter)
+    use_nb = neighbour is not None and (truncated_objective(problem, *neighbour, w, s) < q_h)
+    res = fit_truncated(problem, w, s, neighbour if use_nb else hinge, qp_solver, kkt_tol, max_iter)
     n_qp = res.n_qp + 1
     restarted = False
     tol = 1e-7 * max(abs(q_h), 1.0)
@@ -222,6 +220,13 @@ def fit_truncated_warm(
         n_qp += alt.n_qp
         if alt.objectives[-1] < res.objectives[-1]:
             res = alt
-    res = DCAResult(res.W, res.b, res.objectives, n_qp, max(res.kkt_residual, h.kkt_residual),
-                    res.converged, res.n_truncated)
+    res = DCAResult(
+        res.W,
+        res.b,
+        res.objectives,
+        n_qp,
+        max(res.kkt_residual, h.kkt_residual),
+        res.converged,
+        res.n_truncated,
+    )
     return res, hinge, restarted

@@ -199,6 +199,4 @@ def fit_grid(
                 for f in futures:
                     f.cancel()
                 raise
-    return GridFit(
-        grid, W, b, n_qp, objectives, kkt, conv, time.perf_counter() - t0, restarts
-    )
+    return GridFit(grid, W, b, n_qp, objectives, kkt, conv, time.perf_counter() - t0, restarts)

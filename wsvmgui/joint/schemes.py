@@ -65,7 +65,7 @@ def qualifying_cells(pred: np.ndarray, grid: SimplexGrid, block: int = 20_000_00
     full = (1 << K) - 1
     out = np.zeros((n, vertices.shape[0]), dtype=bool)
     step = max(1, block // max(vertices.size, 1))
-    bits = (np.int64(1) << np.arange(K, dtype=np.int64))
+    bits = np.int64(1) << np.arange(K, dtype=np.int64)
     for lo in range(0, n, step):
         cls = pred[lo : lo + step][:, vertices].astype(np.int64)  # (m, cells, K)
         mask = np.bitwise_or.reduce(bits[cls], axis=2)

@@ -94,9 +94,7 @@ class JointProblem:
         self.G = sparse.vstack([top, bottom]).tocsc()
         self.h = np.concatenate([-np.ones(rows), np.zeros(n)])
         p_w = r * (K - 1)
-        self.Pq = sparse.diags(
-            np.concatenate([np.ones(p_w), np.zeros(K - 1 + n)])
-        ).tocsc()
+        self.Pq = sparse.diags(np.concatenate([np.ones(p_w), np.zeros(K - 1 + n)])).tocsc()
 
     @property
     def n(self) -> int:
@@ -242,9 +240,7 @@ def _solve_reduced_clarabel(
     ).ravel()
     indices = np.concatenate([dense_idx, slack_idx])
     data = np.concatenate([-A_S.T.ravel(), -np.ones(nS * (K1 + 1))])
-    indptr = np.concatenate(
-        [np.arange(p + 1) * rows, p * rows + np.arange(1, nS + 1) * (K1 + 1)]
-    )
+    indptr = np.concatenate([np.arange(p + 1) * rows, p * rows + np.arange(1, nS + 1) * (K1 + 1)])
     G = sparse.csc_matrix((data, indices, indptr), shape=(m, p + nS))
     n_var = p + nS
     pp = np.concatenate([np.arange(p_w + 1), np.full(n_var - p_w, p_w)])
@@ -304,9 +300,7 @@ def _solve_reduced(
         sol = solve_problem(Problem(Pq, q, G, h), solver=qp_solver)
     except Exception as exc:  # any backend failure becomes a SolverError
         raise SolverError(f"QP backend {qp_solver!r} failed: {exc}") from exc
-    if (
-        not sol.found or sol.x is None or sol.z is None or not np.all(np.isfinite(sol.x))
-    ):
+    if not sol.found or sol.x is None or sol.z is None or not np.all(np.isfinite(sol.x)):
         raise SolverError(f"QP backend {qp_solver!r} returned no solution")
     return sol.x[:p], np.maximum(sol.z[:rows], 0.0).reshape(nS, K1)
 
@@ -403,7 +397,10 @@ def solve_subproblem(
             f"tolerance {kkt_tol:.3g}"
         )
     return SubproblemSolution(
-        W=W.copy(), b=b.copy(), alpha=alpha, kkt_residual=resid,
+        W=W.copy(),
+        b=b.copy(),
+        alpha=alpha,
+        kkt_residual=resid,
         objective=subproblem_objective(problem, W, b, w, beta),
     )
 
@@ -442,15 +439,20 @@ def solve_subproblem_dual(
     E = np.kron(np.eye(n), np.ones((K - 1, 1)))
     A_ub = np.hstack([-Ab, -E])
     res = linprog(
-        np.concatenate([Ab.T @ beta_v, w]), A_ub=A_ub, b_ub=-(1.0 - mw),
-        bounds=[(None, None)] * (K - 1) + [(0, None)] * n, method="highs",
+        np.concatenate([Ab.T @ beta_v, w]),
+        A_ub=A_ub,
+        b_ub=-(1.0 - mw),
+        bounds=[(None, None)] * (K - 1) + [(0, None)] * n,
+        method="highs",
     )
     if not res.success:
         raise SolverError(f"reference intercept LP failed: {res.message}")
     b = res.x[: K - 1]
     alpha = alpha.reshape(n, K - 1)
     return SubproblemSolution(
-        W=W, b=b, alpha=alpha,
+        W=W,
+        b=b,
+        alpha=alpha,
         kkt_residual=kkt_residual(problem, W, b, alpha, w, beta),
         objective=subproblem_objective(problem, W, b, w, beta),
     )

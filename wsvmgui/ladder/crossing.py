@@ -259,7 +259,7 @@ def crossing_diagnostics(
     else:
         parts = []
         for s in range(0, n_samples, chunk):
-            Z = np.einsum("mk,mkp->mp", w[s:s + chunk], X_train[idx[s:s + chunk]])
+            Z = np.einsum("mk,mkp->mp", w[s : s + chunk], X_train[idx[s : s + chunk]])
             parts.append(np.asarray(decide(Z), dtype=float))
         F = np.vstack(parts)
     return crossing_from_values(F, weights, tol, space)

@@ -292,9 +292,26 @@ def fit_noncrossing_ladder(
         best = None
         for lam_k in options:
             fit = _fit_one(
-                K, Phi, Pen, X, y, pi, lam_k, linear,
-                None if prev is None else f_train[prev], direction, mode, hull,
-                max_constraints, shortcut, eps, gap_tol, kkt_tol, step, vertex_constraints, lift,
+                K,
+                Phi,
+                Pen,
+                X,
+                y,
+                pi,
+                lam_k,
+                linear,
+                None if prev is None else f_train[prev],
+                direction,
+                mode,
+                hull,
+                max_constraints,
+                shortcut,
+                eps,
+                gap_tol,
+                kkt_tol,
+                step,
+                vertex_constraints,
+                lift,
             )
             tracker.step(partial=_event(fit, pi, lam_k, X, kernel))
             if cands is None:
@@ -319,8 +336,9 @@ def fit_noncrossing_ladder(
     else:
         c_all, linear_coef = coef, None
     lam_single = float(lams[0]) if np.all(lams == lams[0]) else float("nan")
-    ladder = Ladder(weights=weights, lam=lam_single, coef=c_all, intercept=intercept,
-                    kkt_residual=checks)
+    ladder = Ladder(
+        weights=weights, lam=lam_single, coef=c_all, intercept=intercept, kkt_residual=checks
+    )
     recs = [r for r in records if r is not None]
     qp = [r for r in recs if r.method == "qp"]
     diagnostics = {
@@ -348,13 +366,34 @@ def _event(fit, pi: float, lam: float, X: np.ndarray, kernel: Kernel):
     from .grid import FitEvent
 
     _u, b, _f, rec, kc = fit[:5]
-    wf = WeightedFit(pi, lam, penalty_to_C(lam, X.shape[0]), np.abs(kc), kc, float(b),
-                     float(rec.check))
+    wf = WeightedFit(
+        pi, lam, penalty_to_C(lam, X.shape[0]), np.abs(kc), kc, float(b), float(rec.check)
+    )
     return FitEvent("final", wf, X, kernel)
 
 
-def _fit_one(K, Phi, Pen, X, y, pi, lam, linear, f_prev, direction, mode, hull,
-             max_constraints, shortcut, eps, gap_tol, kkt_tol, step, vertex=True, lift=None):
+def _fit_one(
+    K,
+    Phi,
+    Pen,
+    X,
+    y,
+    pi,
+    lam,
+    linear,
+    f_prev,
+    direction,
+    mode,
+    hull,
+    max_constraints,
+    shortcut,
+    eps,
+    gap_tol,
+    kkt_tol,
+    step,
+    vertex=True,
+    lift=None,
+):
     """One weight: unconstrained fit, then the constrained QP when it crosses.
 
     Returns ``(u, b, f_train, record, kernel_coef)``; ``u`` is ``w`` (linear) or the
@@ -369,14 +408,16 @@ def _fit_one(K, Phi, Pen, X, y, pi, lam, linear, f_prev, direction, mode, hull,
         rec = FitRecord(pi, lam, step, "unconstrained", check=free.kkt_residual)
         return u, free.intercept, f_free, rec, free.coef
     cons, note = build_constraints(f_prev, direction, mode, hull, max_constraints, eps, vertex)
-    counts = dict(mode=cons.mode, n_rows=cons.n_rows, n_edges=cons.n_edges,
-                  n_vertex=cons.n_vertex, note=note)
+    counts = dict(
+        mode=cons.mode, n_rows=cons.n_rows, n_edges=cons.n_edges, n_vertex=cons.n_vertex, note=note
+    )
     if free is not None:
         ok, viol = cons.satisfied_by(f_free)
         if ok:
             u = X.T @ free.coef if linear else free.coef
-            rec = FitRecord(pi, lam, step, "shortcut", check=free.kkt_residual,
-                            violation=viol, **counts)
+            rec = FitRecord(
+                pi, lam, step, "shortcut", check=free.kkt_residual, violation=viol, **counts
+            )
             return u, free.intercept, f_free, rec, free.coef
     sol = fit_constrained(Phi, Pen, K, y, pi, lam, cons, gap_tol)
     if linear:
@@ -394,6 +435,7 @@ def _fit_one(K, Phi, Pen, X, y, pi, lam, linear, f_prev, direction, mode, hull,
             f"non-crossing fit at pi={pi:.4g}, lambda={lam:.4g}: the fit violates a "
             f"non-crossing constraint by {viol:.3g} after mapping to kernel coefficients"
         )
-    rec = FitRecord(pi, lam, step, "qp", n_active=sol.n_active, check=sol.gap,
-                    violation=viol, **counts)
+    rec = FitRecord(
+        pi, lam, step, "qp", n_active=sol.n_active, check=sol.gap, violation=viol, **counts
+    )
     return u, sol.intercept, f, rec, kc

@@ -59,8 +59,7 @@ DEFAULT_EPS = 1e-7
 #: Largest accepted relative duality gap of a constrained fit.
 DEFAULT_GAP_TOL = 1e-5
 #: Clarabel tolerances (tighter than its defaults of 1e-8).
-CLARABEL_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
-                     "max_iter": 400}
+CLARABEL_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 400}
 #: Clarabel's linear solvers, fastest first: the supernodal "faer" factorisation is about
 #: 6x faster than the default "qdldl" on the dense kernel blocks (n = 400, same answers);
 #: "qdldl" is the fallback for builds without faer.
@@ -375,15 +374,21 @@ def fit_constrained(
     # Objective 1/2 x'Px + q'x with P = 2 n lambda Pen on u (a tiny ridge keeps a
     # numerically semidefinite kernel matrix acceptable to the solver).
     Pu = 2.0 * n * lam * (Pen + 1e-10 * max(float(np.max(np.diag(Pen))), 1.0) * np.eye(d))
-    P = sparse.block_diag([sparse.csc_matrix(Pu), sparse.csc_matrix((nv - d, nv - d))],
-                          format="csc")
+    P = sparse.block_diag(
+        [sparse.csc_matrix(Pu), sparse.csc_matrix((nv - d, nv - d))], format="csc"
+    )
     q = np.zeros(nv)
-    q[ixi:ixi + n] = S
+    q[ixi : ixi + n] = S
     # Equality f - Phi u - b 1 = 0.
     A = sparse.hstack(
-        [sparse.csr_matrix(-Phi), sparse.csr_matrix(-np.ones((n, 1))),
-         sparse.csr_matrix((n, n)), sparse.identity(n, format="csr"),
-         sparse.csr_matrix((n, int(use_s)))], format="csc",
+        [
+            sparse.csr_matrix(-Phi),
+            sparse.csr_matrix(-np.ones((n, 1))),
+            sparse.csr_matrix((n, n)),
+            sparse.identity(n, format="csr"),
+            sparse.csr_matrix((n, int(use_s))),
+        ],
+        format="csc",
     )
     b = np.zeros(n)
     # Inequalities: hinge -y f - xi <= -1; -xi <= 0; d R f + r s <= -eps.
@@ -408,8 +413,9 @@ def fit_constrained(
     sol, errors = None, []
     for method in DIRECT_SOLVE_METHODS:
         try:
-            sol = solve_problem(problem, solver="clarabel", direct_solve_method=method,
-                                **CLARABEL_SETTINGS)
+            sol = solve_problem(
+                problem, solver="clarabel", direct_solve_method=method, **CLARABEL_SETTINGS
+            )
             break
         except Exception as exc:  # try the next linear solver, then give up
             errors.append(f"{method}: {exc}")
@@ -418,7 +424,7 @@ def fit_constrained(
     if sol.x is None or not np.all(np.isfinite(sol.x)) or sol.z is None or sol.z.size == 0:
         raise SolverError(f"{where}: clarabel returned no solution")
     x = sol.x
-    u, beta = x[iu:iu + d], float(x[ib])
+    u, beta = x[iu : iu + d], float(x[ib])
     f = Phi @ u + beta
     penalty = float(u @ Pen @ u)
     primal = weighted_objective(f, y, S, penalty, lam)
@@ -426,7 +432,7 @@ def fit_constrained(
     # nu = a y - d R'mu; dual = sum a + eps sum mu - nu'K nu / (4 n lambda).
     z = np.maximum(sol.z, 0.0)
     a = np.minimum(z[:n], S)
-    mu = z[2 * n:]
+    mu = z[2 * n :]
     nu = a * y - (cons.direction * (cons.R.T @ mu) if E else 0.0)
     dual = float(a.sum() + cons.eps * mu.sum() - nu @ K_lin @ nu / (4.0 * n * lam))
     gap = (primal - dual) / max(primal, 1.0)
@@ -447,6 +453,12 @@ def fit_constrained(
             f"(safety margin {cons.eps:.3g})"
         )
     return ConstrainedFit(
-        coef=u, intercept=beta, f_train=f, objective=primal, gap=float(gap),
-        dual_residual=float(dual_res), violation=float(viol), n_active=n_active,
+        coef=u,
+        intercept=beta,
+        f_train=f,
+        objective=primal,
+        gap=float(gap),
+        dual_residual=float(dual_res),
+        violation=float(viol),
+        n_active=n_active,
     )

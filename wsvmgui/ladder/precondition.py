@@ -64,7 +64,10 @@ def weighted_hinge(f: np.ndarray, y: np.ndarray, pi: float = 0.5) -> float:
 
 
 def fit_svm_by_hinge(
-    K: np.ndarray, y: np.ndarray, K_tune: np.ndarray | None, y_tune: np.ndarray | None,
+    K: np.ndarray,
+    y: np.ndarray,
+    K_tune: np.ndarray | None,
+    y_tune: np.ndarray | None,
     lambdas: np.ndarray,
 ) -> tuple[WeightedFit, float]:
     """Plain SVM with lambda minimising the hinge loss on the tuning set.

@@ -80,9 +80,7 @@ def probabilities_from_signs(
     positive = np.atleast_2d(np.asarray(positive, dtype=bool))
     grid = full_grid(weights)
     if positive.shape[1] != grid.size - 2:
-        raise InputError(
-            f"sign matrix has {positive.shape[1]} columns for {grid.size - 2} weights"
-        )
+        raise InputError(f"sign matrix has {positive.shape[1]} columns for {grid.size - 2} weights")
     monotone = signs_are_monotone(positive)
     if rule == "count":
         c = positive.sum(axis=1)

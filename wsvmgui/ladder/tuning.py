@@ -144,8 +144,13 @@ def kernel_with_sigma(template: Kernel, sigma: float) -> Kernel:
     """``template`` with its RBF width replaced (other kernels unchanged)."""
     if template.name != "rbf" or not np.isfinite(sigma):
         return template
-    return Kernel("rbf", sigma=float(sigma), degree=template.degree, coef0=template.coef0,
-                  gamma=template.gamma)
+    return Kernel(
+        "rbf",
+        sigma=float(sigma),
+        degree=template.degree,
+        coef0=template.coef0,
+        gamma=template.gamma,
+    )
 
 
 Fold = tuple[np.ndarray, np.ndarray]
@@ -206,8 +211,22 @@ def tune_ladder(
     y_all = np.concatenate([y, y_tune])
     fold = (np.arange(n), np.arange(n, n + y_tune.size))
     return tune_ladder_folds(
-        X_all, y_all, [fold], kernel, weights, lambdas, sigmas, rule, solver, qp_solver,
-        n_jobs, seed, progress, should_cancel, tracker, sigma_data=(X, y),
+        X_all,
+        y_all,
+        [fold],
+        kernel,
+        weights,
+        lambdas,
+        sigmas,
+        rule,
+        solver,
+        qp_solver,
+        n_jobs,
+        seed,
+        progress,
+        should_cancel,
+        tracker,
+        sigma_data=(X, y),
     )
 
 
@@ -310,8 +329,14 @@ def tune_ladder_folds(
 
                 try:
                     ladder = fit_ladder(
-                        K, y[tr], weights, float(lam), solver, qp_solver,
-                        progress=step, should_cancel=tracker.check,
+                        K,
+                        y[tr],
+                        weights,
+                        float(lam),
+                        solver,
+                        qp_solver,
+                        progress=step,
+                        should_cancel=tracker.check,
                     )
                 except SolverError as exc:
                     failures.append(str(exc))
@@ -341,6 +366,11 @@ def tune_ladder_folds(
     best = np.flatnonzero(scores.ravel() == scores.min())[0]
     i, j = np.unravel_index(best, scores.shape)
     return TuningResult(
-        lambdas=lambdas, sigmas=sigmas, egkl=scores, error=errors,
-        best_lambda=float(lambdas[i]), best_sigma=float(sigmas[j]), failures=failures,
+        lambdas=lambdas,
+        sigmas=sigmas,
+        egkl=scores,
+        error=errors,
+        best_lambda=float(lambdas[i]),
+        best_sigma=float(sigmas[j]),
+        failures=failures,
     )

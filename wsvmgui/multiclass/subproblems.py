@@ -168,9 +168,7 @@ def run_tasks(tasks: Sequence[Callable[[], object]], n_jobs: int, abort: threadi
 
 def _fit_one_ladder(K, y, weights, lam, solver, qp_solver, step, cancelled) -> Ladder:
     # fit_ladder reaches libsvm without per-fit validation (wsvm._fit_libsvm_direct).
-    return fit_ladder(
-        K, y, weights, lam, solver, qp_solver, progress=step, should_cancel=cancelled
-    )
+    return fit_ladder(K, y, weights, lam, solver, qp_solver, progress=step, should_cancel=cancelled)
 
 
 def subproblem_weights(n_weights: int | None, n: int) -> np.ndarray:
@@ -274,9 +272,7 @@ def fit_subproblems(
     n_tune_fits = (
         sum(lam_grids[i].size * S * w_tune[i].size for i in range(len(specs))) if tune else 0
     )
-    tracker = ProgressTracker(
-        n_tune_fits + sum(w.size for w in w_fit), progress, cancelled
-    )
+    tracker = ProgressTracker(n_tune_fits + sum(w.size for w in w_fit), progress, cancelled)
     tracker.check()
     seconds = np.zeros(len(specs))
     time_lock = threading.Lock()
@@ -312,7 +308,13 @@ def fit_subproblems(
                     for li, lam in enumerate(lam_grids[i]):
                         try:
                             ladder = _fit_one_ladder(
-                                K, y_tr[i], w_tune[i], float(lam), solver, qp_solver, step,
+                                K,
+                                y_tr[i],
+                                w_tune[i],
+                                float(lam),
+                                solver,
+                                qp_solver,
+                                step,
                                 cancelled,
                             )
                         except SolverError as exc:
@@ -330,9 +332,7 @@ def fit_subproblems(
 
             return run
 
-        run_tasks(
-            [tune_task(j, i) for j in range(S) for i in range(len(specs))], n_jobs, abort
-        )
+        run_tasks([tune_task(j, i) for j in range(S) for i in range(len(specs))], n_jobs, abort)
         chosen = []
         for i, spec in enumerate(specs):
             sc = scores[i]
@@ -345,9 +345,13 @@ def fit_subproblems(
             best = np.flatnonzero(sc.ravel() == sc.min())[0]
             li, j = np.unravel_index(best, sc.shape)
             tunings[i] = TuningResult(
-                lambdas=lam_grids[i], sigmas=np.asarray(sigmas, dtype=float), egkl=sc,
-                error=errors[i], best_lambda=float(lam_grids[i][li]),
-                best_sigma=float(sigmas[j]), failures=failures[i],
+                lambdas=lam_grids[i],
+                sigmas=np.asarray(sigmas, dtype=float),
+                egkl=sc,
+                error=errors[i],
+                best_lambda=float(lam_grids[i][li]),
+                best_sigma=float(sigmas[j]),
+                failures=failures[i],
             )
             # Keep the tuned C = 1 / (2 n lambda) for the final fit, as the binary engine
             # does: lambda scales with the number of points fitted.
@@ -355,8 +359,12 @@ def fit_subproblems(
             chosen.append((lam, float(sigmas[j])))
     else:
         chosen = [
-            (float(subproblem_lambdas(lambdas, fit_rows[i].size)[0 if lambdas is not None else 2]),
-             float(sigmas[0]))
+            (
+                float(
+                    subproblem_lambdas(lambdas, fit_rows[i].size)[0 if lambdas is not None else 2]
+                ),
+                float(sigmas[0]),
+            )
             for i in range(len(specs))
         ]
 
@@ -380,7 +388,13 @@ def fit_subproblems(
                 r = fit_rows[i]
                 K = K_all if r.size == K_all.shape[0] else K_all[np.ix_(r, r)]
                 ladder = _fit_one_ladder(
-                    K, specs[i].labels(codes_fit[r]), w_fit[i], lam, solver, qp_solver, step,
+                    K,
+                    specs[i].labels(codes_fit[r]),
+                    w_fit[i],
+                    lam,
+                    solver,
+                    qp_solver,
+                    step,
                     cancelled,
                 )
             finally:
@@ -388,10 +402,16 @@ def fit_subproblems(
             compressed, keep = ladder.compress()
             add_time(i, time.perf_counter() - start)
             results[i] = FittedSubProblem(
-                spec=specs[i], ladder=compressed, support=r[keep],
-                kernel=kernel_with_sigma(kernel, sigma), lam=lam,
-                sigma=sigma if kernel.name == "rbf" else float("nan"), weights=w_fit[i],
-                tuning=tunings[i], n_train=int(r.size), seconds=float(seconds[i]),
+                spec=specs[i],
+                ladder=compressed,
+                support=r[keep],
+                kernel=kernel_with_sigma(kernel, sigma),
+                lam=lam,
+                sigma=sigma if kernel.name == "rbf" else float("nan"),
+                weights=w_fit[i],
+                tuning=tunings[i],
+                n_train=int(r.size),
+                seconds=float(seconds[i]),
             )
 
         return run

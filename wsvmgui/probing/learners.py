@@ -27,22 +27,25 @@ def _tree(random_state=None, **params):
 
     # Leaves must hold several points, otherwise every leaf is pure and the class weights
     # cannot move any prediction.
-    return DecisionTreeClassifier(**{"min_samples_leaf": 10, "random_state": random_state,
-                                     **params})
+    return DecisionTreeClassifier(
+        **{"min_samples_leaf": 10, "random_state": random_state, **params}
+    )
 
 
 def _forest(random_state=None, **params):
     from sklearn.ensemble import RandomForestClassifier
 
-    return RandomForestClassifier(**{"n_estimators": 100, "min_samples_leaf": 5,
-                                     "random_state": random_state, **params})
+    return RandomForestClassifier(
+        **{"n_estimators": 100, "min_samples_leaf": 5, "random_state": random_state, **params}
+    )
 
 
 def _boosting(random_state=None, **params):
     from sklearn.ensemble import GradientBoostingClassifier
 
-    return GradientBoostingClassifier(**{"n_estimators": 100, "max_depth": 2,
-                                         "random_state": random_state, **params})
+    return GradientBoostingClassifier(
+        **{"n_estimators": 100, "max_depth": 2, "random_state": random_state, **params}
+    )
 
 
 def _naive_bayes(random_state=None, **params):

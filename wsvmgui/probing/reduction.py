@@ -46,8 +46,12 @@ def kl_coin(p, q):
 
     Scalars give a float; arrays broadcast and give an array.
     """
-    out = xlogy(p, p) - xlogy(p, q) + xlogy(1 - np.asarray(p), 1 - np.asarray(p)) - xlogy(
-        1 - np.asarray(p), 1 - np.asarray(q))
+    out = (
+        xlogy(p, p)
+        - xlogy(p, q)
+        + xlogy(1 - np.asarray(p), 1 - np.asarray(p))
+        - xlogy(1 - np.asarray(p), 1 - np.asarray(q))
+    )
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -98,8 +102,9 @@ class BinaryProbing:
         """Estimate and interval from answer counts (m,)."""
         grid = np.concatenate([[0.0], self.thresholds, [1.0]])
         lo, hi = grid[counts], grid[counts + 1]
-        points = np.array([minimax_point(a, b, self.loss)
-                           for a, b in zip(grid[:-1], grid[1:], strict=True)])
+        points = np.array(
+            [minimax_point(a, b, self.loss) for a, b in zip(grid[:-1], grid[1:], strict=True)]
+        )
         return points[counts], lo, hi
 
 
@@ -152,8 +157,10 @@ def learn_probing(
     for step in range(int(n_thresholds)):
         grid = np.concatenate([[0.0], thresholds, [1.0]])
         occupancy = np.bincount(counts, minlength=grid.size - 1)
-        scores = [interval_score(a, b, int(c), loss)
-                  for a, b, c in zip(grid[:-1], grid[1:], occupancy, strict=True)]
+        scores = [
+            interval_score(a, b, int(c), loss)
+            for a, b, c in zip(grid[:-1], grid[1:], occupancy, strict=True)
+        ]
         j = int(np.argmax(scores))
         a, b = float(grid[j]), float(grid[j + 1])
         p = minimax_point(a, b, loss)

@@ -213,10 +213,24 @@ def _fit_libsvm_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float
 
     _libsvm.set_verbosity_wrap(0)
     support, _, _, sv_coef, intercept, _, _, status, _ = _libsvm.fit(
-        K, (y > 0).astype(np.float64), svm_type=0, sample_weight=upper / C,
-        class_weight=np.empty(0), kernel="precomputed", C=C, nu=0.5, probability=0,
-        degree=3, shrinking=1, tol=LIBSVM_TOL, cache_size=200, coef0=0.0, gamma=0.0,
-        epsilon=0.1, max_iter=-1, random_seed=0,
+        K,
+        (y > 0).astype(np.float64),
+        svm_type=0,
+        sample_weight=upper / C,
+        class_weight=np.empty(0),
+        kernel="precomputed",
+        C=C,
+        nu=0.5,
+        probability=0,
+        degree=3,
+        shrinking=1,
+        tol=LIBSVM_TOL,
+        cache_size=200,
+        coef0=0.0,
+        gamma=0.0,
+        epsilon=0.1,
+        max_iter=-1,
+        random_seed=0,
     )
     if status != 0:  # pragma: no cover - libsvm reports no other status without max_iter
         raise SolverError(f"libsvm stopped with status {status}")
@@ -305,7 +319,12 @@ def solve_weighted_svm(
     except SolverError as exc:
         raise SolverError(f"weighted SVM at pi={pi:.4g}, lambda={lam:.4g}: {exc}") from exc
     return WeightedFit(
-        pi=float(pi), lam=float(lam), C=C, alpha=alpha, coef=alpha * y, intercept=b,
+        pi=float(pi),
+        lam=float(lam),
+        C=C,
+        alpha=alpha,
+        coef=alpha * y,
+        intercept=b,
         kkt_residual=float("nan"),
     )
 

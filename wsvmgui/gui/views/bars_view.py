@@ -54,8 +54,9 @@ class BarsView(QWidget):
         self.truth = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 220, width=2))
         self.truth.setZValue(3)
         self.plot.addItem(self.truth)
-        self.marker = pg.ScatterPlotItem(size=14, symbol="t", pen=pg.mkPen("k"),
-                                         brush=pg.mkBrush(0, 0, 0))
+        self.marker = pg.ScatterPlotItem(
+            size=14, symbol="t", pen=pg.mkPen("k"), brush=pg.mkBrush(0, 0, 0)
+        )
         self.marker.setZValue(4)
         self.plot.addItem(self.marker)
         self.group_labels: list[pg.TextItem] = []
@@ -91,8 +92,12 @@ class BarsView(QWidget):
         """What the plot items hold: bar x, heights and bases per class, rows (for tests)."""
         heights = [np.asarray(b.opts["height"]) for b in self.bars if b.isVisible()]
         y0 = [np.asarray(b.opts["y0"]) for b in self.bars if b.isVisible()]
-        return {"x": self._x, "rows": self._rows[self._rows >= 0],
-                "heights": np.array(heights), "y0": np.array(y0)}
+        return {
+            "x": self._x,
+            "rows": self._rows[self._rows >= 0],
+            "heights": np.array(heights),
+            "y0": np.array(y0),
+        }
 
     # ----------------------------------------------------------------------- drawing
     def _ensure_bars(self, K: int, classes) -> None:
@@ -165,8 +170,11 @@ class BarsView(QWidget):
         else:
             self.truth.setData([], [])
         self.plot.setXRange(-1, max(slot_rows.size, 1), padding=0.01)
-        self.plot.setLabel("bottom", f"{choice} points ({int(real.sum())}), grouped by true class"
-                           + ("; black dashes: true p" if ds.p_true is not None else ""))
+        self.plot.setLabel(
+            "bottom",
+            f"{choice} points ({int(real.sum())}), grouped by true class"
+            + ("; black dashes: true p" if ds.p_true is not None else ""),
+        )
         self._draw_marker()
 
     def _group_label(self, index: int, label, start: int, end: int) -> None:

@@ -46,22 +46,26 @@ class BoundaryPanel:
         self.image.setZValue(-10)
         plot.addItem(self.image)
         self.curves: list[pg.PlotDataItem] = []
-        self.points = pg.ScatterPlotItem(size=8, pen=pg.mkPen(20, 20, 20, 150), hoverable=True,
-                                         tip=None)
+        self.points = pg.ScatterPlotItem(
+            size=8, pen=pg.mkPen(20, 20, 20, 150), hoverable=True, tip=None
+        )
         self.points.setZValue(5)
         plot.addItem(self.points)
         # where two boundaries cross (black crosses) ...
-        self.crossing = pg.ScatterPlotItem(size=13, symbol="x", pen=None,
-                                           brush=pg.mkBrush(0, 0, 0, 230))
+        self.crossing = pg.ScatterPlotItem(
+            size=13, symbol="x", pen=None, brush=pg.mkBrush(0, 0, 0, 230)
+        )
         self.crossing.setZValue(6)
         plot.addItem(self.crossing)
         # ... and data points whose sign ladder is not monotone (orange rings)
-        self.nonmonotone = pg.ScatterPlotItem(size=16, symbol="o", brush=None,
-                                              pen=pg.mkPen(255, 140, 0, 255, width=2.5))
+        self.nonmonotone = pg.ScatterPlotItem(
+            size=16, symbol="o", brush=None, pen=pg.mkPen(255, 140, 0, 255, width=2.5)
+        )
         self.nonmonotone.setZValue(6)
         plot.addItem(self.nonmonotone)
-        self.hull = pg.PlotDataItem(pen=pg.mkPen(90, 90, 90, 200, width=1.5,
-                                                 style=Qt.PenStyle.DashLine))
+        self.hull = pg.PlotDataItem(
+            pen=pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
+        )
         self.hull.setZValue(1)
         plot.addItem(self.hull)
         self.selected = pg.ScatterPlotItem(size=20, symbol="o", pen=SELECT_PEN, brush=None)
@@ -90,7 +94,7 @@ class BoundaryPanel:
             curve.setPen(pg.mkPen(colors[i], width=2))
             curve.setData(x, y, connect="pairs")
             curve.setVisible(True)
-        for curve in self.curves[len(segments):]:
+        for curve in self.curves[len(segments) :]:
             curve.setData([], [])
             curve.setVisible(False)
         self.n_live = 0
@@ -117,8 +121,9 @@ class BoundaryPanel:
         for curve in self.curves:
             if curve.isVisible():
                 x, y = curve.getData()
-                out.append((np.asarray(x if x is not None else []),
-                            np.asarray(y if y is not None else [])))
+                out.append(
+                    (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
+                )
         return out
 
 
@@ -148,8 +153,11 @@ class BoundaryView(QWidget):
         self.info = QLabel("")
         fixed_lines(self.info, 2)
         controls = QHBoxLayout()
-        for label, widget in (("x:", self.x_combo), ("y:", self.y_combo),
-                              ("sub-problem:", self.sub_combo)):
+        for label, widget in (
+            ("x:", self.x_combo),
+            ("y:", self.y_combo),
+            ("sub-problem:", self.sub_combo),
+        ):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
         controls.addWidget(self.surface_box)
@@ -162,8 +170,11 @@ class BoundaryView(QWidget):
         self.right.plot.setYLink(self.left.plot)
         self.right.plot.disableAutoRange()
         self.colorbar = pg.ColorBarItem(
-            values=(0, 1), colorMap=pg.colormap.get(PI_COLORMAP), interactive=False,
-            label="weight \u03c0 of the boundary", width=14,
+            values=(0, 1),
+            colorMap=pg.colormap.get(PI_COLORMAP),
+            interactive=False,
+            label="weight \u03c0 of the boundary",
+            width=14,
         )
         self.graphics.addItem(self.colorbar, row=0, col=2)
         self._right_shown = False
@@ -191,8 +202,9 @@ class BoundaryView(QWidget):
     def set_split(self, split) -> None:
         """Show a data set (its split) without boundaries: feature combos and points."""
         ds = split.dataset
-        same_features = self._dataset is not None and list(
-            self._dataset.feature_names) == list(ds.feature_names)
+        same_features = self._dataset is not None and list(self._dataset.feature_names) == list(
+            ds.feature_names
+        )
         self._dataset, self._split = ds, split
         self._parts = split.part_of_rows()
         self._has_result = False
@@ -232,9 +244,11 @@ class BoundaryView(QWidget):
 
     def add_live(self, live: LiveBoundary) -> None:
         self.left.add_live(live)
-        self.info.setText(f"fitting: {live.done} of {live.total} fits; "
-                          f"boundaries of the final fit drawn as they arrive "
-                          f"(last \u03c0 = {live.weight:.3g})")
+        self.info.setText(
+            f"fitting: {live.done} of {live.total} fits; "
+            f"boundaries of the final fit drawn as they arrive "
+            f"(last \u03c0 = {live.weight:.3g})"
+        )
 
     def set_result(self, result) -> None:
         """Draw a finished run."""
@@ -257,8 +271,12 @@ class BoundaryView(QWidget):
         self.sub_combo.setEnabled(len(layer.subproblems) > 1)
         self._updating = False
         self._show_right(len(plane.layers) > 1)
-        rect = QRectF(float(plane.xs[0]), float(plane.ys[0]),
-                      float(plane.xs[-1] - plane.xs[0]), float(plane.ys[-1] - plane.ys[0]))
+        rect = QRectF(
+            float(plane.xs[0]),
+            float(plane.ys[0]),
+            float(plane.xs[-1] - plane.xs[0]),
+            float(plane.ys[-1] - plane.ys[0]),
+        )
         for panel in (self.left, self.right):
             panel.image.setImage(plane.image, autoLevels=False, levels=(0, 255))
             panel.image.setRect(rect)
@@ -299,8 +317,11 @@ class BoundaryView(QWidget):
         pad_x = 0.05 * (np.ptp(x) or 1.0)
         pad_y = 0.05 * (np.ptp(y) or 1.0)
         self.left.plot.disableAutoRange()
-        self.left.plot.setRange(xRange=(x.min() - pad_x, x.max() + pad_x),
-                                yRange=(y.min() - pad_y, y.max() + pad_y), padding=0)
+        self.left.plot.setRange(
+            xRange=(x.min() - pad_x, x.max() + pad_x),
+            yRange=(y.min() - pad_y, y.max() + pad_y),
+            padding=0,
+        )
 
     def _draw_layers(self) -> None:
         if self._updating or self._plane is None:
@@ -332,11 +353,16 @@ class BoundaryView(QWidget):
         else:
             title = f"{layer.title}" + (f" \u2014 {sub}" if sub else "")
             share = 100 * layer.crossing_share[k]
-            text = (f"{layer.title}: {n_bound} boundaries; {len(points)} crossings (\u00d7) in "
-                    f"the training hull (dashed); signs not monotone at {rows.size} data "
-                    f"point(s) (rings), on {share:.1f}% of the plane")
-        title = (f"{title}  (crossing points: {len(points)})"
-                 if not np.all(np.isnan(layer.weights[k])) else title)
+            text = (
+                f"{layer.title}: {n_bound} boundaries; {len(points)} crossings (\u00d7) in "
+                f"the training hull (dashed); signs not monotone at {rows.size} data "
+                f"point(s) (rings), on {share:.1f}% of the plane"
+            )
+        title = (
+            f"{title}  (crossing points: {len(points)})"
+            if not np.all(np.isnan(layer.weights[k]))
+            else title
+        )
         _set_title(panel.plot, title)
         return text
 

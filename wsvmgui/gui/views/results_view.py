@@ -41,7 +41,8 @@ class ResultsView(QWidget):
         self.baseline_button = QPushButton("Compare with baselines")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
-            "the same split and add their test measures to the table")
+            "the same split and add their test measures to the table"
+        )
         self.baseline_button.clicked.connect(self.baselines_requested)
         self.baseline_button.setEnabled(False)
         self.table = QTableWidget(0, 0)
@@ -49,19 +50,22 @@ class ResultsView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.plot = self.graphics.addPlot(row=0, col=0,
-                                          title="tuning surface: EGKL on the tuning set")
+        self.plot = self.graphics.addPlot(
+            row=0, col=0, title="tuning surface: EGKL on the tuning set"
+        )
         self.plot.setMenuEnabled(False)
         cache_axes(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.cmap = pg.colormap.get("magma")
         self.image.setLookupTable(self.cmap.getLookupTable(nPts=256))
-        self.best = pg.ScatterPlotItem(size=18, symbol="star", pen=pg.mkPen("k"),
-                                       brush=pg.mkBrush(0, 230, 120))
+        self.best = pg.ScatterPlotItem(
+            size=18, symbol="star", pen=pg.mkPen("k"), brush=pg.mkBrush(0, 230, 120)
+        )
         self.plot.addItem(self.best)
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False,
-                                        label="EGKL", width=14)
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=14
+        )
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
         self.note = pg.TextItem("", color=(80, 80, 80), anchor=(0.5, 0.5))
@@ -107,10 +111,15 @@ class ResultsView(QWidget):
             parts.append(f"max KKT residual {info['max_kkt_residual']:.2g}")
         parts.append(f"{result.seconds:.2f} s")
         truth = result.split.dataset.p_true is not None
-        head = (f"<b>{result.split.dataset.name}</b>, scheme <b>{result.settings.scheme}</b>: "
-                + ", ".join(parts))
-        sub = ("Measures against the true probabilities (L1, L2, EGKL, GKL) and the labels."
-               if truth else "No true probabilities: measures against the observed labels.")
+        head = (
+            f"<b>{result.split.dataset.name}</b>, scheme <b>{result.settings.scheme}</b>: "
+            + ", ".join(parts)
+        )
+        sub = (
+            "Measures against the true probabilities (L1, L2, EGKL, GKL) and the labels."
+            if truth
+            else "No true probabilities: measures against the observed labels."
+        )
         notes = "".join(f"<br>{n}" for n in result.notes)
         self.summary.setText(f"{head}<br>{sub}{notes}")
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
@@ -148,8 +157,10 @@ class ResultsView(QWidget):
             self.image.clear()
             self.best.setData([], [])
             self.tuning_table = None
-            self.note.setText("no tuning in this run\n(one \u03bb and one \u03c3, or a scheme "
-                              "without a tuning table)")
+            self.note.setText(
+                "no tuning in this run\n(one \u03bb and one \u03c3, or a scheme "
+                "without a tuning table)"
+            )
             self.note.setPos(0.5, 0.5)
             self.plot.setXRange(0, 1)
             self.plot.setYRange(0, 1)
@@ -170,10 +181,12 @@ class ResultsView(QWidget):
         i, j = np.unravel_index(int(np.nanargmin(np.where(finite, table, np.inf))), table.shape)
         self.best.setData(x=[float(i)], y=[float(j)])
         self.plot.getAxis("bottom").setTicks(
-            [[(k, f"{v:.2g}") for k, v in enumerate(tuning.lambdas)]])
+            [[(k, f"{v:.2g}") for k, v in enumerate(tuning.lambdas)]]
+        )
         sig = np.asarray(tuning.sigmas, dtype=float)
         self.plot.getAxis("left").setTicks(
-            [[(k, "none" if not np.isfinite(v) else f"{v:.2g}") for k, v in enumerate(sig)]])
+            [[(k, "none" if not np.isfinite(v) else f"{v:.2g}") for k, v in enumerate(sig)]]
+        )
         self.plot.setLabel("bottom", "\u03bb")
         self.plot.setLabel("left", "\u03c3")
         self.plot.setXRange(-0.5, L - 0.5, padding=0)

@@ -80,8 +80,9 @@ class SimplexView(QWidget):
         self.tri.addItem(self.grid_points)
         self.partition = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, width=2))
         self.tri.addItem(self.partition)
-        self.border_mark = pg.ScatterPlotItem(size=18, symbol="star", pen=pg.mkPen("k"),
-                                              brush=pg.mkBrush(255, 215, 0))
+        self.border_mark = pg.ScatterPlotItem(
+            size=18, symbol="star", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 215, 0)
+        )
         self.tri.addItem(self.border_mark)
         self.vertex_labels = []
         for (x, y), anchor in zip(VERTICES, ((1, 0), (0, 0), (0.5, 1)), strict=True):
@@ -99,8 +100,11 @@ class SimplexView(QWidget):
 
         # Ladders
         self.lad = self.graphics.addPlot(
-            row=0, col=1, title="sign ladder of the selected point: green f_\u03c0(x) > 0, "
-            "red f_\u03c0(x) \u2264 0, orange the bracket, \u25c7 the estimate")
+            row=0,
+            col=1,
+            title="sign ladder of the selected point: green f_\u03c0(x) > 0, "
+            "red f_\u03c0(x) \u2264 0, orange the bracket, \u25c7 the estimate",
+        )
         configure_plot(self.lad)
         # The left axis carries the sub-problem names: wide, and painted without the cache
         # (its width changes with the names).
@@ -110,13 +114,13 @@ class SimplexView(QWidget):
         self.lad.setLabel("bottom", "weight \u03c0")
         self.lad.setXRange(0, 1)
         self.lad.setLimits(xMin=-0.05, xMax=1.05)
-        self.brackets = pg.PlotDataItem(connect="pairs",
-                                        pen=pg.mkPen(255, 165, 0, 150, width=14))
+        self.brackets = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 165, 0, 150, width=14))
         self.lad.addItem(self.brackets)
         self.signs = pg.ScatterPlotItem(size=10, pen=None)
         self.lad.addItem(self.signs)
-        self.estimates = pg.ScatterPlotItem(size=14, symbol="d", pen=pg.mkPen("k"),
-                                            brush=pg.mkBrush(255, 255, 255))
+        self.estimates = pg.ScatterPlotItem(
+            size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
+        )
         self.lad.addItem(self.estimates)
         self.graphics.ci.layout.setColumnStretchFactor(0, 2)
         self.graphics.ci.layout.setColumnStretchFactor(1, 3)
@@ -128,8 +132,7 @@ class SimplexView(QWidget):
 
     def _layout(self, triangle: bool, ladders: bool) -> None:
         """Show the triangle and/or the ladders, side by side when both have content."""
-        wanted = [p for p, on in ((self.tri, triangle), (self.lad, ladders or not triangle))
-                  if on]
+        wanted = [p for p, on in ((self.tri, triangle), (self.lad, ladders or not triangle)) if on]
         if wanted == self._shown:
             return
         for plot in self._shown:
@@ -155,8 +158,9 @@ class SimplexView(QWidget):
                 sample.setBrush(pg.mkBrush(class_qcolor(k, 3)))
                 self.tri_legend.addItem(sample, f"predicts {c}")
             self.tri_legend.addItem(self.border_mark, "border weight")
-        self._layout(result.simplex is not None and result.simplex.grid.shape[1] == 3,
-                     bool(result.ladders))
+        self._layout(
+            result.simplex is not None and result.simplex.grid.shape[1] == 3, bool(result.ladders)
+        )
         self._draw()
 
     def clear(self) -> None:
@@ -184,8 +188,7 @@ class SimplexView(QWidget):
             probs = ", ".join(f"p({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
             truth = ""
             if ds.p_true is not None:
-                truth = "; true " + ", ".join(
-                    f"{v:.3f}" for v in ds.p_true[row])
+                truth = "; true " + ", ".join(f"{v:.3f}" for v in ds.p_true[row])
             self.info.setText(f"row {row} (label {ds.y[row]}): {probs}{truth}")
 
     def _draw_triangle(self, res, row: int) -> None:
@@ -237,8 +240,7 @@ class SimplexView(QWidget):
             ey.append(y)
             mono = "" if bool(np.all(s[:-1] >= s[1:])) else "  (crossing)"
             ticks.append((y, f"{lad.description}{mono}"))
-        self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes,
-                           symbol="s")
+        self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
         self.estimates.setData(x=ex, y=ey)
         self.lad.getAxis("left").setTicks([ticks])
@@ -255,4 +257,3 @@ class SimplexView(QWidget):
 
     def export_item(self):
         return self.graphics.scene()
-
