@@ -1,33 +1,47 @@
 """The command line: ``wsvmgui fit``, ``predict``, ``demo`` and ``schemes``.
 
-Bad input gets one clear line on stderr and a non-zero exit status, never a traceback
-(set ``WSVMGUI_DEBUG=1`` to see one for unexpected errors).  Output files are written
-atomically.
+Every bad value gets one line on stderr naming it and exit status 2, never a traceback
+(set ``WSVMGUI_DEBUG=1`` to see one for unexpected errors).  Inputs are read as written
+(:mod:`wsvmgui.io.tables`), features are standardised by the training rows unless
+``--no-standardize``, outputs are checked before any work and written atomically
+(:mod:`wsvmgui.io.atomic`), model files cannot run code (:mod:`wsvmgui.io.modelfile`),
+and the probabilities are a plain CSV with a JSON sidecar (:mod:`wsvmgui.io.results`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-import joblib
 import numpy as np
 
 from ._version import __version__
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
-from .io.atomic import atomic_write_text, atomic_writer
-from .io.tables import read_table, select_xy, write_probabilities_csv
+from .io.atomic import check_input, check_outputs
+from .io.modelfile import FittedModel, check_rows, load_model, save_model
+from .io.preprocessing import MISSING_CHOICES, PreparedRows, prepare_rows, prepare_training
+from .io.results import plain_json, sidecar_path, write_results
+from .io.tables import LabelledData, read_data
 
 EXIT_INPUT, EXIT_SOLVER, EXIT_INTERNAL, EXIT_CANCELLED = 2, 3, 1, 130
-MODEL_KIND = "wsvmgui-model"
+SEED_MAX = 2**32 - 1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``wsvmgui: error: <what> (see --help)``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INPUT, f"wsvmgui: error: {message} (see {self.prog} --help)\n")
 
 
 def _floats(text: str) -> list[float]:
@@ -38,39 +52,105 @@ def _floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(msg) from None
     if not values:
         raise argparse.ArgumentTypeError("expected at least one number")
+    bad = [v for v in values if not (math.isfinite(v) and v > 0)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"expected positive finite numbers, got {bad[0]}")
     return values
+
+
+def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            span = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {value}")
+        return value
+
+    return parse
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text}")
+    return value
 
 
 def _option(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     key, value = text.split("=", 1)
+    if not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
         parsed: Any = json.loads(value)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         parsed = value
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        raise argparse.ArgumentTypeError(f"option {key.strip()} must be finite, got {value!r}")
     return key.strip(), parsed
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",")]
+
+
+def _add_data_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--id",
+        metavar="COLUMN",
+        help="a column carried through to the output as the rows' identity (default: the "
+        "row number, 1 = first data row)",
+    )
+    cmd.add_argument(
+        "--na-values",
+        type=_tokens,
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="further cell values meaning missing, in every column (blank, NA and NaN "
+        "already mean missing in feature columns)",
+    )
+    cmd.add_argument(
+        "--missing",
+        choices=MISSING_CHOICES,
+        help="rows with missing values: refuse them (error, the default), leave them out "
+        "(drop) or fill in training medians (impute)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="wsvmgui",
         description="Class probabilities from weighted SVMs. Without a command, opens the app.",
     )
     parser.add_argument("--version", action="version", version=f"wsvmgui {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     fit = sub.add_parser("fit", help="fit a scheme on a CSV file and write probabilities")
     fit.add_argument("train", help="training data (CSV or TSV)")
     fit.add_argument("--label", required=True, help="label column")
     fit.add_argument("--features", nargs="+", help="feature columns (default: all but the label)")
+    _add_data_options(fit)
+    fit.add_argument(
+        "--no-standardize",
+        action="store_true",
+        help="use the features as they are (default: centre and scale each by the training "
+        "rows' mean and standard deviation)",
+    )
     fit.add_argument("--settings", help="start from a saved settings JSON file")
     fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
-    fit.add_argument("--degree", type=int, help="polynomial degree")
-    fit.add_argument("--weights", type=int, metavar="M", help="weight grid m/M, m = 1..M-1")
-    fit.add_argument("--joint-n", type=int, metavar="N", help="simplex grid spacing 1/N")
+    fit.add_argument("--degree", type=_int_in(1), help="polynomial degree")
+    fit.add_argument("--weights", type=_int_in(2), metavar="M", help="weight grid m/M, m = 1..M-1")
+    fit.add_argument("--joint-n", type=_int_in(3), metavar="N", help="simplex grid spacing 1/N")
     fit.add_argument(
         "--lambda",
         dest="lambdas",
@@ -90,20 +170,20 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--tune", metavar="TUNE.csv", help="tuning set with the same columns")
     tune.add_argument(
         "--tune-fraction",
-        type=float,
+        type=_fraction,
         metavar="F",
         help="tune on a stratified split: this share of the training data",
     )
     tune.add_argument(
-        "--cv", type=int, metavar="K", help="tune by stratified K-fold cross-validation"
+        "--cv", type=_int_in(2), metavar="K", help="tune by stratified K-fold cross-validation"
     )
     fit.add_argument(
         "--no-refit",
         action="store_true",
         help="keep the training-only fit instead of refitting on train + tune",
     )
-    fit.add_argument("--seed", type=int)
-    fit.add_argument("--n-jobs", type=int, help="worker threads (0: all cores)")
+    fit.add_argument("--seed", type=_int_in(0, SEED_MAX))
+    fit.add_argument("--n-jobs", type=_int_in(0), help="worker threads (0: all cores)")
     fit.add_argument("--solver", choices=["libsvm", "qp"])
     fit.add_argument(
         "--option",
@@ -116,23 +196,25 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--predict", metavar="NEW.csv", help="rows to predict (default: training rows)"
     )
-    fit.add_argument("--out", required=True, help="probabilities CSV to write")
-    fit.add_argument("--model", help="also save the fitted model here")
-    fit.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    fit.add_argument("--out", required=True, help="probabilities CSV to write (and OUT.json)")
+    fit.add_argument("--model", help="also save the fitted model here (e.g. model.wsvm)")
+    fit.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
 
     pred = sub.add_parser("predict", help="predict with a saved model")
     pred.add_argument("model", help="model file written by fit --model")
-    pred.add_argument("data", help="rows to predict (CSV or TSV)")
-    pred.add_argument("--out", required=True, help="probabilities CSV to write")
+    pred.add_argument("data", help="rows to predict (CSV or TSV); the label column is optional")
+    _add_data_options(pred)
+    pred.add_argument("--out", required=True, help="probabilities CSV to write (and OUT.json)")
+    pred.add_argument("--quiet", action="store_true", help="no notes on stderr")
 
     demo = sub.add_parser(
         "demo", help="fit a simulation design and print accuracy against the truth"
     )
     demo.add_argument("--design", default="wuliu2011_ex1")
     demo.add_argument("--scheme", choices=list(SCHEMES))
-    demo.add_argument("--n", type=int, help="training size (default: the paper's)")
-    demo.add_argument("--n-test", type=int, default=5000)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--n", type=_int_in(2), help="training size (default: the paper's)")
+    demo.add_argument("--n-test", type=_int_in(1), default=5000)
+    demo.add_argument("--seed", type=_int_in(0, SEED_MAX - 1_000_003), default=0)
 
     sub.add_parser("schemes", help="list the probability schemes")
     sub.add_parser("gui", help="open the desktop app")
@@ -157,14 +239,32 @@ class _Progress:
         sys.stderr.flush()
 
 
+def _note(args: argparse.Namespace, text: str) -> None:
+    if not args.quiet:
+        print(f"wsvmgui: {text}", file=sys.stderr)
+
+
+def _note_dropped(args: argparse.Namespace, rows: PreparedRows, what: str) -> None:
+    if rows.n_dropped:
+        _note(args, f"left out {rows.n_dropped} of {rows.n_read} {what} with missing values")
+
+
+def _read_settings_file(path: str) -> RunSettings:
+    check_input(path, "settings")
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"settings file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"cannot read settings file {path}: {exc.strerror or exc}") from None
+    try:
+        return RunSettings.from_json(text)
+    except InputError as exc:
+        raise InputError(f"settings file {path}: {exc}") from None
+
+
 def _settings_from_args(args: argparse.Namespace) -> RunSettings:
-    if args.settings:
-        try:
-            settings = RunSettings.from_json(Path(args.settings).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read settings file {args.settings}: {exc.strerror}") from None
-    else:
-        settings = RunSettings()
+    settings = _read_settings_file(args.settings) if args.settings else RunSettings()
     mapping = {
         "scheme": args.scheme,
         "kernel": args.kernel,
@@ -178,12 +278,17 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
         "seed": args.seed,
         "n_jobs": args.n_jobs,
         "solver": args.solver,
+        "missing": args.missing,
     }
     for key, value in mapping.items():
         if value is not None:
             setattr(settings, key, value)
     if args.no_refit:
         settings.refit = False
+    if args.no_standardize:
+        settings.standardize = False
+    if args.na_values:
+        settings.na_values = sorted({*settings.na_values, *(t for g in args.na_values for t in g)})
     if args.tune:
         settings.tuning = "tune-set"
     elif args.cv:
@@ -194,112 +299,128 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
     return settings.validate()
 
 
-def _check_output(path: str) -> None:
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise InputError(f"cannot write {path}: folder {folder} is not writable")
-    if Path(path).is_dir():
-        raise InputError(f"cannot write {path}: it is a folder")
-
-
-def _load_rows(path: str, features: list[str]) -> np.ndarray:
-    frame = read_table(path)
-    missing = [c for c in features if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: feature column {missing[0]!r} is missing")
-    # The label column is optional in rows to predict: pass a dummy label.
-    frame = frame.assign(__label__=0)
-    X, _, _ = select_xy(frame, "__label__", features)
-    return X
-
-
-def _write_outputs(out: str, estimator, X: np.ndarray, settings: RunSettings, meta: dict) -> None:
-    report = estimator.report(X)
-    write_probabilities_csv(out, report, settings, meta, index=np.arange(1, X.shape[0] + 1))
-    atomic_write_text(
-        str(out) + ".json",
-        json.dumps({"settings": settings.to_dict(), "meta": meta}, indent=2, default=str),
-    )
-
-
-def _fit_meta(estimator, args, feature_names) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "wsvmgui_version": __version__,
-        "train": str(Path(args.train).resolve()),
-        "label": args.label,
-        "features": feature_names,
-        "classes": [str(c) for c in estimator.classes_],
-    }
-    for attr in ("lambda_", "sigma_", "fit_info_"):
+def _fitted_summary(estimator) -> dict[str, Any]:
+    """Tuned values and fit facts that do not depend on timing."""
+    out: dict[str, Any] = {"classes": [str(c) for c in estimator.classes_]}
+    for attr in ("lambda_", "sigma_"):
         if hasattr(estimator, attr):
-            meta[attr.rstrip("_")] = getattr(estimator, attr)
+            out[attr.rstrip("_")] = getattr(estimator, attr)
+    if hasattr(estimator, "weights_"):
+        out["n_weights"] = int(np.size(estimator.weights_)) + 1
+    info = getattr(estimator, "fit_info_", None) or {}
+    out["fit"] = {k: v for k, v in info.items() if "second" not in k}
     tuning = getattr(estimator, "tuning_", None)
     if hasattr(tuning, "best_lambda"):
-        meta["tuning_best"] = {"lambda": tuning.best_lambda, "sigma": tuning.best_sigma}
-    return meta
+        out["tuning_best"] = {"lambda": tuning.best_lambda, "sigma": tuning.best_sigma}
+    return plain_json(out)
+
+
+def _write(out: str, rows: PreparedRows, report, settings: dict, meta: dict) -> None:
+    data: LabelledData = rows.data
+    write_results(
+        out,
+        report,
+        ids=data.row_ids,
+        id_name=data.id_name,
+        observed=data.y,
+        settings=settings,
+        meta=meta,
+    )
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """``wsvmgui fit``."""
     settings = _settings_from_args(args)
-    _check_output(args.out)
-    if args.model:
-        _check_output(args.model)
-    frame = read_table(args.train)
-    X, y, names = select_xy(frame, args.label, args.features)
-    X_tune = y_tune = None
+    check_outputs(
+        {"--out": args.out, "sidecar": sidecar_path(args.out), "--model": args.model},
+        {
+            "training data": args.train,
+            "tuning data": args.tune,
+            "rows to predict": args.predict,
+            "settings file": args.settings,
+        },
+    )
+    read = dict(id_column=args.id, na_values=settings.na_values)
+    train_data = read_data(args.train, args.label, args.features, **read)
+    pre, train = prepare_training(train_data, settings.missing, settings.standardize)
+    names = list(pre.feature_names)
+    _note_dropped(args, train, "training rows")
+    tune = None
     if args.tune:
-        X_tune, y_tune, _ = select_xy(read_table(args.tune), args.label, names)
-    X_new = _load_rows(args.predict, names) if args.predict else X
+        tune_data = read_data(args.tune, args.label, names, na_values=settings.na_values)
+        tune = prepare_rows(pre, tune_data, "tuning rows", labels=True)
+        _note_dropped(args, tune, "tuning rows")
+    new = train
+    if args.predict:
+        new_data = read_data(args.predict, args.label, names, require_label=False, **read)
+        new = prepare_rows(pre, new_data, "rows to predict")
+        _note_dropped(args, new, "rows to predict")
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
-    estimator = fit_scheme(settings, X, y, X_tune, y_tune, progress=progress)
-    meta = _fit_meta(estimator, args, names)
-    meta["predicted_rows"] = str(Path(args.predict).resolve()) if args.predict else "train"
+    estimator = fit_scheme(
+        settings,
+        train.X,
+        train.data.y.astype(str),
+        None if tune is None else tune.X,
+        None if tune is None else tune.data.y.astype(str),
+        progress=progress,
+    )
+    model_meta = {
+        "training data": train.summary(),
+        "label": args.label,
+        "features": names,
+        "preprocessing": pre.to_dict(),
+        "fitted": _fitted_summary(estimator),
+    }
+    if tune is not None:
+        model_meta["tuning data"] = tune.summary()
+    meta = {"command": "fit", **model_meta, "id": args.id}
+    meta["predicted rows"] = new.summary() if args.predict else "the training rows"
     if args.model:
-        model = {
-            "kind": MODEL_KIND,
-            "version": __version__,
-            "estimator": estimator,
-            "settings": settings.to_dict(),
-            "features": names,
-            "label": args.label,
-        }
-        with atomic_writer(args.model, "wb") as handle:
-            joblib.dump(model, handle)
-    _write_outputs(args.out, estimator, X_new, settings, meta)
-    print(f"wrote {X_new.shape[0]} rows of probabilities to {args.out}")
+        model = FittedModel(estimator, pre, args.label, settings.to_dict(), plain_json(model_meta))
+        digest = save_model(args.model, model, check_rows(train.X, len(names)))
+        meta["model"] = {"file": os.path.basename(args.model), "sha256": digest}
+    report = estimator.report(new.X)
+    _write(args.out, new, report, settings.to_dict(), meta)
+    print(f"wrote {new.data.n} rows of probabilities to {args.out}")
     return 0
-
-
-def load_model(path: str) -> dict[str, Any]:
-    """Load a model file written by ``wsvmgui fit --model``."""
-    if not Path(path).is_file():
-        raise InputError(f"model file not found: {path}")
-    try:
-        model = joblib.load(path)
-    except Exception as exc:  # joblib raises many types for foreign files
-        raise InputError(f"{path} is not a wsvmgui model file ({type(exc).__name__})") from None
-    if not isinstance(model, dict) or model.get("kind") != MODEL_KIND:
-        raise InputError(f"{path} is not a wsvmgui model file")
-    return model
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """``wsvmgui predict``."""
-    _check_output(args.out)
+    check_outputs(
+        {"--out": args.out, "sidecar": sidecar_path(args.out)},
+        {"model file": args.model, "rows to predict": args.data},
+    )
     model = load_model(args.model)
-    X = _load_rows(args.data, model["features"])
-    settings = RunSettings.from_dict(model["settings"])
+    if args.missing is not None and args.missing != model.preprocessing.missing:
+        if args.missing == "impute" and model.preprocessing.medians is None:
+            raise InputError(
+                f"{args.model} holds no training medians (it was fitted with --missing "
+                f"{model.preprocessing.missing}); refit with --missing impute to impute"
+            )
+        pre = replace(model.preprocessing, missing=args.missing)
+        model = replace(model, preprocessing=pre)
+    na_values = sorted(
+        {*model.settings.get("na_values", []), *(t for g in args.na_values for t in g)}
+    )
+    data = read_data(
+        args.data,
+        model.label,
+        list(model.feature_names),
+        id_column=args.id,
+        na_values=na_values,
+        require_label=False,
+    )
+    rows, report = model.predict(data)
+    _note_dropped(args, rows, "rows to predict")
     meta = {
-        "model": str(Path(args.model).resolve()),
-        "data": str(Path(args.data).resolve()),
-        "features": model["features"],
-        "wsvmgui_version": __version__,
+        "command": "predict",
+        "model": {"file": os.path.basename(args.model), **model.meta},
+        "predicted rows": rows.summary(),
+        "id": args.id,
     }
-    _write_outputs(args.out, model["estimator"], X, settings, meta)
-    print(f"wrote {X.shape[0]} rows of probabilities to {args.out}")
+    _write(args.out, rows, report, model.settings, meta)
+    print(f"wrote {rows.data.n} rows of probabilities to {args.out}")
     return 0
 
 
@@ -370,7 +491,10 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
         Opens the desktop app for ``wsvmgui gui`` (and no command); given by the entry
         point, which is the only place that knows the app (the command line is Qt-free).
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a one-line usage error
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_INPUT
     try:
         if args.command in (None, "gui"):
             if open_app is None:

@@ -8,12 +8,14 @@ records it in its header, so a result can always be traced to how it was made.
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..errors import InputError
+from ..io.preprocessing import MISSING_CHOICES
 from ..ladder.rules import RULES
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
@@ -58,6 +60,13 @@ class RunSettings:
     options : dict
         Scheme-specific options (e.g. ``learner`` for Probing, ``level`` for the
         preconditioned SVM, ``normalise`` for One-vs-All).
+    missing : {"error", "drop", "impute"}
+        Rows with missing values: refuse, leave out, or fill in training medians
+        (:mod:`wsvmgui.io.preprocessing`).
+    standardize : bool
+        Centre and scale every feature by the training rows before the estimator.
+    na_values : list of str
+        Further cell values that mean "missing" when reading tables.
     """
 
     scheme: str = "binary"
@@ -78,6 +87,9 @@ class RunSettings:
     n_jobs: int = 0
     solver: str = "libsvm"
     options: dict[str, Any] = field(default_factory=dict)
+    missing: str = "error"
+    standardize: bool = True
+    na_values: list[str] = field(default_factory=list)
 
     def validate(self) -> RunSettings:
         """Raise InputError naming the first invalid setting; return self."""
@@ -113,6 +125,15 @@ class RunSettings:
             raise InputError(f"cross-validation needs at least 2 folds, got {self.cv_folds}")
         if self.n_jobs < 0:
             raise InputError(f"n_jobs must be 0 (all cores) or positive, got {self.n_jobs}")
+        if not 0 <= self.seed < 2**32:
+            raise InputError(f"seed must lie between 0 and 2**32 - 1, got {self.seed}")
+        for name in ("lambdas", "sigmas"):
+            grid = getattr(self, name)
+            if grid is not None and not all(math.isfinite(v) for v in grid):
+                raise InputError(f"{name} must be finite numbers, got {grid}")
+        if self.missing not in MISSING_CHOICES:
+            choices = ", ".join(MISSING_CHOICES)
+            raise InputError(f"unknown missing-value choice {self.missing!r}; choose {choices}")
         return self
 
     def _check_types(self) -> None:
@@ -134,6 +155,14 @@ class RunSettings:
                 raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
         if not isinstance(self.refit, bool):
             raise InputError(f"refit must be true or false, got {self.refit!r}")
+        if not isinstance(self.standardize, bool):
+            raise InputError(f"standardize must be true or false, got {self.standardize!r}")
+        if not isinstance(self.missing, str):
+            raise InputError(f"missing must be a name, got {self.missing!r}")
+        if not isinstance(self.na_values, list) or not all(
+            isinstance(v, str) for v in self.na_values
+        ):
+            raise InputError(f"na_values must be a list of strings, got {self.na_values!r}")
         if not isinstance(self.options, dict):
             raise InputError(f"options must be a mapping of names to values, got {self.options!r}")
         for name in ("lambdas", "sigmas"):

@@ -19,6 +19,7 @@ corresponding interval of the sorted thresholds.
 
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
@@ -146,6 +147,11 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
                 "use costing='auto' or 'always'"
             )
         use_costing = self.costing == "always" or (self.costing == "auto" and not weighted)
+        n_thr = self.n_thresholds
+        if n_thr is not None and (
+            isinstance(n_thr, bool) or not isinstance(n_thr, numbers.Integral)
+        ):
+            raise InputError(f"n_thresholds must be an integer, got {self.n_thresholds!r}")
         T = (
             max(int(np.floor(np.sqrt(y.size))), 20) - 1
             if self.n_thresholds is None

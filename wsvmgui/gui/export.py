@@ -68,7 +68,7 @@ def run_meta(result: Any) -> dict[str, Any]:
 
 def export_probabilities(path: str | os.PathLike, result: Any, rows: str = "test") -> int:
     """Write the probabilities of ``rows`` as CSV with settings and provenance; returns rows."""
-    from ..io.tables import write_probabilities_csv
+    from ..io.results import write_probabilities_csv
 
     report, index, split = probability_rows(result, rows)
     write_probabilities_csv(path, report, result.settings, run_meta(result), index, split)

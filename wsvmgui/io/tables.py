@@ -1,210 +1,395 @@
-"""Reading data tables and writing probability tables (pandas; outside the pure core).
+"""Reading data tables as written: exact cells, checked header, numbers parsed per column.
 
-Errors are :class:`~wsvmgui.errors.InputError` with one line naming the file, the
-column and the row, so the command line and the app can show them as they are.
+Rules (README "Command line"):
+
+- UTF-8 text (a byte-order mark is allowed), comma-separated for ``.csv``, tab-separated
+  for ``.tsv``/``.tab``, otherwise the separator among tab, comma and semicolon that the
+  header line holds most of.  Double quotes quote cells.  There is no comment character:
+  ``#`` is an ordinary character.  Blank lines are skipped.
+- The first line is the header.  Every column needs a name and names must be unique.
+  Every line must have as many cells as the header.
+- Labels are text, kept exactly: ``1``, ``01`` and `` 1`` are three classes.  A label is
+  missing only when its cell is blank or is one of ``na_values``.
+- Feature cells are numbers.  A feature cell is missing when it is blank, one of
+  :data:`FEATURE_NA` (what R, pandas and spreadsheets write for a missing value) or one of
+  ``na_values``.  Infinite values are refused.
+- Rows are numbered from 1 = the first data row after the header (blank lines are not
+  counted); messages and the output's ``row`` column use these numbers.
+
+Errors are :class:`~wsvmgui.errors.InputError` with one line naming the file, the column
+and the row.
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import io
-import json
 import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from .._version import __version__
 from ..errors import InputError
-from ..estimators._validation import check_finite, check_numeric
-from ..estimators.report import ProbabilityReport
-from .atomic import atomic_writer
+from .atomic import check_input
 
-HEADER_PREFIX = "# "
+FEATURE_NA = ("", "NA", "N/A", "#N/A", "NaN", "nan", "null", "NULL")
+FEATURE_NA_SET = frozenset(FEATURE_NA)
+SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_SNIFF = ("\t", ",", ";")
 
 
-def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
-    """Read a CSV or TSV file.
+@dataclass(frozen=True)
+class Table:
+    """The cells of a data file as written.
 
-    The separator is a tab for ``.tsv``/``.tab`` files, a comma for ``.csv``, and sniffed
-    otherwise.  Lines starting with ``#`` are comments.
+    Attributes
+    ----------
+    source : str
+        The file name as given, for messages.
+    columns : tuple of str
+        Header names, exactly as written.
+    cells : ndarray of str (object), shape (n, c)
+    rows : ndarray of int, shape (n,)
+        1-based data row numbers.
+    sha256 : str
+        Hex digest of the file's bytes.
+    """
+
+    source: str
+    columns: tuple[str, ...]
+    cells: np.ndarray
+    rows: np.ndarray
+    sha256: str
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.cells.shape
+
+    def column(self, name: str) -> np.ndarray:
+        """The cells of column ``name``; shape (n,)."""
+        return self.cells[:, self.columns.index(name)]
+
+    def require(self, name: str, what: str = "column") -> None:
+        """Raise InputError naming ``name`` (and a near spelling) if it is not a column."""
+        if name in self.columns:
+            return
+        near = [c for c in self.columns if c.strip().lower() == name.strip().lower()]
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        listed = ", ".join(repr(c) for c in self.columns[:20])
+        more = ", ..." if len(self.columns) > 20 else ""
+        raise InputError(
+            f"{self.source}: {what} {name!r} is not in the table{hint} (columns: {listed}{more})"
+        )
+
+
+def read_table(path: str | os.PathLike, sep: str | None = None) -> Table:
+    """Read a CSV or TSV file's cells exactly as written.
 
     Parameters
     ----------
     path : path-like
+        A regular file (named pipes and devices are refused, never read).
     sep : str, optional
         Force a separator.
 
     Returns
     -------
-    DataFrame, shape (n, columns)
+    Table
     """
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"file not found: {path}")
-    if path.is_dir():
-        raise InputError(f"{path} is a folder, not a data file")
+    source = str(path)
+    check_input(path, "data")
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(8192)
+        data = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if b"\x00" in head:
-        raise InputError(f"{path} is not a text table (it holds binary data)")
+        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{source} is not a text table (it holds binary data)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{source} line {line}: not UTF-8 text (save the file as UTF-8)") from None
     if sep is None:
-        sep = {".tsv": "\t", ".tab": "\t", ".csv": ","}.get(path.suffix.lower())
+        sep = SEPARATORS.get(Path(source).suffix.lower()) or _sniff(text)
+    header, body, lines = _parse(text, sep, source)
+    _check_header(header, source)
+    if not body:
+        raise InputError(f"{source} has a header but no data rows")
+    width = len(header)
+    for fields, line in zip(body, lines, strict=True):
+        if len(fields) != width:
+            raise InputError(
+                f"{source} line {line}: {len(fields)} cells, the header has {width}"
+                + (" (is the separator right?)" if width == 1 or len(fields) == 1 else "")
+            )
+    cells = np.empty((len(body), width), dtype=object)
+    cells[:] = body
+    return Table(
+        source,
+        tuple(header),
+        cells,
+        np.arange(1, len(body) + 1),
+        hashlib.sha256(data).hexdigest(),
+    )
+
+
+def _sniff(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    counts = [first.count(s) for s in _SNIFF]
+    return _SNIFF[int(np.argmax(counts))] if max(counts) else ","
+
+
+def _parse(text: str, sep: str, source: str) -> tuple[list[str], list[list[str]], list[int]]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    rows: list[list[str]] = []
+    lines: list[int] = []
     try:
-        frame = pd.read_csv(
-            path,
-            sep=sep,
-            comment="#",
-            engine="python" if sep is None else "c",
-            skipinitialspace=True,
-        )
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not a text table (it is not valid UTF-8 text)") from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path} is empty") from None
-    except (pd.errors.ParserError, ValueError, csv_error()) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path} is not a readable CSV/TSV table: {first}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if frame.shape[0] == 0:
-        raise InputError(f"{path} has a header but no data rows")
-    if frame.shape[1] < 2:
+        for fields in reader:
+            if not fields or (len(fields) == 1 and fields[0].strip() == ""):
+                continue  # a blank line
+            rows.append(fields)
+            lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise InputError(f"{source} line {reader.line_num}: not a readable table ({exc})") from None
+    if not rows:
+        raise InputError(f"{source} is empty")
+    return rows[0], rows[1:], lines[1:]
+
+
+def _check_header(header: list[str], source: str) -> None:
+    for k, name in enumerate(header):
+        if name.strip() == "":
+            raise InputError(
+                f"{source}: column {k + 1} of the header has no name; every column needs one"
+                " (from R: write.csv(..., row.names = FALSE))"
+            )
+    seen: dict[str, list[int]] = {}
+    for k, name in enumerate(header):
+        seen.setdefault(name, []).append(k + 1)
+    dups = {n: ks for n, ks in seen.items() if len(ks) > 1}
+    if dups:
+        name, ks = next(iter(dups.items()))
+        where = ", ".join(str(k) for k in ks)
+        more = f" (and {len(dups) - 1} more duplicated names)" if len(dups) > 1 else ""
         raise InputError(
-            f"{path} has only one column; a data table needs a label and at least one feature"
-            " (is the separator right?)"
+            f"{source}: column name {name!r} appears {len(ks)} times (columns {where}){more};"
+            " column names must be unique"
         )
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return frame
 
 
-def csv_error() -> type[Exception]:
-    """The csv module's error type (pandas' python engine raises it)."""
-    import csv
+@dataclass(frozen=True)
+class LabelledData:
+    """Feature matrix, labels and row identity of a table.
 
-    return csv.Error
+    Attributes
+    ----------
+    source : str
+        File name for messages.
+    X : ndarray of float, shape (n, p)
+        Features; NaN where a cell is missing.
+    y : ndarray of str (object), shape (n,), or None
+        Labels as written; None entries are missing.  None when the table has no label
+        column (rows to predict).
+    feature_names : tuple of str, length p
+    label : str or None
+        Label column name (None when absent).
+    rows : ndarray of int, shape (n,)
+        1-based data row numbers in the file.
+    ids : ndarray of str (object), shape (n,), or None
+        The id column's cells, when one was named.
+    id_name : str
+        Name of the row identity in outputs: the id column's name, or ``"row"``.
+    sha256 : str
+        Digest of the file.
+    """
+
+    source: str
+    X: np.ndarray
+    y: np.ndarray | None
+    feature_names: tuple[str, ...]
+    label: str | None
+    rows: np.ndarray
+    ids: np.ndarray | None
+    id_name: str
+    sha256: str
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def row_ids(self) -> np.ndarray:
+        """The id of each row: the id column's cells, else the row numbers; shape (n,)."""
+        return self.ids if self.ids is not None else self.rows
+
+    def subset(self, keep: np.ndarray) -> LabelledData:
+        """The rows where ``keep`` (bool, shape (n,)) is true."""
+        return replace(
+            self,
+            X=self.X[keep],
+            y=None if self.y is None else self.y[keep],
+            rows=self.rows[keep],
+            ids=None if self.ids is None else self.ids[keep],
+        )
+
+    def label_missing(self) -> np.ndarray:
+        """Rows whose label is missing; bool, shape (n,) (all false without labels)."""
+        if self.y is None:
+            return np.zeros(self.n, dtype=bool)
+        return np.asarray([v is None for v in self.y], dtype=bool)
 
 
-def select_xy(
-    frame: pd.DataFrame, label: str, features: list[str] | None = None
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Pick the label column and the feature columns, checking every value.
+def labelled_data(
+    table: Table,
+    label: str | None,
+    features: Sequence[str] | None = None,
+    *,
+    id_column: str | None = None,
+    na_values: Iterable[str] = (),
+    require_label: bool = True,
+) -> LabelledData:
+    """Pick the label, feature and id columns of a table and parse the features.
 
     Parameters
     ----------
-    frame : DataFrame
-    label : str
-        Label column; labels of any type are kept as they are.
-    features : list of str, optional
-        Feature columns; default every column but the label.
+    table : Table
+    label : str or None
+        Label column.  With ``require_label=False`` it may be absent from the table (rows
+        to predict); then ``y`` is None.
+    features : sequence of str, optional
+        Feature columns; default every column but the label and the id column.
+    id_column : str, optional
+        A column carried through as the rows' identity (not a feature).
+    na_values : iterable of str
+        Further cell values that mean "missing", in every column.
+    require_label : bool
+
+    Returns
+    -------
+    LabelledData
+    """
+    src = table.source
+    extra_na = {str(v).strip() for v in na_values}
+    has_label = label is not None and label in table.columns
+    if label is not None and not has_label and require_label:
+        table.require(label, "label column")
+    if id_column is not None:
+        table.require(id_column, "id column")
+        if id_column == label:
+            raise InputError(f"column {label!r} cannot be both the label and the id column")
+    if features is None:
+        features = [c for c in table.columns if c not in (label, id_column)]
+        if not features:
+            raise InputError(f"{src}: no feature columns (the table has only {_names(table)})")
+    else:
+        features = list(features)
+        if not features:
+            raise InputError("no feature columns chosen")
+        for name in features:
+            table.require(name, "feature column")
+        dup = next((f for f in features if features.count(f) > 1), None)
+        if dup is not None:
+            raise InputError(f"feature column {dup!r} is chosen twice")
+        for name, what in ((label, "the label"), (id_column, "the id column")):
+            if name is not None and name in features:
+                raise InputError(f"column {name!r} cannot be both {what} and a feature")
+    X = np.column_stack([_parse_feature(table, f, FEATURE_NA_SET | extra_na) for f in features])
+    y = None
+    if has_label:
+        cells = table.column(label)
+        missing = np.asarray([c.strip() == "" or c.strip() in extra_na for c in cells])
+        y = np.asarray(cells, dtype=object).copy()
+        y[missing] = None
+    ids = None
+    if id_column is not None:
+        ids = np.asarray(table.column(id_column), dtype=object).copy()
+    return LabelledData(
+        source=src,
+        X=X,
+        y=y,
+        feature_names=tuple(features),
+        label=label if has_label else None,
+        rows=table.rows.copy(),
+        ids=ids,
+        id_name=id_column if id_column is not None else "row",
+        sha256=table.sha256,
+    )
+
+
+def _names(table: Table) -> str:
+    return ", ".join(repr(c) for c in table.columns)
+
+
+def _parse_feature(table: Table, name: str, na: set[str] | frozenset[str]) -> np.ndarray:
+    """Column ``name`` as floats (NaN where missing); InputError naming a bad cell."""
+    cells = table.column(name)
+    stripped = np.asarray([c.strip() for c in cells], dtype=object)
+    missing = np.asarray([c in na for c in stripped], dtype=bool)
+    out = np.full(cells.shape[0], np.nan)
+    present = np.flatnonzero(~missing)
+    try:
+        out[present] = stripped[present].astype(float)
+    except ValueError:
+        pass
+    else:
+        present = present[:0]
+    for i in present:  # only after a failure: find the first bad cell
+        try:
+            out[i] = float(stripped[i])
+        except ValueError:
+            raise InputError(
+                f"{table.source}: feature {name!r} row {table.rows[i]}: {cells[i]!r} is not a "
+                "number (choose the feature columns with --features, or add the value to "
+                "--na-values if it means missing)"
+            ) from None
+    bad = np.isinf(out)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{table.source}: feature {name!r} row {table.rows[i]}: infinite value {cells[i]!r}"
+        )
+    return out
+
+
+def read_data(
+    path: str | os.PathLike,
+    label: str | None,
+    features: Sequence[str] | None = None,
+    *,
+    id_column: str | None = None,
+    na_values: Iterable[str] = (),
+    require_label: bool = True,
+) -> LabelledData:
+    """:func:`read_table` then :func:`labelled_data`."""
+    return labelled_data(
+        read_table(path),
+        label,
+        features,
+        id_column=id_column,
+        na_values=na_values,
+        require_label=require_label,
+    )
+
+
+def select_xy(
+    table: Table,
+    label: str,
+    features: Sequence[str] | None = None,
+    na_values: Iterable[str] = (),
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Label and feature columns of a complete table (a missing value is an error).
 
     Returns
     -------
     X : ndarray of float, shape (n, p)
-    y : ndarray, shape (n,)
+    y : ndarray of str, shape (n,)
     feature_names : list of str, length p
     """
-    if label not in frame.columns:
-        raise InputError(
-            f"label column {label!r} is not in the table; columns are: {', '.join(frame.columns)}"
-        )
-    if features is None:
-        features = [c for c in frame.columns if c != label]
-    else:
-        missing = [c for c in features if c not in frame.columns]
-        if missing:
-            raise InputError(f"feature column {missing[0]!r} is not in the table")
-        if label in features:
-            raise InputError(f"column {label!r} cannot be both the label and a feature")
-    if not features:
-        raise InputError("no feature columns chosen")
-    y_series = frame[label]
-    if y_series.isna().any():
-        row = int(np.flatnonzero(y_series.isna().to_numpy())[0])
-        raise InputError(f"label column {label!r} has a missing value at row {row + 1}")
-    sub = frame[features]
-    names = [f"feature {c!r}" for c in features]
-    check_numeric(sub, names)
-    X = sub.to_numpy(dtype=float)
-    check_finite(X, names)
-    y = y_series.to_numpy()
-    if y.dtype == object:
-        y = np.asarray([v.strip() if isinstance(v, str) else v for v in y], dtype=object)
-        if all(isinstance(v, str) for v in y):
-            y = y.astype(str)
-    return X, y, list(features)
+    from .preprocessing import check_complete
 
-
-def report_frame(
-    report: ProbabilityReport, index: np.ndarray | None = None, split: np.ndarray | None = None
-) -> pd.DataFrame:
-    """The report as a table: optional ``row`` and ``split`` columns, then its columns."""
-    data: dict[str, Any] = {}
-    if index is not None:
-        data["row"] = np.asarray(index)
-    if split is not None:
-        data["split"] = np.asarray(split)
-    data.update(report.columns())
-    return pd.DataFrame(data)
-
-
-def write_probabilities_csv(
-    path: str | os.PathLike,
-    report: ProbabilityReport,
-    settings: Any,
-    meta: dict[str, Any] | None = None,
-    index: np.ndarray | None = None,
-    split: np.ndarray | None = None,
-) -> None:
-    """Write probabilities as CSV with the run's settings in ``#`` header lines, atomically.
-
-    Parameters
-    ----------
-    path : path-like
-    report : ProbabilityReport
-    settings : RunSettings or dict
-        Recorded as JSON on a ``# settings:`` line.
-    meta : dict, optional
-        Further provenance (data file, model, metrics), on a ``# meta:`` line.
-    index : ndarray, shape (n,), optional
-        Row numbers in the source data.
-    split : ndarray of str, shape (n,), optional
-        Which part each row belongs to (train, tune, test, new).
-    """
-    settings_dict = settings.to_dict() if hasattr(settings, "to_dict") else dict(settings)
-    frame = report_frame(report, index, split)
-    buf = io.StringIO()
-    buf.write(f"{HEADER_PREFIX}wsvmgui {__version__} probabilities\n")
-    settings_json = json.dumps(settings_dict, sort_keys=True, default=str)
-    buf.write(f"{HEADER_PREFIX}settings: {settings_json}\n")
-    buf.write(f"{HEADER_PREFIX}meta: {json.dumps(meta or {}, sort_keys=True, default=str)}\n")
-    frame.to_csv(buf, index=False, float_format="%.6g")
-    with atomic_writer(path) as handle:
-        handle.write(buf.getvalue())
-
-
-def read_probabilities_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, dict, dict]:
-    """Read a file written by :func:`write_probabilities_csv`.
-
-    Returns
-    -------
-    frame : DataFrame
-    settings : dict
-    meta : dict
-    """
-    settings: dict = {}
-    meta: dict = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if not line.startswith("#"):
-                break
-            body = line[1:].strip()
-            if body.startswith("settings:"):
-                settings = json.loads(body[len("settings:") :])
-            elif body.startswith("meta:"):
-                meta = json.loads(body[len("meta:") :])
-    return pd.read_csv(path, comment="#"), settings, meta
+    data = labelled_data(table, label, features, na_values=na_values)
+    check_complete(data)
+    return data.X, data.y.astype(str), list(data.feature_names)
