@@ -11,12 +11,15 @@ and the probabilities are a plain CSV with a JSON sidecar (:mod:`wsvmgui.io.resu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
@@ -239,6 +242,29 @@ class _Progress:
         sys.stderr.flush()
 
 
+@contextlib.contextmanager
+def _interrupt_cancels() -> Iterator[threading.Event]:
+    """Ctrl-C (SIGINT) also sets an event the fit's worker threads check, so they stop
+    with the main thread instead of finishing their queue first."""
+    cancelled = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield cancelled
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def interrupt(signum, frame):
+        cancelled.set()
+        raise KeyboardInterrupt
+
+    if previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield cancelled
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _note(args: argparse.Namespace, text: str) -> None:
     if not args.quiet:
         print(f"wsvmgui: {text}", file=sys.stderr)
@@ -356,14 +382,16 @@ def cmd_fit(args: argparse.Namespace) -> int:
         new = prepare_rows(pre, new_data, "rows to predict")
         _note_dropped(args, new, "rows to predict")
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
-    estimator = fit_scheme(
-        settings,
-        train.X,
-        train.data.y.astype(str),
-        None if tune is None else tune.X,
-        None if tune is None else tune.data.y.astype(str),
-        progress=progress,
-    )
+    with _interrupt_cancels() as cancelled:
+        estimator = fit_scheme(
+            settings,
+            train.X,
+            train.data.y.astype(str),
+            None if tune is None else tune.X,
+            None if tune is None else tune.data.y.astype(str),
+            progress=progress,
+            should_cancel=cancelled.is_set,
+        )
     model_meta = {
         "training data": train.summary(),
         "label": args.label,

@@ -111,7 +111,9 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> Table:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"{source} line {line}: not UTF-8 text (save the file as UTF-8)") from None
+        raise InputError(
+            f"{source} is not a text table: line {line} is not UTF-8 text (save it as UTF-8)"
+        ) from None
     if sep is None:
         sep = SEPARATORS.get(Path(source).suffix.lower()) or _sniff(text)
     header, body, lines = _parse(text, sep, source)
