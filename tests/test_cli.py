@@ -300,7 +300,7 @@ def _table_with(tmp_path, cell: str, row: int = 4, column: str = "x2"):
 @pytest.mark.parametrize(
     "cell, needles",
     [
-        ("abc", ["'x2' row 4", "'abc' is not a number"]),
+        ("abc", ["'x2' row 4", "'abc' is not numeric"]),
         ("inf", ["'x2' row 4", "infinite"]),
         ("-inf", ["'x2' row 4", "infinite"]),
         ("nan", ["missing values", "first row 4"]),

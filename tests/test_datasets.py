@@ -40,7 +40,7 @@ def test_sklearn_tables_and_demo():
     bc = load_builtin("sklearn:breast_cancer")
     assert bc.X.shape == (569, 30) and bc.n_classes == 2
     demo = load_builtin("demo")
-    assert demo.X.shape == (200, 2) and list(demo.classes) == [-1, 1]
+    assert demo.X.shape == (200, 2) and list(demo.classes) == ["-1", "1"]  # labels are read as text
     with pytest.raises(InputError, match="unknown"):
         load_builtin("sklearn:nope")
     with pytest.raises(InputError, match="unknown design"):

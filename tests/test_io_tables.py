@@ -41,7 +41,7 @@ def test_read_csv_tsv_and_sniffed_separators(tmp_path):
 
 def test_hash_is_ordinary_and_rows_count_from_one(tmp_path):
     path = _write(tmp_path / "h.csv", "x,label\n# 1,A#1\n\n2,B#2\n#3,C\n")
-    with pytest.raises(InputError, match="row 1: '# 1' is not a number"):
+    with pytest.raises(InputError, match="row 1: '# 1' is not numeric"):
         read_data(path, "label")
     path = _write(tmp_path / "h2.csv", "id,x,label\n#a,1,A#1\n\n#b,2,B#2\n")
     data = read_data(path, "label", id_column="id")
@@ -62,7 +62,7 @@ def test_labels_are_the_exact_strings(tmp_path):
 
 def test_missing_feature_cells_become_nan(tmp_path):
     path = _write(tmp_path / "m.csv", "x1,x2,label\n1,,a\n2,NA,b\nNaN,3,a\n4,?,b\n5,6,\n")
-    with pytest.raises(InputError, match=r"'x2' row 4: '\?' is not a number"):
+    with pytest.raises(InputError, match=r"'x2' row 4: '\?' is not numeric"):
         read_data(path, "label")
     data = read_data(path, "label", na_values=["?"])
     assert np.isnan(data.X).tolist() == [
@@ -173,7 +173,7 @@ def test_select_columns(table):
         ("label", [], None, "no feature columns"),
         ("label", None, "label", "both the label and the id column"),
         ("label", None, "ID", "id column 'ID'"),
-        ("label", None, None, "'id' row 1: 'r1' is not a number"),
+        ("label", None, None, "'id' row 1: 'r1' is not numeric"),
     ],
 )
 def test_bad_column_choices(table, label, features, id_column, pattern):

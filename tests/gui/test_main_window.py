@@ -137,7 +137,7 @@ def test_new_run_cancels_the_old_one(qtbot, window):
 
 
 def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
-    from wsvmgui.io.tables import read_probabilities_csv
+    from wsvmgui.io.results import read_probabilities_csv
 
     result = run_and_wait(qtbot, window, TINY)
     path = tmp_path / "probs.csv"
@@ -151,11 +151,13 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
         np.testing.assert_allclose(
             frame[f"p_{c}"].to_numpy(), result.report.proba[test.index, k], atol=1e-6
         )
-        assert np.all(frame[f"lo_{c}"] <= frame[f"p_{c}"] + 1e-9)
-        assert np.all(frame[f"p_{c}"] <= frame[f"hi_{c}"] + 1e-9)
+        assert np.all(frame[f"p_{c}_lower"] <= frame[f"p_{c}"] + 1e-9)
+        assert np.all(frame[f"p_{c}"] <= frame[f"p_{c}_upper"] + 1e-9)
     assert settings == TINY.to_dict()
     assert meta["data"] == "demo"
-    np.testing.assert_array_equal(frame["label"].to_numpy(), result.report.label[test.index])
+    np.testing.assert_array_equal(
+        frame["predicted"].astype(str).to_numpy(), result.report.label[test.index].astype(str)
+    )
 
     assert window.export_csv(str(path), "all")  # overwrite (the dialog asked)
     assert len(read_probabilities_csv(path)[0]) == 200

@@ -343,9 +343,9 @@ def _parse_feature(table: Table, name: str, na: set[str] | frozenset[str]) -> np
             out[i] = float(stripped[i])
         except ValueError:
             raise InputError(
-                f"{table.source}: feature {name!r} row {table.rows[i]}: {cells[i]!r} is not a "
-                "number (choose the feature columns with --features, or add the value to "
-                "--na-values if it means missing)"
+                f"{table.source}: feature {name!r} row {table.rows[i]}: {cells[i]!r} is not "
+                "numeric (choose the feature columns with --features; if the value means "
+                "missing, add it to --na-values)"
             ) from None
     bad = np.isinf(out)
     if bad.any():
