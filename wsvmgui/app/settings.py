@@ -1,8 +1,9 @@
 """One serialisable settings model for a run.
 
 The desktop app binds its settings panel to :class:`RunSettings`, the command line builds
-one from its arguments, saved settings files hold its JSON, and every exported CSV
-records it in its header, so a result can always be traced to how it was made.
+one from its arguments, saved settings files hold its JSON, and every exported CSV's JSON
+sidecar and every model file record it, so a result can always be traced to how it was
+made.
 """
 
 from __future__ import annotations
