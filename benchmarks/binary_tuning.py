@@ -3,7 +3,8 @@
 For the binary simulation designs at the papers' training size (n = 100), compares the
 weighted-SVM ladder tuned by EGKL on a single 30% split against 5-fold cross-validated
 EGKL (the estimator's "auto" mode at this size), and Platt-scaled SVMs
-(``SVC(probability=True)``) tuned by log-loss on the same split or the same folds.
+(libsvm's ``SVC(probability=True)`` method) tuned by log-loss on the same split or the
+same folds.
 Reports the mean per-point |p_hat - p| and EGKL against the true p on a large test set,
 with standard errors, and the wall time of each fit.
 
@@ -32,7 +33,7 @@ RESULTS = Path(__file__).parent / "results"
 
 
 def platt_cv(X, y, seed):
-    """SVC(probability=True) tuned by 5-fold log-loss over the baseline's grid."""
+    """Platt scaling (libsvm's method) tuned by 5-fold log-loss over the baseline's grid."""
     factory = BASELINES["svc_platt"][1]
     grid = param_grid("svc_platt", X, y, seed=seed)
     folds = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y))
@@ -46,14 +47,14 @@ def platt_cv(X, y, seed):
     return factory(grid[int(np.argmin(losses))], seed).fit(X, y)
 
 
-def ladder(mode: str):
-    """The weighted-SVM ladder tuned in ``mode``."""
-    return lambda X, y, s: WeightedSVMClassifier(tuning=mode, random_state=s).fit(X, y)
+def ladder(cv):
+    """The weighted-SVM ladder tuned over the splits of ``cv``."""
+    return lambda X, y, s: WeightedSVMClassifier(cv=cv, random_state=s).fit(X, y)
 
 
 METHODS = {
-    "ladder, split": ladder("split"),
-    "ladder, 5-fold CV": ladder("cv"),
+    "ladder, split": ladder(0.3),
+    "ladder, 5-fold CV": ladder(5),
     "Platt, split": lambda X, y, s: fit_baseline("svc_platt", X, y, random_state=s),
     "Platt, 5-fold CV": platt_cv,
 }

@@ -40,18 +40,17 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-import wsvmgui.estimators.binary as binary_mod
+import wsvmgui.estimators._ladder as ladder_params
 from wsvmgui.errors import SolverError
-from wsvmgui.estimators.binary import AUTO_CV_MAX_N, WeightedSVMClassifier
+from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import egkl
 from wsvmgui.ladder.rules import probabilities_from_signs
+from wsvmgui.ladder.splits import AUTO_CV_MAX_N, holdout_split, kfold_splits
 from wsvmgui.ladder.tuning import (
-    cv_folds,
     default_lambda_grid,
     default_n_weights,
     egkl_binary,
-    stratified_split,
 )
 from wsvmgui.ladder.weights import weight_grid
 from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
@@ -127,7 +126,7 @@ def run_case(
 ) -> dict:
     """Every rule on one (design, n, seed) through the estimator's default pipeline.
 
-    Mirrors ``WeightedSVMClassifier(tuning=tuning).fit``: stratified 5-fold CV (n <= 500
+    Mirrors ``WeightedSVMClassifier(cv=...).fit``: stratified 5-fold CV (n <= 500
     under "auto") or a 70/30 split, the default lambda grid for the first fold's training
     size, the default sigma grid of all points, EGKL pooled over the tuning points, ties
     to the first cell; then the ladder on all n points with the tuned C kept.
@@ -137,10 +136,9 @@ def run_case(
     X, y = data.X, data.y.astype(float)
     mode = ("cv" if n <= AUTO_CV_MAX_N else "split") if tuning == "auto" else tuning
     if mode == "cv":
-        folds = cv_folds(y, CV_FOLDS, SPLIT_SEED)
+        folds = kfold_splits(y, CV_FOLDS, SPLIT_SEED)
     else:
-        tr, tu, _, _ = stratified_split(np.arange(n)[:, None], y, TUNE_FRACTION, SPLIT_SEED)
-        folds = [(tr.ravel(), tu.ravel())]
+        folds = [holdout_split(y, TUNE_FRACTION, SPLIT_SEED)]
     n_tr = folds[0][0].size
     n_tune = sum(tu.size for _, tu in folds)
     lambdas = default_lambda_grid(n_tr)
@@ -218,9 +216,10 @@ def identity_check(rules: dict, n_test: int) -> dict:
     for mode in ("cv", "split"):
         mine = run_case(design, n, seed, rules, n_test, tuning=mode)
         for r, f in rules.items():
-            with mock.patch.object(binary_mod, "default_n_weights", f):
+            with mock.patch.object(ladder_params, "default_n_weights", f):
                 t0 = time.perf_counter()
-                clf = WeightedSVMClassifier(tuning=mode).fit(data.X, data.y)
+                cv = CV_FOLDS if mode == "cv" else TUNE_FRACTION
+                clf = WeightedSVMClassifier(cv=cv).fit(data.X, data.y)
                 walls[f"{mode}|{r}"] = time.perf_counter() - t0
             p = clf.predict_proba(test.X)[:, 1]
             diffs[f"{mode}|{r}"] = float(

@@ -13,8 +13,9 @@ and round-robin in one process:
   scikit-learn's per-call validation of the n x n kernel;
 * ``proto_direct`` (prototype, not the library): direct libsvm calls as the library makes
   them, with the KKT check of all fits batched into one matrix product;
-* ``platt_svc``: ``SVC(probability=True)`` (deprecated in scikit-learn 1.9; its warning is
-  silenced here) and ``calibrated_cv``: its named replacement
+* ``platt_svc``: libsvm's Platt scaling (the baselines' rebuild of ``SVC(probability=True)``,
+  which scikit-learn 1.11 removes; results before that rebuild used ``SVC`` itself) and
+  ``calibrated_cv``: its named replacement
   ``CalibratedClassifierCV(SVC(), ensemble=False)``; ``svc_plain``: one plain ``SVC`` fit;
   all with gamma = 1 / sigma^2 and the same C;
 * ``qp_ladder``: the ladder with the dense dual solved by quadprog (``solver="qp"``).  A
@@ -43,7 +44,6 @@ import platform
 import statistics
 import sys
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from unittest import mock
@@ -52,18 +52,18 @@ import numpy as np
 import sklearn
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import SVC
-from sklearn.svm import _libsvm as libsvm
 from threadpoolctl import threadpool_limits
 
-import wsvmgui.solvers.wsvm as wsvm_mod
+import wsvmgui.solvers._libsvm_direct as libsvm_direct
 from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.evaluation.baselines import _PlattSVC
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.grid import fit_ladder
+from wsvmgui.ladder.splits import AUTO_CV_MAX_N
 from wsvmgui.ladder.tuning import default_lambda_grid, default_n_weights
 from wsvmgui.ladder.weights import weight_grid
 from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 from wsvmgui.solvers.wsvm import (
-    LIBSVM_TOL,
     fit_weighted_svm,
     kkt_residual,
     penalty_to_C,
@@ -103,39 +103,14 @@ def _kkt_from_fits(
 
 
 def _direct_fit(K: np.ndarray, y: np.ndarray, y01: np.ndarray, pi: float, C: float):
-    """One weighted fit through ``sklearn.svm._libsvm.fit`` (no input validation).
+    """One weighted fit through the direct libsvm binding (no input validation).
 
     Returns alpha (n,), intercept, upper bounds (n,), libsvm CPU seconds of this thread.
     """
     upper = sample_bounds(y, pi, C)
     t0 = time.thread_time()
-    support, _, _, sv_coef, intercept, _, _, status, _ = libsvm.fit(
-        K,
-        y01,
-        svm_type=0,
-        sample_weight=upper / C,
-        class_weight=np.empty(0),
-        kernel="precomputed",
-        C=C,
-        nu=0.5,
-        probability=0,
-        degree=3,
-        shrinking=1,
-        tol=LIBSVM_TOL,
-        cache_size=200,
-        coef0=0.0,
-        gamma=0.0,
-        epsilon=0.1,
-        max_iter=-1,
-        random_seed=0,
-    )
-    seconds = time.thread_time() - t0
-    if status != 0:
-        raise RuntimeError(f"libsvm fit_status {status} at pi={pi}")
-    alpha = np.zeros(y.size)
-    # libsvm's class 0 is -1 here; SVC flips the signs of the binary problem the same way.
-    alpha[support] = np.abs(sv_coef[0])
-    return alpha, -float(intercept[0]), upper, seconds
+    alpha, intercept = libsvm_direct.fit_direct(K, y, upper, C)
+    return alpha, intercept, upper, time.thread_time() - t0
 
 
 def direct_ladder(
@@ -169,10 +144,7 @@ def direct_ladder(
 
 # ------------------------------------------------------------------------------ helpers
 def _platt(X, y, C, gamma):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return SVC(C=C, gamma=gamma, probability=True, random_state=0).fit(X, y)
+    return _PlattSVC(C=C, gamma=gamma, random_state=0).fit(X, y)
 
 
 def _calibrated(X, y, C, gamma):
@@ -251,7 +223,7 @@ def bench_size(n: int, args, qp_state: dict) -> dict:
         return run
 
     def svc_path():
-        with mock.patch.object(wsvm_mod, "_direct_binding_works", lambda: False):
+        with mock.patch.object(libsvm_direct, "direct_binding_live", lambda: False):
             t0 = time.process_time()
             fit_ladder(kern(X), y, w_sqrt, lam)
             parts.setdefault("ladder_sqrt_svc", []).append({"fits_s": time.process_time() - t0})
@@ -443,7 +415,7 @@ def bench_tuned(n: int, args) -> dict:
             M=len(clf.weights_) + 1,
             best_lambda=clf.lambda_,
             best_sigma=clf.sigma_,
-            tuning=clf.tuning_mode(n, False),
+            tuning="5-fold CV" if n <= AUTO_CV_MAX_N else "30% hold-out",
         )
     tw, tc = _median([t[0] for t in tuned]), _median([t[1] for t in tuned])
     pw, pc = _median([t[0] for t in platt]), _median([t[1] for t in platt])
@@ -702,8 +674,9 @@ def findings(res: dict) -> list[str]:
         f"Options, with what each measured (CPU ratios to one Platt fit at n = {n_t}; "
         "the direct prototype's coefficients equal the library's exactly, see above):",
         "",
-        "1. Direct `sklearn.svm._libsvm.fit` binding (now in `wsvmgui.solvers.wsvm`, checked "
-        "once against SVC with a public fallback): the same ladder through the public SVC "
+        "1. Direct `sklearn.svm._libsvm.fit` binding (now in "
+        "`wsvmgui.solvers._libsvm_direct`, checked once against SVC with a public "
+        "fallback): the same ladder through the public SVC "
         f"path costs {c['ladder_sqrt_svc/platt_svc']:.1f} x Platt, through the binding "
         f"{c['ladder_sqrt/platt_svc']:.1f} x.",
         f"2. Batch the KKT check of all M - 1 fits into one K @ coef.T product: "

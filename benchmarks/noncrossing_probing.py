@@ -35,6 +35,7 @@ from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.noncrossing import fit_noncrossing_ladder
 from wsvmgui.ladder.precondition import DEFAULT_PT_GRID
 from wsvmgui.ladder.rules import probabilities_from_signs
+from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.ladder.tuning import default_lambda_grid
 from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 
@@ -125,9 +126,10 @@ def precondition(design: str, kernel: str, seeds: int) -> dict:
         tu = simulate(design, 100, 10_000 + seed)
         te = simulate(design, 10_000, 20_000 + seed)
         t0 = time.perf_counter()
-        m = PreconditionedSVC(pt=None, pt_grid=DEFAULT_PT_GRID, kernel=kernel, n_weights=20).fit(
-            tr.X, tr.y, X_tune=tu.X, y_tune=tu.y
-        )
+        X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
+        m = PreconditionedSVC(
+            pt=None, pt_grid=DEFAULT_PT_GRID, kernel=kernel, n_weights=20, cv=cv, refit=False
+        ).fit(X, y)
         row = {
             "seed": seed,
             "seconds": time.perf_counter() - t0,
@@ -135,7 +137,7 @@ def precondition(design: str, kernel: str, seeds: int) -> dict:
             "sigma": m.sigma_,
         }
         for pt in m.level_svms_:
-            pred = np.where(m.decision_function(te.X, pt) > 0, 1, -1)
+            pred = np.where(m.svm_decision(te.X, pt) > 0, 1, -1)
             row[f"err_{pt:.2f}"] = float(np.mean(pred != te.y))
             row[f"relabeled_{pt:.2f}"] = int(
                 np.sum((m.p_train_ < pt) & (tr.y > 0) | (m.p_train_ > 1 - pt) & (tr.y < 0))

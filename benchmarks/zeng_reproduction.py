@@ -37,6 +37,7 @@ from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 from wsvmgui.evaluation.baselines import BASELINES, fit_baseline
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import truth_metrics
+from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
 from wsvmgui.multiclass.ova import normalise_sum, project_simplex
@@ -337,8 +338,9 @@ def run_wsvm(train, tune, test, seed: int, n_jobs: int, extra: dict) -> dict:
     common = dict(n_jobs=n_jobs, random_state=seed, **extra)
     # --- pairwise: P, and B1 / B2 / BP1 / BP2 from the same pairwise table.
     t0 = time.perf_counter()
-    est = MulticlassWeightedSVMClassifier(scheme="pairwise", **common)
-    est.fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
+    X, y, cv = with_tuning_set(train.X, train.y, tune.X, tune.y)
+    est = MulticlassWeightedSVMClassifier(scheme="pairwise", cv=cv, **common)
+    est.fit(X, y)
     t_fit = time.perf_counter() - t0
     classes = est.classes_
     K = classes.size
@@ -374,8 +376,8 @@ def run_wsvm(train, tune, test, seed: int, n_jobs: int, extra: dict) -> dict:
             res["BP" + name + tag].update(seconds=sec, k_star=str(classes[k]))
     # --- One-vs-All.
     t0 = time.perf_counter()
-    ova = MulticlassWeightedSVMClassifier(scheme="ova", **common)
-    ova.fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
+    ova = MulticlassWeightedSVMClassifier(scheme="ova", cv=cv, **common)
+    ova.fit(X, y)
     t_fit = time.perf_counter() - t0
     m_max = max(f.weights.size + 1 for f in ova.subproblems_.fitted)
     for rule in ("count", "interpolate"):

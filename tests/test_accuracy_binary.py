@@ -29,17 +29,16 @@ comparison is benchmarks/results/binary_tuning.md.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from sklearn.metrics import log_loss
-from sklearn.svm import SVC
 
 from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.evaluation.baselines import _PlattSVC
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import egkl, l1_error
-from wsvmgui.ladder.tuning import DEFAULT_C_GRID, stratified_split
+from wsvmgui.ladder.splits import holdout_split, with_tuning_set
+from wsvmgui.ladder.tuning import DEFAULT_C_GRID
 from wsvmgui.solvers.kernels import default_sigma_grid
 
 SEEDS = range(5)
@@ -49,13 +48,12 @@ PLATT_FACTOR = 2.0
 
 
 def _platt(X_tr, y_tr, X_tu, y_tu, seed):
-    """libsvm's Platt scaling, SVC(probability=True) (5-fold CV sigmoid), tuned over
-    C x gamma by log-loss on the tuning part, then refitted on training + tuning data.
-    (Deprecated in scikit-learn 1.9 in favour of CalibratedClassifierCV, which is ~40x
-    slower here; same method.)"""
+    """libsvm's Platt scaling (5-fold CV sigmoid; the baselines' rebuild of
+    SVC(probability=True), which scikit-learn 1.11 removes), tuned over C x gamma by
+    log-loss on the tuning part, then refitted on training + tuning data."""
 
     def model(C, sigma):
-        return SVC(C=C, gamma=1 / sigma**2, probability=True, random_state=seed)
+        return _PlattSVC(C=C, gamma=1 / sigma**2, random_state=seed)
 
     best = None
     for C in DEFAULT_C_GRID:
@@ -72,11 +70,11 @@ def _run(design):
     for seed in SEEDS:
         train = simulate(design, N_TRAIN, seed=seed)
         test = simulate(design, N_TEST, seed=10_000 + seed)
-        X_tr, X_tu, y_tr, y_tu = stratified_split(train.X, train.y, 0.3, seed)
-        est = WeightedSVMClassifier(random_state=seed).fit(X_tr, y_tr, X_tune=X_tu, y_tune=y_tu)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pl = _platt(X_tr, y_tr, X_tu, y_tu, seed)
+        tr, tu = holdout_split(train.y, 0.3, seed)
+        X_tr, X_tu, y_tr, y_tu = train.X[tr], train.X[tu], train.y[tr], train.y[tu]
+        X, y, cv = with_tuning_set(X_tr, y_tr, X_tu, y_tu)
+        est = WeightedSVMClassifier(random_state=seed, cv=cv).fit(X, y)
+        pl = _platt(X_tr, y_tr, X_tu, y_tu, seed)
         p_true = test.p[:, 1]
         P = est.predict_proba(test.X)
         ours.append(np.mean(np.abs(P[:, 1] - p_true)))

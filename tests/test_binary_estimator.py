@@ -6,33 +6,12 @@ import joblib
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from wsvmgui.errors import Cancelled, InputError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.report import ProbabilityReport
 from wsvmgui.evaluation.designs import simulate
-
-FIXED = WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0)
-TUNED = WeightedSVMClassifier(n_weights=5)
-
-
-def _expected_failures(estimator):
-    failures = {
-        # Deliberate: a non-numeric feature value is an InputError (a ValueError) whose
-        # message names the column and row; the check wants a TypeError from numpy.
-        "check_dtype_object": "non-numeric values raise InputError naming column and row",
-    }
-    if estimator.lam is None:
-        # Tuning needs a stratified split with >= 4 points per class; this check fits
-        # 10 points with 3 in one class, which is too few to tune (a clear InputError).
-        failures["check_fit2d_1feature"] = "10 points are too few for a tuning split"
-    return failures
-
-
-@parametrize_with_checks([FIXED, TUNED], expected_failed_checks=_expected_failures)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+from wsvmgui.ladder.splits import with_tuning_set
 
 
 # ------------------------------------------------------------------ the contract
@@ -57,7 +36,9 @@ def test_predict_proba_rows_sum_to_one_and_predict_is_argmax(fixed_fit, data):
     assert np.all(P >= 1 / 16 - 1e-12) and np.all(P <= 1 - 1 / 16 + 1e-12)
     np.testing.assert_array_equal(fixed_fit.predict(Xt), fixed_fit.classes_[P.argmax(axis=1)])
     lo, hi = fixed_fit.predict_bracket(Xt)
-    assert np.all(lo <= P[:, 1]) and np.all(P[:, 1] <= hi)
+    assert lo.shape == hi.shape == (300, 2)
+    assert np.all(lo <= P) and np.all(hi >= P)
+    np.testing.assert_allclose(lo[:, 0], 1 - hi[:, 1])
 
 
 def test_fixed_parameters_skip_tuning(fixed_fit):
@@ -101,12 +82,12 @@ def test_joblib_round_trip_predicts_identically(fixed_fit, data, tmp_path, monke
     path = tmp_path / "model.joblib"
     joblib.dump(fixed_fit, path)
     # Loading must not refit: make any ladder fit explode.
-    from wsvmgui.estimators import binary
+    from wsvmgui.ladder import grid
 
     def no_fit(*args, **kwargs):
         raise AssertionError("refit after loading")
 
-    monkeypatch.setattr(binary, "fit_ladder", no_fit)
+    monkeypatch.setattr(grid, "solve_weighted_svm", no_fit)
     loaded = joblib.load(path)
     np.testing.assert_array_equal(loaded.predict_proba(Xt), fixed_fit.predict_proba(Xt))
     np.testing.assert_array_equal(loaded.predict(Xt), fixed_fit.predict(Xt))
@@ -119,8 +100,8 @@ def small_grid():
 
 def test_refit_true_and_false(data, small_grid):
     X, y, Xt = data
-    a = WeightedSVMClassifier(**small_grid, tuning="split", refit=True, random_state=1)
-    b = WeightedSVMClassifier(**small_grid, tuning="split", refit=False, random_state=1)
+    a = WeightedSVMClassifier(**small_grid, cv=0.3, refit=True, random_state=1)
+    b = WeightedSVMClassifier(**small_grid, cv=0.3, refit=False, random_state=1)
     a.fit(X, y)
     b.fit(X, y)
     assert a.fit_info_["n_train"] == 120
@@ -137,9 +118,9 @@ def test_refit_true_and_false(data, small_grid):
 
 
 def test_cross_validated_tuning(data, small_grid):
-    """'cv' scores every training point once over k folds and fits the final model on all."""
+    """cv=k scores every training point once over k folds and fits the final model on all."""
     X, y, Xt = data
-    est = WeightedSVMClassifier(**small_grid, tuning="cv", cv_folds=4, random_state=1)
+    est = WeightedSVMClassifier(**small_grid, cv=4, random_state=1)
     calls = []
     est.fit(X, y, progress=lambda d, t, p: calls.append((d, t)))
     assert est.fit_info_["n_train"] == 120
@@ -148,20 +129,21 @@ def test_cross_validated_tuning(data, small_grid):
     assert est.tuning_.best_lambda == est.tuning_.lambdas[best[0]]
     # Folds train on 90 points: the final fit on 120 keeps C, so lambda scales by 90/120.
     assert est.lambda_ == pytest.approx(est.tuning_.best_lambda * 90 / 120)
-    # The auto mode cross-validates at this size and splits above AUTO_CV_MAX_N.
-    assert est.tuning_mode(120, False) == "cv"
-    assert WeightedSVMClassifier(tuning="auto").tuning_mode(10_000, False) == "split"
-    assert WeightedSVMClassifier(tuning="auto").tuning_mode(50, True) == "tune-set"
-    with pytest.raises(InputError, match="tuning mode"):
-        WeightedSVMClassifier(**small_grid, tuning="bogus").fit(X, y)
+    # The default "auto" is 5-fold CV at this size: the same folds as cv=5.
+    auto = WeightedSVMClassifier(**small_grid, random_state=1).fit(X, y)
+    five = WeightedSVMClassifier(**small_grid, cv=5, random_state=1).fit(X, y)
+    np.testing.assert_array_equal(auto.tuning_.egkl, five.tuning_.egkl)
+    with pytest.raises(InputError, match="'cv' parameter"):
+        WeightedSVMClassifier(**small_grid, cv="bogus").fit(X, y)
 
 
 def test_tuning_set_given(data, small_grid):
     X, y, Xt = data
     tune = simulate("wuliu2011_ex1", 60, seed=7)
     calls = []
-    est = WeightedSVMClassifier(**small_grid, refit=False).fit(
-        X, y, X_tune=tune.X, y_tune=tune.y, progress=lambda d, t, p: calls.append((d, t))
+    X_all, y_all, cv = with_tuning_set(X, y, tune.X, tune.y)
+    est = WeightedSVMClassifier(**small_grid, cv=cv, refit=False).fit(
+        X_all, y_all, progress=lambda d, t, p: calls.append((d, t))
     )
     assert est.fit_info_["n_train"] == 120  # the whole training set; no split
     best = np.unravel_index(np.argmin(est.tuning_.egkl), est.tuning_.egkl.shape)
@@ -172,10 +154,10 @@ def test_tuning_set_given(data, small_grid):
     p = est.predict_proba(tune.X)[:, 1]
     egkl = -np.mean(np.where(tune.y > 0, np.log(p), np.log(1 - p)))
     assert est.tuning_.egkl[best] == pytest.approx(egkl)
-    with pytest.raises(InputError):
-        WeightedSVMClassifier(**small_grid).fit(X, y, X_tune=tune.X, y_tune=tune.y[:10])
-    with pytest.raises(InputError):
-        WeightedSVMClassifier(**small_grid).fit(X, y, X_tune=tune.X, y_tune=tune.y * 5)
+    with pytest.raises(InputError, match="different lengths"):
+        with_tuning_set(X, y, tune.X, tune.y[:10])
+    with pytest.raises(InputError, match="not a training class"):
+        with_tuning_set(X, y, tune.X, tune.y * 5)
 
 
 def test_determinism_given_random_state(data, small_grid):
@@ -197,7 +179,7 @@ def test_extreme_and_count_agree_when_signs_monotone(fixed_fit, data):
 def test_progress_and_cancel(data, small_grid):
     X, y, _ = data
     calls = []
-    est = WeightedSVMClassifier(**small_grid, tuning="split").fit(
+    est = WeightedSVMClassifier(**small_grid, cv=0.3).fit(
         X, y, progress=lambda d, t, p: calls.append((d, t))
     )
     assert [d for d, _ in calls] == list(range(1, len(calls) + 1))

@@ -8,6 +8,7 @@ from wsvmgui.errors import InputError
 from wsvmgui.estimators.joint import JointWSVMClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import truth_metrics
+from wsvmgui.ladder.splits import with_tuning_set
 
 
 @pytest.fixture(scope="module")
@@ -72,16 +73,40 @@ def test_bad_inputs_raise_input_error(kwargs, X, y):
         JointWSVMClassifier(lam=0.01, **kwargs).fit(X, y)
 
 
-def test_tuning_picks_the_best_tuning_likelihood():
+@pytest.mark.parametrize("refit", [False, True])
+def test_tuning_picks_the_best_tuning_likelihood(refit):
     tr = simulate("wu2010_ex1", 80, 11)
     tu = simulate("wu2010_ex1", 80, 12)
-    est = JointWSVMClassifier(N=6, lambdas=[0.05, 0.001], n_jobs=2)
+    X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
+    est = JointWSVMClassifier(N=6, lambdas=[0.05, 0.001], n_jobs=2, cv=cv, refit=refit)
     seen = []
-    est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y, progress=lambda d, t, p: seen.append(t))
+    est.fit(X, y, progress=lambda d, t, p: seen.append(t))
     table = est.tuning_table_
-    assert len(table) == 2 and seen[-1] == 2 * est.grid_.shape[0]
+    G = est.grid_.shape[0]
+    assert len(table) == 2 and seen[-1] == (2 + refit) * G
     best = min(table, key=lambda r: r["cross_entropy"])
-    assert est.lam_ == best["lam"]
+    # The refit on training plus tuning rows keeps the tuned C = 1 / (2 n lambda).
+    assert est.lam_ == pytest.approx(best["lam"] * (80 / 160 if refit else 1.0))
+    assert est.fit_info_["n_train"] == (160 if refit else 80)
+    if not refit:  # the model is the one that was scored
+        p = est.predict_proba(tu.X)
+        ce = -np.mean(np.log(p[np.arange(80), tu.y - 1]))
+        assert ce == pytest.approx(best["cross_entropy"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_uncentred_features_fit_as_centred_ones(seed):
+    """Features near 100 once made the subproblem QPs miss the KKT tolerance (SolverError
+    on most seeds).  The feature map now centres them, an exact reparametrisation: the
+    probabilities are those of the centred data."""
+    d = simulate("wu2010_ex1", 100, seed)
+    te = simulate("wu2010_ex1", 300, 50 + seed)
+    kw = dict(N=8, lambdas=[1 / (2 * 70 * 100.0), 1 / (2 * 70 * 3.0)], random_state=seed)
+    far = JointWSVMClassifier(**kw).fit(d.X + 100.0, d.y)
+    near = JointWSVMClassifier(**kw).fit(d.X, d.y)
+    assert far.kkt_residual_ < 1e-3
+    assert far.lam_ == near.lam_
+    np.testing.assert_allclose(far.predict_proba(te.X + 100.0), near.predict_proba(te.X), atol=1e-6)
 
 
 def test_reduced_accuracy_wu2010_ex1():

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from wsvmgui.errors import InputError
+from wsvmgui.ladder.rules import estimate_from_decision
 from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.baseline_choice import (
     aggregated_distances,
     largest_class,
     median_distance_class,
 )
-from wsvmgui.multiclass.interpolation import interpolated_estimate
 from wsvmgui.multiclass.ova import normalise_sum, project_simplex
 
 
@@ -140,7 +140,7 @@ def test_interpolated_estimate_finds_the_linear_zero_crossing():
             [-1.0, 1.0, -1.0],  # non-monotone, count 1: f(0.25) < 0 -> midpoint of [0.25, 0.5]
         ]
     )
-    est = interpolated_estimate(D, w)
+    est = estimate_from_decision(D, w, "interpolate")
     np.testing.assert_allclose(est.p, [0.625, 0.875, 0.375])
     np.testing.assert_allclose(est.lo, [0.5, 0.75, 0.25])
     np.testing.assert_allclose(est.hi, [0.75, 1.0, 0.5])

@@ -8,6 +8,7 @@ from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import l1_error
+from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
 
@@ -36,8 +37,8 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
     # Default sigma grid and weight grid; two lambdas (all defaults for One-vs-All).
     train, test = binary_data
     kw = {} if scheme == "ova" else {"lambdas": [3e-3, 3e-4]}
-    ref = WeightedSVMClassifier(random_state=3, tuning="split", **kw).fit(train.X, train.y)
-    est = MulticlassWeightedSVMClassifier(scheme=scheme, random_state=3, n_jobs=2, **kw)
+    ref = WeightedSVMClassifier(random_state=3, **kw).fit(train.X, train.y)  # auto: 5-fold
+    est = MulticlassWeightedSVMClassifier(scheme=scheme, random_state=3, n_jobs=2, cv=5, **kw)
     est.fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
     np.testing.assert_array_equal(est.predict(test.X), ref.predict(test.X))
@@ -50,18 +51,18 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
 def test_two_classes_agree_with_a_tuning_set(binary_data):
     train, test = binary_data
     tune = simulate("wuliu2011_ex1", 60, seed=6)
-    kw = dict(lambdas=[1e-2, 1e-3], sigmas=[0.5, 1.0, 2.0])
-    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
-    est = MulticlassWeightedSVMClassifier(scheme="bp2", **kw)
-    est.fit(train.X, train.y, X_tune=tune.X, y_tune=tune.y)
+    X, y, cv = with_tuning_set(train.X, train.y, tune.X, tune.y)
+    kw = dict(lambdas=[1e-2, 1e-3], sigmas=[0.5, 1.0, 2.0], cv=cv)
+    ref = WeightedSVMClassifier(**kw).fit(X, y)
+    est = MulticlassWeightedSVMClassifier(scheme="bp2", **kw).fit(X, y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
     assert est.subproblems_.fitted[0].lam == ref.lambda_
 
 
 def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
     train, test = binary_data
-    kw = dict(random_state=1, refit=False, rule="extreme", tune_fraction=0.4, lambdas=[1e-2, 1e-3])
-    ref = WeightedSVMClassifier(tuning="split", **kw).fit(train.X, train.y)
+    kw = dict(random_state=1, refit=False, rule="extreme", cv=0.4, lambdas=[1e-2, 1e-3])
+    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", **kw).fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
 
@@ -149,14 +150,17 @@ def test_tuning_set_is_used_and_checked(three_class):
     X, y, test = three_class
     names = np.array(["cat", "dog", "emu"])
     y_tune = names[test.y - 1]
-    est = MulticlassWeightedSVMClassifier(scheme="ova", n_jobs=2, **SMALL)
-    est.fit(X, y, X_tune=test.X, y_tune=y_tune)
+    X_all, y_all, cv = with_tuning_set(X, y, test.X, y_tune)
+    est = MulticlassWeightedSVMClassifier(scheme="ova", n_jobs=2, cv=cv, **SMALL)
+    est.fit(X_all, y_all)
     assert est.fit_info_["n_train"] == X.shape[0] + test.X.shape[0]
     with pytest.raises(InputError, match="not a training class"):
-        est.fit(X, y, X_tune=test.X, y_tune=np.where(y_tune == "cat", "cow", y_tune))
-    with pytest.raises(InputError, match="no point in the tuning set"):
-        keep = y_tune != "emu"
-        est.fit(X, y, X_tune=test.X[keep], y_tune=y_tune[keep])
+        with_tuning_set(X, y, test.X, np.where(y_tune == "cat", "cow", y_tune))
+    # A tuning set without one class cannot tune the sub-problems that involve it.
+    keep = y_tune != "emu"
+    X_all, y_all, cv = with_tuning_set(X, y, test.X[keep], y_tune[keep])
+    with pytest.raises(InputError, match="sub-problem emu.*only one of its classes"):
+        MulticlassWeightedSVMClassifier(scheme="pairwise", cv=cv, **SMALL).fit(X_all, y_all)
 
 
 def test_bad_inputs_raise_input_error(three_class):

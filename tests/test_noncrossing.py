@@ -15,6 +15,7 @@ from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.hull_edges import hull_edges
 from wsvmgui.ladder.noncrossing import fit_noncrossing_ladder, fitting_order
 from wsvmgui.ladder.noncrossing_qp import build_constraints, fit_constrained
+from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.ladder.tuning import default_lambda_grid
 from wsvmgui.solvers.kernels import Kernel
 
@@ -207,22 +208,27 @@ def test_estimator_contract_with_string_labels():
     P = est.predict_proba(d.X[:20])
     assert P.shape == (20, 2) and np.allclose(P.sum(axis=1), 1)
     assert np.array_equal(est.predict(d.X[:20]), est.classes_[np.argmax(P, axis=1)])
-    rep = est.report(d.X[:20])
-    assert np.all(rep.extra["lo_yes"] <= rep.proba[:, 1])
-    assert np.all(rep.proba[:, 1] <= rep.extra["hi_yes"])
-    assert np.allclose(rep.extra["lo_no"], 1 - rep.extra["hi_yes"])
+    cols = est.report(d.X[:20]).columns()
+    assert np.all(cols["lo_yes"] <= cols["p_yes"])
+    assert np.all(cols["p_yes"] <= cols["hi_yes"])
+    assert np.allclose(cols["lo_no"], 1 - cols["hi_yes"])
     assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
     assert np.mean(est.predict(d.X) == labels) > 0.75
 
 
-@pytest.mark.parametrize("tuning", ["egkl-independent", "hinge"])
-def test_estimator_tunes_on_a_tuning_set(tuning):
+@pytest.mark.parametrize("criterion", ["egkl-independent", "egkl", "hinge"])
+def test_estimator_tunes_on_a_tuning_set(criterion):
     tr, tu = simulate("wuliu2011_ex1", 60, 8), simulate("wuliu2011_ex1", 60, 9)
+    X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
+    grid = default_lambda_grid(60)[1:5]
     est = NonCrossingLadderClassifier(
-        kernel="linear", n_weights=10, tuning=tuning, lambdas=default_lambda_grid(60)[1:5]
+        kernel="linear", n_weights=10, criterion=criterion, lambdas=grid, cv=cv
     )
-    est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y)
+    est.fit(X, y)
     assert est.lambdas_.shape == (9,)
+    # The refit on training plus tuning rows keeps every tuned C = 1 / (2 n lambda).
+    tuned = est.tuning_["lambda_per_weight"] if criterion == "hinge" else est.tuning_.best_lambda
+    np.testing.assert_allclose(est.lambdas_, np.broadcast_to(tuned, (9,)) * 60 / 120)
     assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
     te = simulate("wuliu2011_ex1", 2000, 10)
     assert egkl(est.predict_proba(te.X), te.p) < 0.1
@@ -261,7 +267,7 @@ def test_bad_inputs_raise_input_error():
         NonCrossingLadderClassifier(lam=0.01, sigma=1.0, constraints="edges").fit(d.X, d.y)
     with pytest.raises(InputError, match="linear kernel only"):
         fit_noncrossing_ladder(d.X, _pm(d.y), [0.5], 0.01, Kernel("rbf"), constraints="hull")
-    with pytest.raises(InputError, match="lambda"):
+    with pytest.raises(InputError, match="'lam' parameter"):
         NonCrossingLadderClassifier(lam=-1.0, sigma=1.0).fit(d.X, d.y)
     with pytest.raises(InputError, match="space"):
         crossing_diagnostics(lambda Z: Z, d.X, [0.3, 0.6], space="kernel")

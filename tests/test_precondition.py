@@ -10,6 +10,7 @@ from wsvmgui.errors import InputError
 from wsvmgui.estimators.preconditioned import PreconditionedSVC
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.precondition import check_level, precondition_labels
+from wsvmgui.ladder.splits import with_tuning_set
 
 
 def test_precondition_labels_follows_the_rule():
@@ -35,7 +36,7 @@ def test_level_zero_is_the_plain_svm_of_scikit_learn():
     C = 1 / (2 * 80 * lam)
     svc = SVC(C=C, gamma=1 / sigma**2, tol=1e-6).fit(d.X, d.y, sample_weight=np.full(80, 0.5))
     te = simulate("wuliu2011_ex6", 500, 2)
-    assert np.max(np.abs(est.decision_function(te.X) - svc.decision_function(te.X))) < 2e-2
+    assert np.max(np.abs(est.svm_decision(te.X) - svc.decision_function(te.X))) < 2e-2
     assert np.mean(est.predict(te.X) == svc.predict(te.X)) > 0.99
     assert est.relabeled_.size == 0
 
@@ -56,8 +57,9 @@ def test_planted_outliers_are_relabelled():
 def test_contract_and_level_tuning():
     tr, tu = simulate("wuliu2011_ex2", 100, 4), simulate("wuliu2011_ex2", 100, 5)
     labels = np.where(tr.y > 0, "B", "A")
-    est = PreconditionedSVC(kernel="linear", n_weights=10, pt_grid=(0.0, 0.2, 0.3))
-    est.fit(tr.X, labels, X_tune=tu.X, y_tune=np.where(tu.y > 0, "B", "A"))
+    X, y, cv = with_tuning_set(tr.X, labels, tu.X, np.where(tu.y > 0, "B", "A"))
+    est = PreconditionedSVC(kernel="linear", n_weights=10, pt_grid=(0.0, 0.2, 0.3), cv=cv)
+    est.fit(X, y)
     assert est.pt_ in (0.0, 0.2, 0.3)
     assert est.level_errors_[est.pt_] == min(est.level_errors_.values())
     te = simulate("wuliu2011_ex2", 1000, 6)
@@ -65,12 +67,29 @@ def test_contract_and_level_tuning():
     assert np.allclose(P.sum(axis=1), 1)
     pred = est.predict(te.X)
     assert np.array_equal(pred, est.classes_[np.argmax(P, axis=1)])
-    # predict is the final SVM's sign.
+    # predict is the final SVM's sign, and so is decision_function's.
+    assert np.array_equal(pred, np.where(est.svm_decision(te.X) > 0, "B", "A"))
     assert np.array_equal(pred, np.where(est.decision_function(te.X) > 0, "B", "A"))
-    rep = est.report(te.X)
-    assert np.all(rep.extra["lo_B"] <= rep.proba[:, 1] + 1e-12)
-    assert np.all(rep.proba[:, 1] <= rep.extra["hi_B"] + 1e-12)
-    assert {"svm_decision", "ladder_p", "lo_A", "hi_A"} <= set(rep.extra)
+    cols = est.report(te.X).columns()
+    assert np.all(cols["lo_B"] <= cols["p_B"] + 1e-12)
+    assert np.all(cols["p_B"] <= cols["hi_B"] + 1e-12)
+    assert {"svm_decision", "ladder_p", "lo_A", "hi_A"} <= set(cols)
+    # The refit on training plus tuning rows keeps the tuned C of the final SVM.
+    assert est.fit_info_["n_train"] == 200 and est.X_train_.shape == (200, 2)
+
+
+def test_decision_function_ranks_as_predict_proba():
+    """decision_function and predict_proba order the points the same way (it did not:
+    the SVM's decision values disagree with the ladder's probabilities), ties included."""
+    from scipy.stats import rankdata
+
+    tr = simulate("wuliu2011_ex6", 120, 3)
+    est = PreconditionedSVC(n_weights=8, lambdas=[0.01, 0.001], sigmas=[0.5, 1.0]).fit(tr.X, tr.y)
+    te = simulate("wuliu2011_ex6", 800, 4)
+    d, p = est.decision_function(te.X), est.predict_proba(te.X)[:, 1]
+    np.testing.assert_array_equal(rankdata(d), rankdata(p))
+    # The SVM's own decision values rank differently, which is why they are separate.
+    assert not np.array_equal(rankdata(est.svm_decision(te.X)), rankdata(p))
 
 
 @pytest.mark.parametrize(
@@ -84,12 +103,14 @@ def test_preconditioning_lowers_test_error_on_average(design, kernel, sigma, C):
     for seed in range(5):
         tr, tu = simulate(design, 100, seed), simulate(design, 100, 100 + seed)
         te = simulate(design, 4000, 200 + seed)
+        X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
         est = PreconditionedSVC(
-            kernel=kernel, lam=1 / (2 * 100 * C), sigma=sigma, n_weights=20, pt_grid=(0.0, 0.2, 0.3)
-        )
-        est.fit(tr.X, tr.y, X_tune=tu.X, y_tune=tu.y)
+            kernel=kernel, lam=1 / (2 * 100 * C), sigma=sigma, n_weights=20,
+            pt_grid=(0.0, 0.2, 0.3), cv=cv, refit=False,
+        )  # fmt: skip
+        est.fit(X, y)
         err = {
-            pt: np.mean(np.where(est.decision_function(te.X, pt) > 0, 1, -1) != te.y)
+            pt: np.mean(np.where(est.svm_decision(te.X, pt) > 0, 1, -1) != te.y)
             for pt in est.level_svms_
         }
         diffs.append([err[0.2] - err[0.0], err[0.3] - err[0.0]])
@@ -104,7 +125,9 @@ def test_bad_inputs():
     X[0, 0] = np.nan
     with pytest.raises(InputError, match="NaN"):
         PreconditionedSVC(pt=0.2, lam=0.01, kernel="linear").fit(X, d.y)
-    with pytest.raises(InputError, match=r"\[0, 0.5\)"):
+    with pytest.raises(InputError, match=r"'pt' parameter.*\[0.0, 0.5\)"):
         PreconditionedSVC(pt=0.6, lam=0.01, kernel="linear").fit(d.X, d.y)
+    with pytest.raises(InputError, match=r"\[0, 0.5\)"):
+        PreconditionedSVC(pt_grid=(0.1, 0.7), lam=0.01, kernel="linear").fit(d.X, d.y)
     with pytest.raises(InputError, match="ladder"):
         PreconditionedSVC(pt=0.2, lam=0.01, ladder="bagged").fit(d.X, d.y)

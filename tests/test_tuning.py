@@ -1,4 +1,4 @@
-"""EGKL tuning of a binary ladder (METHODS section 2)."""
+"""EGKL tuning of binary ladders (METHODS section 2): the one search, and its splits."""
 
 from __future__ import annotations
 
@@ -9,8 +9,17 @@ from wsvmgui.errors import Cancelled, InputError, SolverError
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder import grid as ladder_module
 from wsvmgui.ladder.grid import fit_ladder
-from wsvmgui.ladder.tuning import default_lambda_grid, egkl_binary, stratified_split, tune_ladder
+from wsvmgui.ladder.search import LadderProblem, search_ladders
+from wsvmgui.ladder.splits import (
+    AUTO_CV_MAX_N,
+    holdout_split,
+    kfold_splits,
+    resolve_cv,
+    tuning_set_split,
+)
+from wsvmgui.ladder.tuning import default_lambda_grid, egkl_binary
 from wsvmgui.ladder.weights import weight_grid
+from wsvmgui.progress import ProgressTracker
 from wsvmgui.solvers.kernels import Kernel
 
 LAMBDAS = np.array([0.05, 0.005, 0.0005])
@@ -20,7 +29,25 @@ SIGMAS = np.array([0.5, 1.5])
 @pytest.fixture(scope="module")
 def split():
     d = simulate("wuliu2011_ex1", 90, seed=2)
-    return stratified_split(d.X, d.y.astype(float), 0.3, seed=0)
+    tr, tu = holdout_split(d.y, 0.3, seed=0)
+    y = d.y.astype(float)
+    return d.X[tr], d.X[tu], y[tr], y[tu]
+
+
+def tune_ladder(
+    X_tr, y_tr, X_tu, y_tu, kernel, weights, lambdas, sigmas=None, n_jobs=1,
+    progress=None, should_cancel=None,
+):  # fmt: skip
+    """The search on one training/tuning split, as a scheme with a tuning set runs it."""
+    X = np.vstack([X_tr, X_tu])
+    y = np.concatenate([y_tr, y_tu])
+    folds = list(tuning_set_split(y_tr.size, y_tu.size).split(X, y))
+    sigmas = np.array([np.nan]) if sigmas is None else sigmas
+    tracker = ProgressTracker(0, progress, should_cancel)
+    return search_ladders(
+        X, [LadderProblem(np.arange(y.size), y)], folds, kernel, sigmas, [weights], [lambdas],
+        n_jobs=n_jobs, tracker=tracker,
+    )[0]  # fmt: skip
 
 
 def _egkl_by_definition(p, y):
@@ -185,32 +212,87 @@ def test_default_lambda_grid_is_c_grid():
     np.testing.assert_allclose(C, [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0])
 
 
-# --------------------------------------------------------------- stratified split
-def test_stratified_split_keeps_class_shares():
-    rng = np.random.default_rng(0)
+def test_several_problems_share_the_search_and_match_their_own(split):
+    """Two problems on overlapping rows, k folds: each table equals its own search."""
+    X_tr, X_tu, y_tr, y_tu = split
+    X = np.vstack([X_tr, X_tu])
+    y = np.concatenate([y_tr, y_tu])
+    folds = kfold_splits(y, 3, seed=4)
+    every = LadderProblem(np.arange(y.size), y, "all")
+    part_rows = np.arange(0, y.size, 2)
+    part = LadderProblem(part_rows, y[part_rows], "even rows")
+    w = weight_grid(4)
+    both = search_ladders(
+        X, [every, part], folds, Kernel("rbf"), SIGMAS, [w, w], [LAMBDAS, LAMBDAS],
+        n_jobs=2, tracker=ProgressTracker(0),
+    )  # fmt: skip
+    for prob, res in zip((every, part), both, strict=True):
+        alone = search_ladders(
+            X, [prob], folds, Kernel("rbf"), SIGMAS, [w], [LAMBDAS], tracker=ProgressTracker(0)
+        )[0]
+        np.testing.assert_allclose(res.egkl, alone.egkl, rtol=1e-12)
+    # The even-row problem is scored on its own tuning rows only.
+    i, j = 1, 0
+    kern = Kernel("rbf", sigma=SIGMAS[j])
+    loss = 0.0
+    for tr, te in folds:
+        tr, te = tr[tr % 2 == 0], te[te % 2 == 0]
+        lad = fit_ladder(kern(X[tr]), y[tr], w, LAMBDAS[i])
+        p = lad.estimate(kern(X[te], X[tr])).p
+        loss += _egkl_by_definition(p, y[te]) * te.size
+    assert both[1].egkl[i, j] == pytest.approx(loss / part_rows.size, rel=1e-9)
+
+
+# --------------------------------------------------------------------- the splits
+def test_holdout_split_keeps_class_shares():
     y = np.array(["a"] * 70 + ["b"] * 30)
-    X = rng.normal(size=(100, 2))
-    X_tr, X_tu, y_tr, y_tu = stratified_split(X, y, 0.3, seed=1)
-    assert len(y_tu) == 30 and len(y_tr) == 70
-    assert abs(np.mean(y_tu == "b") - 0.3) <= 1 / 30
-    assert abs(np.mean(y_tr == "b") - 0.3) <= 1 / 70
-    # Rows stay paired with their labels and nothing is lost.
-    rows = {tuple(r): lab for r, lab in zip(X, y, strict=True)}
-    for part_X, part_y in ((X_tr, y_tr), (X_tu, y_tu)):
-        assert all(rows[tuple(r)] == lab for r, lab in zip(part_X, part_y, strict=True))
-    # Deterministic by seed.
-    again = stratified_split(X, y, 0.3, seed=1)
-    np.testing.assert_array_equal(again[1], X_tu)
+    tr, tu = holdout_split(y, 0.3, seed=1)
+    assert len(tu) == 30 and len(tr) == 70
+    assert sorted(np.concatenate([tr, tu])) == list(range(100))
+    assert abs(np.mean(y[tu] == "b") - 0.3) <= 1 / 30
+    assert abs(np.mean(y[tr] == "b") - 0.3) <= 1 / 70
+    np.testing.assert_array_equal(holdout_split(y, 0.3, seed=1)[1], tu)  # by seed
 
 
-def test_stratified_split_too_few_points_raises():
-    X = np.zeros((23, 2))
+def test_holdout_split_too_few_points_raises():
     y = np.array([1] * 20 + [-1] * 3)
     with pytest.raises(InputError, match="-1"):
-        stratified_split(X, y, 0.3, seed=0)
+        holdout_split(y, 0.3, seed=0)
 
 
 @pytest.mark.parametrize("fraction", [0.0, 1.0, -0.2, 1.3])
-def test_stratified_split_bad_fraction(fraction):
+def test_holdout_split_bad_fraction(fraction):
     with pytest.raises(InputError):
-        stratified_split(np.zeros((20, 1)), np.array([1, -1] * 10), fraction, seed=0)
+        holdout_split(np.array([1, -1] * 10), fraction, seed=0)
+
+
+def test_resolve_cv_every_form():
+    from sklearn.model_selection import KFold
+
+    y = np.array([0] * 30 + [1] * 20)
+    auto = resolve_cv("auto", y, 0)
+    assert len(auto) == 5 and all(np.isin(y[te], [0, 1]).all() for _, te in auto)
+    assert [te.tolist() for _, te in auto] == [te.tolist() for _, te in resolve_cv(5, y, 0)]
+    # Each row is tuned exactly once over the folds.
+    assert sorted(np.concatenate([te for _, te in auto])) == list(range(50))
+    assert len(resolve_cv("auto", y, 0, holdout=True)) == 1
+    big = np.arange(AUTO_CV_MAX_N + 1) % 2
+    (tr, te), = resolve_cv("auto", big, 0)  # fmt: skip
+    assert te.size == int(np.ceil(0.3 * big.size))
+    # A class too small for the folds is named.
+    with pytest.raises(InputError, match="class 1 has only 3 point.*5-fold"):
+        resolve_cv("auto", np.array([0] * 20 + [1] * 3), 0)
+    (tr, te), = resolve_cv(0.4, y, 1)  # fmt: skip
+    assert te.size == 20
+    assert len(resolve_cv(KFold(4), y)) == 4
+    given = [(np.arange(10, 50), np.arange(10))]
+    assert resolve_cv(given, y)[0][1].tolist() == list(range(10))
+    split = tuning_set_split(40, 10)
+    (tr, te), = resolve_cv(split, y)  # fmt: skip
+    assert tr.tolist() == list(range(40)) and te.tolist() == list(range(40, 50))
+    with pytest.raises(InputError, match="outside"):
+        resolve_cv([(np.arange(10), np.array([60]))], y)
+    with pytest.raises(InputError, match="empty"):
+        resolve_cv([(np.arange(10), np.array([], dtype=int))], y)
+    with pytest.raises(InputError, match="at least 2 folds"):
+        resolve_cv(1, y)

@@ -85,8 +85,13 @@ def test_check_labels():
         check_labels(np.array([1, 2, 3]), n_classes=2)
     with pytest.raises(InputError, match="continuous"):
         check_labels(np.linspace(0, 1, 20) + 0.01, n_classes=2)
-    # Two non-integer class values are fine.
-    assert list(check_labels(np.array([0.5, 1.5, 0.5]), n_classes=2)) == [0.5, 1.5]
+    # scikit-learn's rule: non-integer numbers are a continuous target, even two of them.
+    with pytest.raises(InputError, match="Unknown label type: continuous"):
+        check_labels(np.array([0.5, 1.5, 0.5]), n_classes=2)
+    # Integers held in an object array (a pandas column) name classes like integers.
+    assert check_labels(np.array([2, 1, 2], dtype=object)).tolist() == [1, 2]
+    with pytest.raises(InputError, match="mixes kinds"):
+        check_labels(np.array([1, "a", 1], dtype=object))
 
 
 def test_validate_fit_data_with_frame_names_columns():
@@ -97,8 +102,9 @@ def test_validate_fit_data_with_frame_names_columns():
     msg = _one_line(info)
     assert "'dose'" in msg and "row 2" in msg
     frame.loc[1, "dose"] = 2.0
-    X, y = validate_fit_data(est, frame, np.array([1, -1, 1, -1]))
+    X, classes, codes = validate_fit_data(est, frame, np.array([1, -1, 1, -1]))
     assert X.dtype == float and X.shape == (4, 2)
+    assert classes.tolist() == [-1, 1] and codes.tolist() == [1, 0, 1, 0]
     assert list(est.feature_names_in_) == ["age", "dose"]
 
 

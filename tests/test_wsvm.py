@@ -170,7 +170,7 @@ def test_wrong_answer_from_succeeding_solver_raises(problem, reference_fits, mon
             return good.alpha.copy(), good.intercept + 1.0
         return np.zeros(y_.size), 0.0
 
-    monkeypatch.setattr(wsvm, "_fit_libsvm", lying_solver)
+    monkeypatch.setattr(wsvm, "fit_precomputed", lying_solver)
     with pytest.raises(SolverError) as info:
         fit_weighted_svm(K, y, pi, lam, solver="libsvm")
     msg = str(info.value)
@@ -185,12 +185,16 @@ def test_qp_backend_failure_becomes_solver_error(problem, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("backend exploded")
 
-    monkeypatch.setattr(qpsolvers, "solve_qp", broken)
-    with pytest.raises(SolverError, match=r"pi=0\.3.*lambda="):
+    monkeypatch.setattr(qpsolvers, "solve_problem", broken)
+    with pytest.raises(SolverError, match=r"pi=0\.3.*lambda=.*exploded"):
         fit_weighted_svm(K, y, 0.3, 0.01, solver="qp")
 
-    monkeypatch.setattr(qpsolvers, "solve_qp", lambda *a, **k: None)
-    with pytest.raises(SolverError, match="pi=0.3"):
+    class NoAnswer:
+        x = z = y = None
+        found = False
+
+    monkeypatch.setattr(qpsolvers, "solve_problem", lambda *a, **k: NoAnswer())
+    with pytest.raises(SolverError, match="pi=0.3.*no solution"):
         fit_weighted_svm(K, y, 0.3, 0.01, solver="qp")
 
 

@@ -9,7 +9,10 @@ Estimators: :class:`WeightedSVMClassifier` (binary bracketing),
 :class:`NonCrossingLadderClassifier`, :class:`PreconditionedSVC`,
 :class:`MulticlassWeightedSVMClassifier` (pairwise, baseline, One-vs-All),
 :class:`JointWSVMClassifier` (the joint K-class fit on the weight simplex) and
-:class:`ProbingClassifier` (any learner that takes sample weights).  Simulation designs
+:class:`ProbingClassifier` (any learner that takes sample weights).  Every tuned
+estimator takes scikit-learn's ``cv`` (an int, a float hold-out share, a splitter, or
+``"auto"``); :func:`with_tuning_set` turns a separate tuning set into training rows plus
+a ``PredefinedSplit``.  Simulation designs
 with known probabilities: :func:`simulate`; measures against the truth:
 :func:`truth_metrics`.  Errors: :class:`InputError`, :class:`SolverError`,
 :class:`Cancelled`.
@@ -29,6 +32,7 @@ _PUBLIC = {
     "MulticlassWeightedSVMClassifier": "wsvmgui.estimators.multiclass",
     "JointWSVMClassifier": "wsvmgui.estimators.joint",
     "ProbingClassifier": "wsvmgui.estimators.probing",
+    "with_tuning_set": "wsvmgui.ladder.splits",
     "simulate": "wsvmgui.evaluation.designs",
     "truth_metrics": "wsvmgui.evaluation.metrics",
     "InputError": "wsvmgui.errors",

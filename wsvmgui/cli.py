@@ -502,6 +502,8 @@ def cmd_schemes(args: argparse.Namespace) -> int:
         kind = "K classes" if scheme.multiclass else "2 classes"
         status = "" if ok else f"  [unavailable: {why}]"
         print(f"{scheme.name:16s} {kind:10s} {scheme.description}{status}")
+        if scheme.tuning:
+            print(f"{'':27s} tunes: {scheme.tuning}")
     return 0
 
 

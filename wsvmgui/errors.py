@@ -25,6 +25,14 @@ class Cancelled(WSVMError):
     """A long computation was stopped by its cancellation check."""
 
 
+class WSVMWarning(UserWarning):
+    """Base class of the library's warnings."""
+
+
+class LibsvmFallbackWarning(WSVMWarning):
+    """scikit-learn's private libsvm binding is unusable; fits take the slower public SVC."""
+
+
 def plain_value(value):
     """A numpy scalar as the Python value it holds (for messages: 'b', not np.str_('b'))."""
     return value.item() if isinstance(value, np.generic) else value

@@ -57,6 +57,10 @@ class ProgressTracker:
         self._should_cancel = should_cancel or never_cancel
         self._lock = threading.Lock()
 
+    def cancel_requested(self) -> bool:
+        """Whether the caller asked to stop (without raising)."""
+        return bool(self._should_cancel())
+
     def check(self) -> None:
         """Raise :class:`Cancelled` if the caller asked to stop."""
         if self._should_cancel():

@@ -11,13 +11,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
+from ..ladder.splits import with_tuning_set
 from ..progress import CancelCheck, ProgressCallback
-from .settings import RunSettings
+
+if TYPE_CHECKING:  # settings.py imports this registry; the type is all we need of it
+    from .settings import RunSettings
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class Scheme:
         ``build(settings) -> estimator``.
     options : dict of str to (default, description)
         Scheme-specific entries of ``RunSettings.options`` this scheme reads.
+    tuning : str
+        What the scheme tunes, by which score, and what ``tuning = auto`` means for it
+        (the tuning settings themselves mean the same in every scheme).
     """
 
     name: str
@@ -50,6 +56,7 @@ class Scheme:
     module: str
     build: Callable[[RunSettings], Any]
     options: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    tuning: str = ""
 
     def option(self, settings: RunSettings, key: str) -> Any:
         """The value of option ``key`` in ``settings``, or its default."""
@@ -73,37 +80,41 @@ class Scheme:
         return True, ""
 
 
+def _cv(s: RunSettings) -> Any:
+    """The estimators' ``cv`` for the settings' tuning mode (a tuning set is placed by
+    :func:`fit_scheme`, which knows the data sizes)."""
+    if s.tuning == "split":
+        return s.tune_fraction
+    if s.tuning == "cv":
+        return s.cv_folds
+    return "auto"
+
+
+def _tuning_params(s: RunSettings) -> dict[str, Any]:
+    """``cv``, ``refit`` and ``random_state``: the same meaning in every scheme."""
+    return {"cv": _cv(s), "refit": s.refit, "random_state": s.seed}
+
+
 def _kernel_params(s: RunSettings) -> dict[str, Any]:
     return {"kernel": s.kernel, "degree": s.degree, "coef0": s.coef0, "poly_gamma": s.poly_gamma}
 
 
-def _binary_params(s: RunSettings) -> dict[str, Any]:
+def _ladder_params(s: RunSettings) -> dict[str, Any]:
+    """Everything the ladder schemes share."""
     return {
         **_kernel_params(s),
+        **_tuning_params(s),
         "n_weights": s.n_weights,
         "lambdas": s.lambdas,
         "sigmas": s.sigmas if s.kernel == "rbf" else None,
         "rule": s.rule,
-        "tuning": "auto" if s.tuning == "tune-set" else s.tuning,
-        "tune_fraction": s.tune_fraction,
-        "cv_folds": s.cv_folds,
-        "refit": s.refit,
-        "n_jobs": s.resolved_n_jobs(),
-        "random_state": s.seed,
     }
 
 
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
-    return WeightedSVMClassifier(**_binary_params(s), solver=s.solver)
-
-
-def _fixed_grid_params(s: RunSettings) -> dict[str, Any]:
-    """Kernel, grid and split parameters shared by the schemes that tune on a split."""
-    p = _binary_params(s)
-    del p["tuning"], p["cv_folds"]
-    return p
+    return WeightedSVMClassifier(**_ladder_params(s), solver=s.solver, n_jobs=s.resolved_n_jobs())
 
 
 def _build_noncrossing(s: RunSettings):
@@ -111,9 +122,10 @@ def _build_noncrossing(s: RunSettings):
 
     opts = SCHEMES["noncrossing"]
     return NonCrossingLadderClassifier(
-        **_fixed_grid_params(s),
+        **_ladder_params(s),
         constraints=opts.option(s, "constraints"),
-        tuning=opts.option(s, "tuning"),
+        criterion=opts.option(s, "criterion"),
+        n_jobs=s.resolved_n_jobs(),
     )
 
 
@@ -121,10 +133,9 @@ def _build_preconditioned(s: RunSettings):
     from ..estimators.preconditioned import PreconditionedSVC
 
     opts = SCHEMES["preconditioned"]
-    p = _fixed_grid_params(s)
-    for key in ("refit", "n_jobs"):
-        p.pop(key)
-    return PreconditionedSVC(pt=opts.option(s, "level"), ladder=opts.option(s, "ladder"), **p)
+    return PreconditionedSVC(
+        **_ladder_params(s), pt=opts.option(s, "level"), ladder=opts.option(s, "ladder")
+    )
 
 
 def _build_probing(s: RunSettings):
@@ -132,10 +143,11 @@ def _build_probing(s: RunSettings):
 
     opts = SCHEMES["probing"]
     return ProbingClassifier(
+        **_tuning_params(s),
         learner=opts.option(s, "learner"),
+        param_grid=opts.option(s, "param_grid"),
         n_thresholds=opts.option(s, "n_thresholds"),
         loss=opts.option(s, "loss"),
-        random_state=s.seed,
     )
 
 
@@ -143,11 +155,16 @@ def _build_multiclass(name: str) -> Callable[[RunSettings], Any]:
     def build(s: RunSettings):
         from ..estimators.multiclass import MulticlassWeightedSVMClassifier
 
-        p = _fixed_grid_params(s)
         extra = {}
         if name == "ova":
             extra["ova_normalise"] = SCHEMES["ova"].option(s, "normalise")
-        return MulticlassWeightedSVMClassifier(scheme=name, **p, solver=s.solver, **extra)
+        return MulticlassWeightedSVMClassifier(
+            scheme=name,
+            **_ladder_params(s),
+            solver=s.solver,
+            n_jobs=s.resolved_n_jobs(),
+            **extra,
+        )
 
     return build
 
@@ -157,23 +174,33 @@ def _build_joint(variant: str) -> Callable[[RunSettings], Any]:
         from ..estimators.joint import JointWSVMClassifier
 
         return JointWSVMClassifier(
+            **_kernel_params(s),
+            **_tuning_params(s),
             N=s.joint_n,
-            kernel=s.kernel,
-            degree=s.degree,
-            coef0=s.coef0,
-            poly_gamma=s.poly_gamma,
             lambdas=s.lambdas,
             sigmas=s.sigmas if s.kernel == "rbf" else None,
             scheme=variant,
             h_method=SCHEMES["joint-indirect"].option(s, "h_method")
             if variant == "indirect"
             else None,
-            tune_fraction=s.tune_fraction,
             n_jobs=s.resolved_n_jobs(),
-            random_state=s.seed,
         )
 
     return build
+
+
+#: How each family tunes: what, by which score, and what ``tuning = auto`` means.
+_LADDER_TUNING = (
+    "lambda x sigma by EGKL of the ladder; auto: 5-fold CV up to 500 points, a 30% hold-out above"
+)
+_JOINT_TUNING = (
+    "lambda (C in 1 ... 100) x sigma by cross-entropy of the tuning labels; auto: a 30% "
+    "hold-out (every candidate costs a whole simplex grid)"
+)
+_DC_TUNING = (
+    "lambda x sigma per sub-problem by EGKL, grids as binary; auto: a 30% hold-out (k-fold "
+    "CV costs about k times as much; choose cv for it); two classes: the binary ladder"
+)
 
 
 _MULTICLASS = {
@@ -206,6 +233,7 @@ _SCHEME_LIST = [
         False,
         "wsvmgui.estimators.binary",
         _build_binary,
+        tuning=_LADDER_TUNING,
     ),
     Scheme(
         "noncrossing",
@@ -217,8 +245,10 @@ _SCHEME_LIST = [
         _build_noncrossing,
         {
             "constraints": ("auto", "auto, hull, pairs or compact constraint set"),
-            "tuning": ("egkl-independent", "egkl-independent, egkl or hinge"),
+            "criterion": ("egkl-independent", "egkl-independent, egkl or hinge"),
         },
+        tuning=_LADDER_TUNING + " (criterion hinge: lambda per weight by hinge loss on one "
+        "hold-out)",
     ),
     Scheme(
         "preconditioned",
@@ -232,6 +262,8 @@ _SCHEME_LIST = [
             "level": (None, "level pt in [0, 0.5); empty: tuned by classification error"),
             "ladder": ("noncrossing", "noncrossing or independent ladder for p_hat"),
         },
+        tuning="each SVM's lambda by hinge loss, sigma with the plain SVM, the level by "
+        "error, on one split; auto: a 30% hold-out",
     ),
     Scheme(
         "probing",
@@ -243,9 +275,12 @@ _SCHEME_LIST = [
         _build_probing,
         {
             "learner": ("tree", "svm, logistic, tree, forest, boosting or naive_bayes"),
+            "param_grid": (None, 'learner parameters to tune, e.g. {"max_depth": [3, 5]}'),
             "n_thresholds": (None, "classifiers per binary problem (empty: as the ladder)"),
             "loss": ("squared", "squared or cross_entropy"),
         },
+        tuning="nothing, unless param_grid is given: then the learner's parameters by "
+        "cross-entropy; auto: 5-fold CV up to 500 points, a 30% hold-out above",
     ),
     *[
         Scheme(
@@ -256,6 +291,7 @@ _SCHEME_LIST = [
             "wsvmgui.multiclass",
             _build_multiclass(name),
             {"normalise": ("sum", "sum or simplex")} if name == "ova" else {},
+            tuning=_DC_TUNING,
         )
         for name, (label, desc) in _MULTICLASS.items()
     ],
@@ -267,6 +303,7 @@ _SCHEME_LIST = [
         True,
         "wsvmgui.joint",
         _build_joint("direct"),
+        tuning=_JOINT_TUNING,
     ),
     Scheme(
         "joint-indirect",
@@ -276,7 +313,8 @@ _SCHEME_LIST = [
         True,
         "wsvmgui.joint",
         _build_joint("indirect"),
-        {"h_method": (None, "count (exact grid count) or volume (continuous h_k)")},
+        {"h_method": (None, "count (exact grid count) or continuous (volume share h_k)")},
+        tuning=_JOINT_TUNING,
     ),
 ]
 
@@ -326,12 +364,17 @@ def fit_scheme(
 ):
     """Build and fit the estimator of ``settings``; the one entry point of CLI and GUI runs.
 
+    The settings' tuning mode becomes the estimator's ``cv``: "auto" -> ``"auto"``,
+    "split" -> ``tune_fraction``, "cv" -> ``cv_folds``, "tune-set" -> the training rows
+    followed by the tuning set's rows with a ``PredefinedSplit`` (so ``refit`` refits on
+    both, as for a split).
+
     Parameters
     ----------
     settings : RunSettings
-    X : ndarray, shape (n, p)
-    y : ndarray, shape (n,)
-    X_tune, y_tune : ndarrays, shapes (m, p) and (m,), optional
+    X : array-like, shape (n, p)
+    y : array-like, shape (n,)
+    X_tune, y_tune : array-likes, shapes (m, p) and (m,), optional
         Used when ``settings.tuning == "tune-set"``.
     progress, should_cancel
         Forwarded to the estimator's ``fit``.
@@ -345,8 +388,6 @@ def fit_scheme(
     if settings.tuning == "tune-set":
         if X_tune is None or y_tune is None:
             raise InputError("tuning mode 'tune-set' needs a tuning set")
-    else:
-        X_tune = y_tune = None
-    return estimator.fit(
-        X, y, X_tune=X_tune, y_tune=y_tune, progress=progress, should_cancel=should_cancel
-    )
+        X, y, split = with_tuning_set(X, y, X_tune, y_tune)
+        estimator.set_params(cv=split)
+    return estimator.fit(X, y, progress=progress, should_cancel=should_cancel)

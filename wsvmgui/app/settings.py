@@ -20,6 +20,7 @@ from ..io.preprocessing import MISSING_CHOICES
 from ..ladder.rules import RULES
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
+from .schemes import SCHEMES
 
 TUNING_MODES = ("auto", "split", "cv", "tune-set")
 SETTINGS_VERSION = 1
@@ -45,9 +46,11 @@ class RunSettings:
         RBF width grid (None: multiples of sigma_M); one value fixes sigma.
     rule : {"count", "extreme"}
     tuning : {"auto", "split", "cv", "tune-set"}
-        Tune on a stratified split of the training data, by stratified k-fold
-        cross-validation, on a given tuning set, or "auto" (cross-validation for small
-        data, a split for large data).
+        Tune on a stratified ``tune_fraction`` split of the training data, by stratified
+        ``cv_folds``-fold cross-validation, on a given tuning set, or "auto" (each
+        scheme's default, stated by ``wsvmgui schemes``: cross-validation for small data
+        and a split for large data for the binary ladders, a split for the costlier
+        schemes).  Every scheme receives it as its estimator's ``cv``.
     tune_fraction : float
         Share of the training data held out in "split" mode.
     cv_folds : int
@@ -94,8 +97,6 @@ class RunSettings:
 
     def validate(self) -> RunSettings:
         """Raise InputError naming the first invalid setting; return self."""
-        from .schemes import SCHEMES
-
         self._check_types()
         if self.scheme not in SCHEMES:
             raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")

@@ -7,11 +7,12 @@ direct or the indirect scheme (METHODS section 4).
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
-from ..errors import InputError
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
 from ..joint.dca import minimal_truncation
 from ..joint.features import FeatureMap
 from ..joint.grid_fit import GridFit, fit_grid
@@ -25,12 +26,28 @@ from ..joint.schemes import (
     qualifying_cells,
 )
 from ..joint.simplex_grid import SimplexGrid, check_resolution
-from ..joint.subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
-from ..ladder.tuning import stratified_split
+from ..joint.subproblem import (
+    DEFAULT_KKT_TOL,
+    DEFAULT_QP_SOLVER,
+    JointProblem,
+    sum_zero_basis,
+)
+from ..ladder.splits import resolve_cv
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers.kernels import KERNELS, Kernel, default_sigma_grid
-from ._validation import validate_fit_data, validate_predict_data
+from ..solvers.kernels import Kernel, default_sigma_grid
+from ._base import (
+    KERNEL_CONSTRAINTS,
+    PENALTY_CONSTRAINTS,
+    TUNING_CONSTRAINTS,
+    BaseProbabilityClassifier,
+    ParameterError,
+    check_finite_positive,
+    check_positive_grid,
+    n_threads,
+    seed_of,
+)
 from .report import ProbabilityReport
+from .views import SimplexViews
 
 SCHEMES = ("indirect", "direct")
 #: Default tuning grid of C = 1 / (2 n lambda): every value tuning chose on Wu 2010 Ex.1
@@ -48,62 +65,98 @@ PROBA_FLOOR = 1e-6
 
 
 def _resolve_truncation(truncation, K: int) -> float:
+    """The truncation point ``s``: "minimal" (or None) is ``-1/(K-1)``, "none" is ``-inf``."""
     if truncation is None or (isinstance(truncation, str) and truncation == "minimal"):
         return minimal_truncation(K)
-    if truncation is False or (isinstance(truncation, str) and truncation == "none"):
+    if isinstance(truncation, str) and truncation == "none":
         return -np.inf
-    try:
-        s = float(truncation)
-    except (TypeError, ValueError):
-        raise InputError(
-            f"truncation must be 'minimal', 'none' or a number <= 0, got {truncation!r}"
-        ) from None
-    if not s <= 0:
-        raise InputError(f"truncation point s must be <= 0, got {s!r}")
-    return s
+    return float(truncation)
 
 
-class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
+class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
     """Joint K-class weighted SVM on the simplex of class weights.
 
     Parameters
     ----------
-    N : int
+    N : int >= 3, default=50
         Grid resolution: weights ``m / N`` with every ``m_k >= 1`` (``C(N-1, K-1)`` fits).
     d_pi : float or None
         Grid spacing; when given it overrides ``N`` (``N = 1 / d_pi``, an integer).
-    kernel : {"linear", "rbf", "poly"}
+    kernel : {"linear", "rbf", "poly"}, default="linear"
+        Unlike the ladder schemes the default is linear (the paper's main setting; an RBF
+        fit needs an eigendecomposition of the kernel and costs more per grid point).
     lam : float or None
         Penalty lambda (``C = 1 / (2 n lambda)``); None (with ``C`` None) tunes it.
     C : float or None
         Alternative to ``lam`` (``lam`` wins when both are given).
     sigma : float or None
-        RBF width; None tunes it over ``sigmas`` (default (1/4 .. 3/2) sigma_M).
+        RBF width; None tunes it over ``sigmas`` (default (1/4 .. 3/2) sigma_M of all rows).
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0)^degree``.
     scheme : {"indirect", "direct"}
     h_method : {"count", "continuous"} or None
         The ``h`` the indirect scheme inverts (None: ``DEFAULT_H_METHOD``).
     truncation : "minimal", "none", or float <= 0
         Truncation point ``s`` of the hinge (default ``-1/(K-1)``).
-    lambdas, sigmas : sequences or None
-        Tuning grids (defaults: lambda from ``DEFAULT_C_GRID`` and
-        :func:`wsvmgui.solvers.kernels.default_sigma_grid`).
-    tune_fraction : float
-        Share held out for tuning when no tuning set is given (then refit on all data).
+    lambdas : array-like or None
+        Lambda grid; None: ``1 / (2 n C)`` for C in :data:`DEFAULT_C_GRID` (1 ... 100,
+        shorter than the ladders' 0.1 ... 100: each value costs a whole simplex grid).
+    sigmas : array-like or None
+        Sigma grid (default :func:`wsvmgui.solvers.kernels.default_sigma_grid`).
+    cv : "auto", int, float, splitter or iterable, default="auto"
+        Tuning splits, scored by the cross-entropy of the tuning labels.  ``"auto"`` is a
+        stratified 30% hold-out at every size (each candidate costs a whole grid, so
+        k-fold CV costs k times as much); pass an int for k-fold CV.
+    refit : bool, default=True
+        Fit the chosen parameters again on all rows, keeping the tuned
+        ``C = 1 / (2 n lambda)``; False keeps the fit on the first split's training rows.
     warm_start : bool
         Start each grid fit's DCA (and its working set) from the neighbouring solution.
-    n_jobs : int
-        Worker threads for the grid (-1: all cores).
+    n_jobs : int or None
+        Threads over the grid (None: 1, -1: all cores).
     qp_solver : str
-        "direct" (Clarabel), or a qpsolvers backend ("clarabel", "quadprog").
+        "clarabel" (called directly; "direct" is an alias) or a qpsolvers backend
+        ("quadprog", ...).
     kkt_tol : float
         Largest accepted subproblem KKT residual (margin units).
-    random_state : int or None
-        Seed of the tuning split.
+    random_state : int, RandomState or None, default=0
+        Seeds the tuning splits and the sigma_M subsample.
+
+    Attributes
+    ----------
+    classes_ : ndarray, shape (K,)
+    grid_ : ndarray, shape (G, K)
+        The simplex grid weights.
+    lam_, C_ : float
+        Penalty of the final fit.
+    sigma_ : float or None
+        RBF width (None for other kernels).
+    tuning_table_ : list of dict
+        ``lam``, ``sigma`` and tuning ``cross_entropy`` of every candidate.
+    fit_info_ : dict
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **KERNEL_CONSTRAINTS,
+        **PENALTY_CONSTRAINTS,
+        **TUNING_CONSTRAINTS,
+        "N": [Interval(Integral, 3, None, closed="left")],
+        "d_pi": [Interval(Real, 0, 1, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "scheme": [StrOptions(set(SCHEMES))],
+        "h_method": [StrOptions(set(H_METHODS)), None],
+        "truncation": [
+            StrOptions({"minimal", "none"}),
+            Interval(Real, None, 0, closed="right"),
+            None,
+        ],
+        "warm_start": ["boolean"],
+        "qp_solver": [str],
+        "kkt_tol": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(
         self,
+        *,
         N: int = 50,
         d_pi: float | None = None,
         kernel: str = "linear",
@@ -118,12 +171,13 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         truncation="minimal",
         lambdas=None,
         sigmas=None,
-        tune_fraction: float = 0.5,
+        cv="auto",
+        refit: bool = True,
         warm_start: bool = True,
-        n_jobs: int | None = 1,
+        n_jobs: int | None = None,
         qp_solver: str = DEFAULT_QP_SOLVER,
         kkt_tol: float = DEFAULT_KKT_TOL,
-        random_state: int | None = None,
+        random_state=0,
     ) -> None:
         self.N = N
         self.d_pi = d_pi
@@ -139,7 +193,8 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         self.truncation = truncation
         self.lambdas = lambdas
         self.sigmas = sigmas
-        self.tune_fraction = tune_fraction
+        self.cv = cv
+        self.refit = refit
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.qp_solver = qp_solver
@@ -147,197 +202,138 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- parameters
-    def _resolution(self) -> int:
-        if self.d_pi is not None:
-            d = float(self.d_pi)
-            if not (np.isfinite(d) and 0 < d < 1):
-                raise InputError(f"d_pi must lie strictly between 0 and 1, got {self.d_pi!r}")
-            N = round(1.0 / d)
-            if abs(N * d - 1.0) > 1e-6:
-                raise InputError(f"1/d_pi must be an integer, got d_pi = {self.d_pi!r}")
-            return int(N)
-        if not isinstance(self.N, (int, np.integer)) and not float(self.N).is_integer():
-            raise InputError(f"N must be an integer, got {self.N!r}")
-        return int(self.N)
-
     def _check_params(self) -> None:
-        if self.kernel not in KERNELS:
-            raise InputError(f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}")
-        if self.scheme not in SCHEMES:
-            raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
-        if self.h_method is not None and self.h_method not in H_METHODS:
-            raise InputError(
-                f"unknown h method {self.h_method!r}; choose one of {', '.join(H_METHODS)}"
-            )
         for name in ("lam", "C", "sigma"):
-            v = getattr(self, name)
-            if v is not None and not (np.isfinite(v) and v > 0):
-                raise InputError(f"{name} must be a positive number, got {v!r}")
+            check_finite_positive(name, getattr(self, name))
+        check_positive_grid("lambdas", self.lambdas)
+        check_positive_grid("sigmas", self.sigmas)
+        self._resolution()
+
+    def _resolution(self) -> int:
+        if self.d_pi is None:
+            return int(self.N)
+        N = round(1.0 / float(self.d_pi))
+        if abs(N * float(self.d_pi) - 1.0) > 1e-6:
+            raise ParameterError(f"1/d_pi must be an integer, got d_pi = {self.d_pi!r}")
+        return int(N)
 
     def _kernel_for(self, sigma: float | None) -> Kernel | None:
         if self.kernel == "linear":
             return None
         if self.kernel == "rbf":
-            return Kernel("rbf", sigma=float(sigma))
+            return Kernel("rbf", sigma=float(sigma))  # type: ignore[arg-type]
         return Kernel(
             "poly", degree=int(self.degree), coef0=float(self.coef0), gamma=float(self.poly_gamma)
         )
 
     # ----------------------------------------------------------------- fitting
-    def _fit_one(
-        self, X, yi, K, grid, lam, sigma, s, tracker, should_cancel
-    ) -> tuple[FeatureMap, GridFit]:
-        fmap = FeatureMap.fit(X, self._kernel_for(sigma))
-        problem = JointProblem(fmap.Z_train, yi, K)
-        C = 1.0 / (2.0 * X.shape[0] * lam)
-
-        def step(done, total, partial):
-            tracker.step(1, partial)
-
-        gf = fit_grid(
+    def _fit_one(self, X, yi, lam, fmap, tracker) -> GridFit:
+        problem = JointProblem(fmap.Z_train, yi, self.classes_.size)
+        return fit_grid(
             problem,
-            grid,
-            C,
-            s,
+            self.simplex_grid_,
+            1.0 / (2.0 * X.shape[0] * lam),
+            self.truncation_,
             warm_start=self.warm_start,
-            n_jobs=self.n_jobs,
+            n_jobs=n_threads(self.n_jobs),
             qp_solver=self.qp_solver,
             kkt_tol=self.kkt_tol,
-            progress=step,
-            should_cancel=should_cancel,
+            progress=lambda _d, _t, partial: tracker.step(1, partial),
+            should_cancel=tracker.cancel_requested,
         )
-        return fmap, gf
 
-    def fit(
+    def _fit(
         self,
-        X,
-        y,
-        *,
-        X_tune=None,
-        y_tune=None,
-        progress: ProgressCallback | None = None,
-        should_cancel: CancelCheck | None = None,
-    ):
-        """Fit the grid (tuning lambda, and sigma for RBF, unless fixed).
-
-        Parameters
-        ----------
-        X : array-like, shape (n, p)
-        y : array-like, shape (n,)
-        X_tune, y_tune : array-like, optional
-            Independent tuning set; otherwise ``tune_fraction`` of the data is held out
-            for tuning and the chosen parameters are refitted on all data.
-        progress, should_cancel : see :mod:`wsvmgui.progress` (one unit per fit).
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        X, y = validate_fit_data(self, X, y)
-        classes, yi = np.unique(y, return_inverse=True)
-        K = classes.size
+        X: np.ndarray,
+        codes: np.ndarray,
+        progress: ProgressCallback | None,
+        should_cancel: CancelCheck | None,
+    ) -> dict[str, Any]:
+        K = self.classes_.size
         N = self._resolution()
         check_resolution(K, N)
-        s = _resolve_truncation(self.truncation, K)
         grid = SimplexGrid.build(K, N)
-        self.classes_ = classes
         self.simplex_grid_ = grid
         self.grid_ = grid.weights
-        self.truncation_ = s
+        self.truncation_ = _resolve_truncation(self.truncation, K)
         self.h_method_ = self.h_method or DEFAULT_H_METHOD
-        n = X.shape[0]
+        n = codes.size
         fixed_lam = (
             self.lam
             if self.lam is not None
             else (1.0 / (2.0 * n * self.C) if self.C is not None else None)
         )
-        need_sigma = self.kernel == "rbf" and self.sigma is None
-        if fixed_lam is not None and not need_sigma:
+        if fixed_lam is not None and not (self.kernel == "rbf" and self.sigma is None):
             tracker = ProgressTracker(grid.size, progress, should_cancel)
-            sigma = self.sigma
-            self.features_, self.fit_ = self._fit_one(
-                X, yi, K, grid, fixed_lam, sigma, s, tracker, should_cancel
-            )
-            self.lam_, self.sigma_ = float(fixed_lam), sigma
-            self.tuning_table_ = []
-            return self._finish(n)
-        # ---- tuning by the tuning-set log-likelihood (paper Section 4.3)
-        if X_tune is not None:
-            Xt, yt = validate_fit_data(self, X_tune, y_tune, reset=False)
-            unknown = ~np.isin(yt, classes)
-            if unknown.any():
-                raise InputError(f"tuning label {yt[unknown][0]!r} is not a training class")
-            X_fit, y_fit = X, y
-        else:
-            X_fit, Xt, y_fit, yt = stratified_split(X, y, self.tune_fraction, self.random_state)
-            if np.unique(y_fit).size != K:
-                raise InputError("the tuning split left a class without training points")
-        yi_fit = np.searchsorted(classes, y_fit)
-        yi_t = np.searchsorted(classes, yt)
+            fmap = FeatureMap.fit(X, self._kernel_for(self.sigma))
+            gf = self._fit_one(X, codes, float(fixed_lam), fmap, tracker)
+            return self._finish(fmap, gf, float(fixed_lam), self.sigma, n, [], tracker)
+        # ---- tuning by the tuning rows' cross-entropy (paper Section 4.3)
+        folds = resolve_cv(self.cv, self.classes_[codes], self.random_state, holdout=True)
+        n_first = folds[0][0].size
         lams = (
             [fixed_lam]
             if fixed_lam is not None
-            else list(
-                self.lambdas
-                if self.lambdas is not None
-                else 1.0 / (2.0 * X_fit.shape[0] * np.asarray(DEFAULT_C_GRID))
-            )
+            else list(check_positive_grid("lambdas", self.lambdas))
+            if self.lambdas is not None
+            else list(1.0 / (2.0 * n_first * np.asarray(DEFAULT_C_GRID)))
         )
+        sigmas: list[Any] = [None]
         if self.kernel == "rbf":
-            sigmas = (
-                [self.sigma]
-                if self.sigma is not None
-                else list(
-                    self.sigmas if self.sigmas is not None else default_sigma_grid(X_fit, y_fit)
-                )
-            )
-        else:
-            sigmas = [None]
-        n_cand = len(lams) * len(sigmas)
-        total = grid.size * (n_cand + (1 if X_tune is None else 0))
-        tracker = ProgressTracker(total, progress, should_cancel)
+            given = self.sigmas if self.sigma is None else [self.sigma]
+            grid_s = check_positive_grid("sigmas", given)
+            if grid_s is None:
+                grid_s = default_sigma_grid(X, codes, seed=seed_of(self.random_state))
+            sigmas = [float(v) for v in grid_s]
+        tracker = ProgressTracker(
+            grid.size * (len(lams) * len(sigmas) * len(folds) + int(self.refit)),
+            progress,
+            should_cancel,
+        )
+        n_test = sum(te.size for _, te in folds)
         table, best = [], None
         for sg in sigmas:
+            fmaps = [FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds]
             for lm in lams:
-                fmap, gf = self._fit_one(
-                    X_fit, yi_fit, K, grid, float(lm), sg, s, tracker, should_cancel
-                )
-                self.features_, self.fit_ = fmap, gf
-                p = self._proba_from_pred(self._grid_pred(Xt))
-                score = float(-np.mean(np.log(p[np.arange(yi_t.size), yi_t])))
+                loss, first = 0.0, None
+                for (tr, te), fmap in zip(folds, fmaps, strict=True):
+                    gf = self._fit_one(X[tr], codes[tr], float(lm), fmap, tracker)
+                    p = self._proba_from_pred(self._grid_pred(fmap, gf, X[te]))
+                    loss -= float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
+                    first = (fmap, gf) if first is None else first
+                score = loss / n_test
                 table.append({"lam": float(lm), "sigma": sg, "cross_entropy": score})
                 if best is None or score < best[0]:
-                    best = (score, float(lm), sg, fmap, gf)
-        self.tuning_table_ = table
-        _, lam_b, sigma_b, fmap, gf = best
-        self.lam_, self.sigma_ = lam_b, sigma_b
-        if X_tune is None:
-            lam_full = lam_b * X_fit.shape[0] / n  # keep C = 1/(2 n lambda) per point
-            self.features_, self.fit_ = self._fit_one(
-                X, yi, K, grid, lam_full, sigma_b, s, tracker, should_cancel
-            )
-            self.lam_ = lam_full
+                    best = (score, float(lm), sg, first)
+        assert best is not None
+        _, lam_b, sigma_b, (fmap, gf) = best
+        if self.refit:  # keep C = 1 / (2 n lambda): lambda scales with the rows fitted
+            lam_b = lam_b * n_first / n
+            fmap = FeatureMap.fit(X, self._kernel_for(sigma_b))
+            gf = self._fit_one(X, codes, lam_b, fmap, tracker)
+            n_fit = n
         else:
-            self.features_, self.fit_ = fmap, gf
-        return self._finish(n)
+            n_fit = n_first
+        return self._finish(fmap, gf, lam_b, sigma_b, n_fit, table, tracker)
 
-    def _finish(self, n: int):
-        self.C_ = 1.0 / (2.0 * n * self.lam_)
-        if self.kernel == "rbf" and self.sigma_ is None:  # pragma: no cover - guarded above
-            raise InputError("RBF kernel needs sigma")
-        gf = self.fit_
+    def _finish(self, fmap, gf, lam, sigma, n_fit, table, tracker) -> dict[str, Any]:
+        self.features_, self.fit_ = fmap, gf
+        self.lam_, self.sigma_ = float(lam), sigma
+        self.C_ = 1.0 / (2.0 * n_fit * self.lam_)
+        self.tuning_table_ = table
         self.n_qp_ = gf.n_qp
         self.fit_seconds_ = gf.seconds
         self.kkt_residual_ = float(gf.kkt_residual.max())
-        return self
+        return {
+            "n_fits": tracker.done,
+            "n_train": int(n_fit),
+            "n_qp": int(np.sum(gf.n_qp)),
+            "max_kkt_residual": self.kkt_residual_,
+        }
 
     # ----------------------------------------------------------------- prediction
-    def _grid_pred(self, X: np.ndarray) -> np.ndarray:
-        Z = self.features_.transform(X)
-        from ..joint.subproblem import sum_zero_basis
-
-        return self.fit_.predict_classes(Z, sum_zero_basis(self.classes_.size))
+    def _grid_pred(self, fmap: FeatureMap, gf: GridFit, X: np.ndarray) -> np.ndarray:
+        return gf.predict_classes(fmap.transform(X), sum_zero_basis(self.classes_.size))
 
     def _direct(self, pred: np.ndarray):
         de = direct_scheme(pred, self.simplex_grid_)
@@ -354,6 +350,12 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         p = np.maximum(p, PROBA_FLOOR)
         return p / p.sum(axis=1, keepdims=True)
 
+    def _pred(self, X: np.ndarray) -> np.ndarray:
+        return self._grid_pred(self.features_, self.fit_, X)
+
+    def _proba(self, X: np.ndarray) -> np.ndarray:
+        return self._proba_from_pred(self._pred(X))
+
     def grid_predictions(self, X) -> np.ndarray:
         """Class index (into ``classes_``) predicted at every grid weight ``grid_``.
 
@@ -361,17 +363,7 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of int, shape (n, G)
         """
-        check_is_fitted(self)
-        return self._grid_pred(validate_predict_data(self, X)).astype(np.int64)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities; shape (n, K), columns in ``classes_`` order."""
-        check_is_fitted(self)
-        return self._proba_from_pred(self._grid_pred(validate_predict_data(self, X)))
-
-    def predict(self, X) -> np.ndarray:
-        """``classes_[argmax predict_proba]``; shape (n,)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return self._pred(self._check_X(X)).astype(np.int64)
 
     def class_shares(self, X) -> np.ndarray:
         """Share of grid weights predicting each class (indirect scheme input); (n, K)."""
@@ -396,12 +388,10 @@ class JointWSVMClassifier(ClassifierMixin, BaseEstimator):
         q = qualifying_cells(pred, self.simplex_grid_)
         return [vertices[row] for row in q]
 
-    def report(self, X) -> ProbabilityReport:
+    def _report(self, X: np.ndarray) -> ProbabilityReport:
         """Probabilities with extra columns ``share_<class>``, ``border_<class>`` and
         ``direct_found`` (1 where a cell of K distinct classes exists)."""
-        check_is_fitted(self)
-        X = validate_predict_data(self, X)
-        pred = self._grid_pred(X)
+        pred = self._pred(X)
         K = self.classes_.size
         p = self._proba_from_pred(pred)
         shares = class_counts(pred, K) / self.simplex_grid_.size

@@ -17,33 +17,32 @@ Each sub-problem is tuned on its own data by EGKL (Zeng section 6); see
 
 from __future__ import annotations
 
-import os
-import time
-from typing import NamedTuple
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..errors import InputError
-from ..ladder.rules import RULES, LadderEstimate, probabilities_from_signs
-from ..ladder.tuning import stratified_split
+from ..ladder.rules import LadderEstimate, estimate_from_decision
+from ..ladder.search import fit_ladders
+from ..ladder.weights import weight_grid
 from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
-from ..multiclass.interpolation import INTERPOLATE, interpolated_estimate
 from ..multiclass.ova import OVA_NORMALISATIONS, normalise
 from ..multiclass.subproblems import (
     SubProblem,
     SubproblemSet,
-    fit_subproblems,
+    as_ladder_problem,
+    fitted_subproblem,
     pair_problem,
     rest_problem,
 )
-from ..progress import CancelCheck, ProgressCallback
-from ..solvers.kernels import Kernel, default_sigma_grid
-from ..solvers.wsvm import SOLVERS
-from ._validation import validate_fit_data, validate_predict_data
+from ..progress import CancelCheck, ProgressCallback, ProgressTracker
+from ._base import SOLVER_CONSTRAINTS, BaseProbabilityClassifier, n_threads
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
 from .report import ProbabilityReport
+from .views import LadderView, SubproblemViews
 
 #: Scheme name -> one-line description, for the command line and the app.
 SCHEME_INFO: dict[str, str] = {
@@ -55,8 +54,6 @@ SCHEME_INFO: dict[str, str] = {
     "ova": "A-SVM: K one-against-the-rest ladders, normalised to sum to one",
 }
 SCHEMES = tuple(SCHEME_INFO)
-#: Ladder rules: the binary engine's plus "interpolate" (see .interpolation).
-MULTICLASS_RULES = (*RULES, INTERPOLATE)
 _BASELINE_METHOD = {
     "baseline1": "largest",
     "bp1": "largest",
@@ -67,41 +64,20 @@ _BASELINE_METHOD = {
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 
 
-class LadderView(NamedTuple):
-    """One sub-problem's ladder at a set of points, for drawing.
-
-    Attributes
-    ----------
-    label : str
-        Sub-problem name: ``"b|a,b"`` (the ladder estimates ``q_{b|(a,b)}``; positive
-        signs favour b) or ``"j|rest"`` (One-vs-All for class j).
-    weights : ndarray, shape (M - 1,)
-    signs : ndarray of bool, shape (n, M - 1)
-        ``f_{pi_m}(x) > 0``.
-    lo, hi : ndarray, shape (n,)
-        Bracket of the sub-problem's probability.
-    """
-
-    label: str
-    weights: np.ndarray
-    signs: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-
-
-class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
+class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabilityClassifier):
     """K-class probabilities from binary weighted-SVM ladders (divide and conquer).
 
     Parameters
     ----------
-    scheme : {"pairwise", "baseline1", "baseline2", "bp1", "bp2", "ova"}
+    scheme : {"pairwise", "baseline1", "baseline2", "bp1", "bp2", "ova"}, default="ova"
         See :data:`SCHEME_INFO`.
-    kernel : {"rbf", "linear", "poly"}
-    n_weights : int or None
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    n_weights : int >= 2 or None
         M of every ladder (interior weights ``m / M``); None: ``default_n_weights`` of
-        each sub-problem's final-fit size (one grid for tuning and final fits, as in the
-        binary engine).
-    final_n_weights : int or None
+        each sub-problem's final-fit size (one grid for tuning and final fits).
+    weights : array-like of shape (M - 1,) or None
+        Explicit increasing interior weights of every ladder; overrides ``n_weights``.
+    final_n_weights : int >= 2 or None
         M of the final fits only: tuning uses ``n_weights``, the final ladders this finer
         grid (a finer final ladder averages more sign changes; see
         benchmarks/results/zeng_reproduction.md).  None: as ``n_weights``.
@@ -109,29 +85,28 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         Fixed penalty / RBF width for every sub-problem; None tunes it.
     lambdas : array-like or None
         Lambda grid of every sub-problem; None: ``1 / (2 n_s C)`` for C in 0.1 ... 100
-        and the sub-problem's size ``n_s``.
+        and the sub-problem's rows ``n_s`` in the first fold's training part.
     sigmas : array-like or None
         RBF width grid shared by the sub-problems; None: ``(0.25 .. 1.5) * sigma_M`` of all
-        labelled points (training and tuning).
+        rows.
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
-        How a ladder becomes a probability: METHODS section 2, or "interpolate" (the
-        zero crossing of the decision values inside the count rule's bracket; see
-        :mod:`wsvmgui.multiclass.interpolation`).
-    tune_fraction : float
-        Share of the data held out (stratified) for tuning when no tuning set is given.
-    refit : bool
-        After tuning, refit every sub-problem on its training plus tuning points, keeping
-        the tuned ``C = 1 / (2 n lambda)`` (as the binary engine does).
+        How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
+    cv : "auto", int, float, splitter or iterable, default="auto"
+        Tuning splits, stratified on all K classes; every sub-problem is tuned on its own
+        rows of them.  Unlike the binary estimator, ``"auto"`` is a stratified 30%
+        hold-out at every size: k folds multiply the cost of all K(K-1)/2 or K
+        sub-problems by about k (5-fold CV took 12x the CPU time of the hold-out on
+        Wu 2010 Ex. 2 and Zeng Ex. 3, for an 11% lower L1; pass ``cv=5`` for it).
+    refit, n_jobs, random_state
+        As in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (every
+        sub-problem refitted keeping its tuned C); ``n_jobs`` threads run one task per
+        (sigma, sub-problem) while tuning and one per sub-problem for the final fits.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
     solver : {"libsvm", "qp"}
     qp_solver : str
-    n_jobs : int or None
-        Threads for the sub-problem fits; None or -1: ``os.cpu_count()``.
-    random_state : int or None
-        Seed of the tuning split.
 
     Attributes
     ----------
@@ -144,11 +119,23 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         Fits made, sub-problem count, per-sub-problem seconds, wall time.
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **LADDER_SCHEME_CONSTRAINTS,
+        **SOLVER_CONSTRAINTS,
+        "scheme": [StrOptions(set(SCHEMES))],
+        "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
+        "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
+    }
+
+    _auto_holdout = True
+
     def __init__(
         self,
+        *,
         scheme: str = "ova",
         kernel: str = "rbf",
         n_weights: int | None = None,
+        weights=None,
         final_n_weights: int | None = None,
         lam: float | None = None,
         sigma: float | None = None,
@@ -158,17 +145,18 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
-        tune_fraction: float = 0.3,
+        cv="auto",
         refit: bool = True,
         ova_normalise: str = "sum",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
-        random_state: int | None = 0,
+        random_state=0,
     ) -> None:
         self.scheme = scheme
         self.kernel = kernel
         self.n_weights = n_weights
+        self.weights = weights
         self.final_n_weights = final_n_weights
         self.lam = lam
         self.sigma = sigma
@@ -178,7 +166,7 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
-        self.tune_fraction = tune_fraction
+        self.cv = cv
         self.refit = refit
         self.ova_normalise = ova_normalise
         self.solver = solver
@@ -186,70 +174,10 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    # ----------------------------------------------------------------------------- fit
     def _check_params(self) -> None:
-        if self.scheme not in SCHEME_INFO:
-            raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
-        if self.rule not in MULTICLASS_RULES:
-            raise InputError(
-                f"unknown rule {self.rule!r}; choose one of {', '.join(MULTICLASS_RULES)}"
-            )
-        if self.solver not in SOLVERS:
-            raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
-        if self.ova_normalise not in OVA_NORMALISATIONS:
-            raise InputError(
-                f"unknown ova_normalise {self.ova_normalise!r}; choose one of "
-                + ", ".join(OVA_NORMALISATIONS)
-            )
-        if self.lam is not None and not (np.isfinite(self.lam) and self.lam > 0):
-            raise InputError(f"lambda must be a positive number, got {self.lam!r}")
-        if self.sigma is not None and not (np.isfinite(self.sigma) and self.sigma > 0):
-            raise InputError(f"sigma must be a positive number, got {self.sigma!r}")
-        for name in ("n_weights", "final_n_weights"):
-            value = getattr(self, name)
-            if value is not None and int(value) < 2:
-                raise InputError(f"{name} must be at least 2, got {value!r}")
+        self._check_ladder_params()
 
-    def _n_threads(self) -> int:
-        if self.n_jobs is None or self.n_jobs == -1:
-            return os.cpu_count() or 1
-        if int(self.n_jobs) < 1:
-            raise InputError(f"n_jobs must be a positive integer or -1, got {self.n_jobs!r}")
-        return int(self.n_jobs)
-
-    def _lambda_grid(self) -> np.ndarray | None:
-        if self.lam is not None:
-            return np.array([float(self.lam)])
-        if self.lambdas is not None:
-            grid = np.asarray(self.lambdas, dtype=float).ravel()
-            if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
-                raise InputError("the lambda grid must hold positive numbers")
-            return grid
-        return None
-
-    def _fixed_sigmas(self) -> np.ndarray | None:
-        if self.kernel != "rbf":
-            return np.array([np.nan])
-        if self.sigma is not None:
-            return np.array([float(self.sigma)])
-        if self.sigmas is not None:
-            grid = np.asarray(self.sigmas, dtype=float).ravel()
-            if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
-                raise InputError("the sigma grid must hold positive numbers")
-            return grid
-        return None
-
-    def _needs_tuning(self) -> bool:
-        lam_fixed = self.lam is not None or (
-            self.lambdas is not None and np.size(self.lambdas) == 1
-        )
-        sig_fixed = (
-            self.kernel != "rbf"
-            or self.sigma is not None
-            or (self.sigmas is not None and np.size(self.sigmas) == 1)
-        )
-        return not (lam_fixed and sig_fixed)
-
+    # ----------------------------------------------------------------------------- fit
     def _specs(self, K: int) -> list[SubProblem]:
         c = self.classes_
         if self.scheme == "ova":
@@ -259,145 +187,64 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         k = self.baseline_index_
         return [pair_problem(j, k, c) for j in range(K) if j != k]
 
-    def fit(
+    def _fit(
         self,
-        X,
-        y,
-        *,
-        X_tune=None,
-        y_tune=None,
-        progress: ProgressCallback | None = None,
-        should_cancel: CancelCheck | None = None,
-    ) -> MulticlassWeightedSVMClassifier:
-        """Tune and fit every binary sub-problem of the scheme.
-
-        Parameters
-        ----------
-        X : array-like, shape (n, p)
-        y : array-like, shape (n,)
-            Two or more classes of any label type.
-        X_tune, y_tune : array-like, shapes (m, p) and (m,), optional
-            Tuning set; without it a stratified ``tune_fraction`` split of the training
-            data is used (only when something is tuned; unlike the binary engine there is
-            no cross-validation mode).
-        progress : callable, optional
-            ``progress(done, total, None)`` after every weighted fit.
-        should_cancel : callable, optional
-            Polled between fits; True stops the fit with :class:`Cancelled`.
-
-        Returns
-        -------
-        self
-        """
-        start = time.perf_counter()
-        self._check_params()
-        n_jobs = self._n_threads()
-        X, y = validate_fit_data(self, X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        K = self.classes_.size
+        X: np.ndarray,
+        codes: np.ndarray,
+        progress: ProgressCallback | None,
+        should_cancel: CancelCheck | None,
+    ) -> dict[str, Any]:
+        n, K = codes.size, self.classes_.size
         method = _BASELINE_METHOD.get(self.scheme)
         self.baseline_index_ = None if method is None else choose_baseline(method, X, codes, K)
         self.baseline_ = None if method is None else self.classes_[self.baseline_index_]
-        template = Kernel(
-            self.kernel,
-            sigma=1.0 if self.sigma is None else float(self.sigma),
-            degree=self.degree,
-            coef0=self.coef0,
-            gamma=self.poly_gamma,
+        specs = self._specs(K)
+        problems = [as_ladder_problem(s, codes) for s in specs]
+        plan = self._plan(X, codes)
+        # One weight grid per sub-problem, sized by its final fit, for tuning and final
+        # fits alike (unless final_n_weights asks for a finer final grid).
+        w_tune = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        w_fit = (
+            w_tune
+            if self.final_n_weights is None
+            else [weight_grid(self.final_n_weights)] * len(specs)
         )
-        lambdas = self._lambda_grid()
-        sigmas = self._fixed_sigmas()
-        if self._needs_tuning():
-            if X_tune is None:
-                # Split row indices by the labels themselves, so messages name the label;
-                # the partition is the one the binary engine draws for the same seed.
-                i_tr, i_tu, _, _ = stratified_split(
-                    np.arange(y.size)[:, None], y, self.tune_fraction, self.random_state
-                )
-                i_tr, i_tu = i_tr.ravel(), i_tu.ravel()
-                X_tr, X_tu, c_tr, c_tu = X[i_tr], X[i_tu], codes[i_tr], codes[i_tu]
-                fit_data = (X, codes)
-            else:
-                X_tr, c_tr = X, codes
-                X_tu, c_tu = self._tuning_codes(X_tune, y_tune)
-                fit_data = None
-            if sigmas is None:
-                # sigma_M of all labelled points (training and tuning), as the binary
-                # engine computes it.
-                X_s, c_s = (
-                    (X, codes)
-                    if fit_data is not None
-                    else (np.vstack([X_tr, X_tu]), np.concatenate([c_tr, c_tu]))
-                )
-                sigmas = default_sigma_grid(X_s, c_s, seed=self.random_state or 0)
+        tracker = ProgressTracker(sum(w.size for w in w_fit), progress, should_cancel)
+        if plan.tuned:
+            tunings, chosen = self._search(X, problems, plan, w_tune, tracker)
         else:
-            X_tr, c_tr, X_tu, c_tu, fit_data = X, codes, None, None, None
-        counted = {"done": 0}
-
-        def count(done: int, total: int, partial=None) -> None:
-            counted["done"] = done
-            if progress is not None:
-                progress(done, total, partial)
-
-        fitted, X_fit = fit_subproblems(
-            self._specs(K),
-            X_tr,
-            c_tr,
-            X_tu,
-            c_tu,
-            template,
-            lambdas=lambdas,
-            sigmas=sigmas,
-            n_weights=self.n_weights,
-            final_n_weights=self.final_n_weights,
-            rule=self.rule,
-            refit=self.refit,
+            tunings, chosen = [None] * len(specs), self._untuned(problems, plan, n)
+        fits = fit_ladders(
+            X,
+            problems,
+            plan.fit_rows,
+            plan.kernel,
+            chosen,
+            w_fit,
             solver=self.solver,
             qp_solver=self.qp_solver,
-            n_jobs=n_jobs,
-            fit_data=fit_data,
-            progress=count,
-            should_cancel=should_cancel,
+            n_jobs=n_threads(self.n_jobs),
+            tracker=tracker,
         )
-        self.subproblems_ = SubproblemSet(fitted, X_fit)
-        self.fit_info_ = {
+        fitted = [
+            fitted_subproblem(s, f, w, t)
+            for s, f, w, t in zip(specs, fits, w_fit, tunings, strict=True)
+        ]
+        self.subproblems_ = SubproblemSet(fitted, X)
+        return {
             "scheme": self.scheme,
             "n_subproblems": len(fitted),
-            "n_fits": counted["done"],
+            "n_fits": tracker.done,
             "subproblem_seconds": {f.spec.name: f.seconds for f in fitted},
-            "n_train": int(X_fit.shape[0]),
-            "n_jobs": n_jobs,
-            "seconds": time.perf_counter() - start,
+            "n_train": int(plan.fit_rows.size),
+            "n_jobs": n_threads(self.n_jobs),
         }
-        return self
-
-    def _tuning_codes(self, X_tune, y_tune) -> tuple[np.ndarray, np.ndarray]:
-        X_tu = validate_predict_data(self, X_tune)
-        if y_tune is None:
-            raise InputError("X_tune was given without y_tune")
-        y_tu = np.asarray(y_tune)
-        if y_tu.ndim != 1 or y_tu.shape[0] != X_tu.shape[0]:
-            raise InputError("the tuning set's X and y have different lengths")
-        if y_tu.dtype.kind == "f" and np.isnan(y_tu).any():
-            raise InputError("the tuning label has a missing value")
-        unknown = ~np.isin(y_tu, self.classes_)
-        if unknown.any():
-            raise InputError(f"tuning label {y_tu[unknown][0]!r} is not a training class")
-        codes = np.searchsorted(self.classes_, y_tu)
-        missing = np.setdiff1d(np.arange(self.classes_.size), codes)
-        if missing.size:
-            raise InputError(f"class {self.classes_[missing[0]]!r} has no point in the tuning set")
-        return X_tu, codes
 
     # ------------------------------------------------------------------------- predict
-    def _estimates(self, X) -> tuple[list[np.ndarray], list[LadderEstimate]]:
-        check_is_fitted(self, "subproblems_")
-        X = validate_predict_data(self, X)
+    def _estimates(self, X: np.ndarray) -> tuple[list[np.ndarray], list[LadderEstimate]]:
         decisions = self.subproblems_.decisions(X)
         ests = [
-            interpolated_estimate(d, f.weights)
-            if self.rule == INTERPOLATE
-            else probabilities_from_signs(d > 0, f.weights, self.rule)
+            estimate_from_decision(d, f.weights, self.rule)
             for d, f in zip(decisions, self.subproblems_.fitted, strict=True)
         ]
         return decisions, ests
@@ -409,9 +256,9 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
             coupling.set_pair(Q, f.spec.positive, f.spec.negative[0], est.p)
         return Q
 
-    def _combine(self, ests: list[LadderEstimate], n: int) -> dict[str, np.ndarray]:
+    def _combine(self, ests: list[LadderEstimate]) -> dict[str, np.ndarray]:
         """Probabilities (and the pairwise table or raw One-vs-All values) from estimates."""
-        K = self.classes_.size
+        n, K = ests[0].p.size, self.classes_.size
         if self.scheme == "ova":
             raw = np.column_stack([e.p for e in ests])
             m_max = max(f.weights.size + 1 for f in self.subproblems_.fitted)
@@ -427,59 +274,56 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         table = coupling.rebuild_table(q_base, k)
         return {"proba": coupling.couple(table), "table": table}
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities; shape (n, K), columns in the order of ``classes_``."""
-        _, ests = self._estimates(X)
-        return self._combine(ests, ests[0].p.size)["proba"]
+    def _proba(self, X: np.ndarray) -> np.ndarray:
+        return self._combine(self._estimates(X)[1])["proba"]
 
-    def predict(self, X) -> np.ndarray:
-        """Most probable class (TE1); shape (n,)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+    def _require(self, schemes: tuple[str, ...], what: str) -> None:
+        if self.scheme not in schemes:
+            raise InputError(
+                f"{what} needs scheme {' or '.join(map(repr, schemes))}, not {self.scheme!r}"
+            )
 
     def predict_vote(self, X) -> np.ndarray:
         """Class with the most pairwise wins (TE2; pairwise, bp1 and bp2 only); shape (n,)."""
-        if self.scheme not in VOTING_SCHEMES:
-            raise InputError(
-                f"max voting needs a full pairwise table; scheme {self.scheme!r} has none "
-                f"(use one of {', '.join(VOTING_SCHEMES)})"
-            )
-        _, ests = self._estimates(X)
-        out = self._combine(ests, ests[0].p.size)
+        X = self._check_X(X)
+        self._require(VOTING_SCHEMES, "max voting (a full pairwise table)")
+        out = self._combine(self._estimates(X)[1])
         return self.classes_[coupling.vote_predict(out["table"], out["proba"])]
 
     def raw_ova(self, X) -> np.ndarray:
         """One-vs-All values before normalisation; shape (n, K) (scheme "ova" only)."""
-        if self.scheme != "ova":
-            raise InputError(
-                f"raw One-vs-All values exist only for scheme 'ova', not {self.scheme!r}"
-            )
-        _, ests = self._estimates(X)
-        return np.column_stack([e.p for e in ests])
+        X = self._check_X(X)
+        self._require(("ova",), "raw One-vs-All values")
+        return np.column_stack([e.p for e in self._estimates(X)[1]])
 
     def pairwise_table(self, X) -> np.ndarray:
         """Full pairwise table ``Q[i, j, k] = q_{j|(j,k)}``; shape (n, K, K) (voting schemes)."""
-        if self.scheme not in VOTING_SCHEMES:
-            raise InputError(f"scheme {self.scheme!r} has no full pairwise table")
-        _, ests = self._estimates(X)
-        return self._combine(ests, ests[0].p.size)["table"]
+        X = self._check_X(X)
+        self._require(VOTING_SCHEMES, "a full pairwise table")
+        return self._combine(self._estimates(X)[1])["table"]
 
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p), for drawing."""
-        decisions, ests = self._estimates(X)
+        decisions, ests = self._estimates(self._check_X(X))
         return [
             LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi)
             for f, d, e in zip(self.subproblems_.fitted, decisions, ests, strict=True)
         ]
 
-    def report(self, X) -> ProbabilityReport:
-        """Probabilities, labels and every sub-problem's bracket for ``X`` (n, p).
+    def subproblem_decisions(self, X) -> list[np.ndarray]:
+        """Decision values of every sub-problem's ladder; arrays of shape (n, M_s - 1)."""
+        X = self._check_X(X)  # NotFittedError before subproblems_ is read
+        return self.subproblems_.decisions(X)
+
+    def _report(self, X: np.ndarray) -> ProbabilityReport:
+        """Probabilities, labels and every sub-problem's bracket.
 
         Extra columns: ``lo_<name>`` and ``hi_<name>`` for each sub-problem (``name`` as
-        in :class:`LadderView`), ``raw_<class>`` for One-vs-All, ``vote_label`` for the
-        schemes with a full pairwise table.
+        in :class:`~wsvmgui.estimators.views.LadderView`), ``raw_<class>`` for
+        One-vs-All, ``vote_label`` for the schemes with a full pairwise table.
         """
-        _, ests = self._estimates(X)
-        out = self._combine(ests, ests[0].p.size)
+        ests = self._estimates(X)[1]
+        out = self._combine(ests)
         extra: dict[str, np.ndarray] = {}
         if "table" in out:
             extra["vote_label"] = self.classes_[coupling.vote_predict(out["table"], out["proba"])]
@@ -492,4 +336,4 @@ class MulticlassWeightedSVMClassifier(ClassifierMixin, BaseEstimator):
         return ProbabilityReport.from_proba(self.classes_, out["proba"], extra)
 
 
-__all__ = ["SCHEME_INFO", "SCHEMES", "LadderView", "MulticlassWeightedSVMClassifier"]
+__all__ = ["SCHEME_INFO", "SCHEMES", "VOTING_SCHEMES", "MulticlassWeightedSVMClassifier"]

@@ -19,38 +19,37 @@ corresponding interval of the sorted thresholds.
 
 from __future__ import annotations
 
-import numbers
-import time
+import itertools
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import has_fit_parameter
 
 from ..errors import InputError
-from ..probing.learners import (
-    LEARNER_NAMES,
-    make_learner,
-)
-from ..probing.reduction import (
-    COSTING,
-    LOSSES,
-    learn_probing,
-)
+from ..ladder.splits import resolve_cv
+from ..probing.learners import LEARNER_NAMES, make_learner
+from ..probing.reduction import COSTING, LOSSES, BinaryProbing, learn_probing
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ._validation import check_labels, validate_fit_data, validate_predict_data
+from ._base import TUNING_CONSTRAINTS, BaseProbabilityClassifier, ParameterError, seed_of
 from .report import ProbabilityReport
 
 
-# ------------------------------------------------------------------------------ estimator
-class ProbingClassifier(ClassifierMixin, BaseEstimator):
+class ProbingClassifier(BaseProbabilityClassifier):
     """Class probabilities from any classifier learner by Probing (Langford & Zadrozny).
 
     Parameters
     ----------
-    learner : str or scikit-learn classifier
+    learner : str or scikit-learn classifier, default="tree"
         A name from :data:`LEARNER_NAMES` or an estimator (cloned per threshold).
     learner_params : dict or None
-        Parameters for a named learner (e.g. ``{"C": 10, "gamma": 0.5}`` for "svm").
+        Parameters for the learner (e.g. ``{"C": 10, "gamma": 0.5}`` for "svm").
+    param_grid : dict of str to list, or None
+        Learner parameters to tune (every combination, like scikit-learn's
+        ``GridSearchCV``), scored by the cross-entropy of the Probing estimate on the
+        ``cv`` tuning rows; None (default) tunes nothing.
     n_thresholds : int or None
         Classifiers per binary problem; None: ``max(floor(sqrt(n)), 20) - 1``, as many as
         the weight ladder fits.
@@ -60,7 +59,13 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         Use the costing reduction: when the learner lacks ``sample_weight`` ("auto"),
         always, or never (then a learner without ``sample_weight`` is an error).
     n_costing_rounds : int
-    random_state : int or None
+    cv : "auto", int, float, splitter or iterable, default="auto"
+        Tuning splits of ``param_grid`` (as for the ladder schemes: 5-fold CV up to 500
+        points, a 30% hold-out above); unused without ``param_grid``.
+    refit : bool, default=True
+        Fit the chosen parameters on all rows; False keeps the fit on the first split's
+        training rows.
+    random_state : int, RandomState or None, default=0
 
     Attributes
     ----------
@@ -72,74 +77,81 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
     thresholds_ : list of ndarray
         Sorted thresholds of each problem.
     costing_ : bool
+    best_params_ : dict
+        The learner parameters used (tuned ones included).
+    tuning_table_ : list of dict
+        Each candidate of ``param_grid`` with its tuning ``cross_entropy``.
     fit_info_ : dict
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        # No n_jobs: each threshold depends on the classifiers before it.
+        **{k: v for k, v in TUNING_CONSTRAINTS.items() if k != "n_jobs"},
+        "learner": [StrOptions(set(LEARNER_NAMES)), HasMethods(["fit", "predict"])],
+        "learner_params": [dict, None],
+        "param_grid": [dict, None],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left"), None],
+        "loss": [StrOptions(set(LOSSES))],
+        "costing": [StrOptions(set(COSTING))],
+        "n_costing_rounds": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self,
+        *,
         learner="tree",
         learner_params: dict | None = None,
+        param_grid: dict | None = None,
         n_thresholds: int | None = None,
         loss: str = "squared",
         costing: str = "auto",
         n_costing_rounds: int = 10,
-        random_state: int | None = 0,
+        cv="auto",
+        refit: bool = True,
+        random_state=0,
     ) -> None:
         self.learner = learner
         self.learner_params = learner_params
+        self.param_grid = param_grid
         self.n_thresholds = n_thresholds
         self.loss = loss
         self.costing = costing
         self.n_costing_rounds = n_costing_rounds
+        self.cv = cv
+        self.refit = refit
         self.random_state = random_state
 
-    def _prototype(self) -> BaseEstimator:
+    def _check_params(self) -> None:
+        for name, values in (self.param_grid or {}).items():
+            if isinstance(values, str) or not hasattr(values, "__len__") or len(values) == 0:
+                raise ParameterError(
+                    f"param_grid[{name!r}] must be a non-empty list of values, got {values!r}"
+                )
+
+    def _prototype(self, params: dict) -> BaseEstimator:
         if isinstance(self.learner, str):
-            return make_learner(self.learner, self.random_state, **(self.learner_params or {}))
-        if hasattr(self.learner, "fit") and hasattr(self.learner, "predict"):
-            if self.learner_params:
-                return clone(self.learner).set_params(**self.learner_params)
-            return clone(self.learner)
-        raise InputError(
-            f"learner must be a name ({', '.join(LEARNER_NAMES)}) or a scikit-learn "
-            f"classifier, got {self.learner!r}"
-        )
+            return make_learner(self.learner, seed_of(self.random_state), **params)
+        try:
+            return clone(self.learner).set_params(**params)
+        except ValueError as exc:
+            raise InputError(f"bad parameters for learner: {exc}") from None
 
-    def fit(
-        self,
-        X,
-        y,
-        *,
-        X_tune=None,
-        y_tune=None,
-        progress: ProgressCallback | None = None,
-        should_cancel: CancelCheck | None = None,
-    ) -> ProbingClassifier:
-        """Learn the thresholds and classifiers of every binary problem.
+    def _candidates(self) -> list[dict]:
+        grid = self.param_grid or {}
+        names = sorted(grid)
+        return [
+            {**(self.learner_params or {}), **dict(zip(names, combo, strict=True))}
+            for combo in itertools.product(*(grid[k] for k in names))
+        ]
 
-        Parameters
-        ----------
-        X : array-like, shape (n, p)
-        y : array-like, shape (n,)
-        X_tune, y_tune
-            Accepted for the common interface; Probing tunes nothing.
-        progress, should_cancel
-            Reported after each classifier; polled between classifiers.
+    def _n_thresholds(self, n: int) -> int:
+        if self.n_thresholds is None:
+            return max(int(np.floor(np.sqrt(n))), 20) - 1
+        return int(self.n_thresholds)
 
-        Returns
-        -------
-        self
-        """
-        start = time.perf_counter()
-        if self.loss not in LOSSES:
-            raise InputError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
-        if self.costing not in COSTING:
-            raise InputError(
-                f"unknown costing {self.costing!r}; choose one of {', '.join(COSTING)}"
-            )
-        prototype = self._prototype()
-        X, y = validate_fit_data(self, X, y)
-        self.classes_ = check_labels(y)
+    def _learn(self, X, codes, params, tracker) -> tuple[list[BinaryProbing], bool]:
+        """Probing of every binary problem with learner ``params``; (problems, costing)."""
+        prototype = self._prototype(params)
         weighted = has_fit_parameter(prototype, "sample_weight")
         if self.costing == "never" and not weighted:
             raise InputError(
@@ -147,48 +159,68 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
                 "use costing='auto' or 'always'"
             )
         use_costing = self.costing == "always" or (self.costing == "auto" and not weighted)
-        n_thr = self.n_thresholds
-        if n_thr is not None and (
-            isinstance(n_thr, bool) or not isinstance(n_thr, numbers.Integral)
-        ):
-            raise InputError(f"n_thresholds must be an integer, got {self.n_thresholds!r}")
-        T = (
-            max(int(np.floor(np.sqrt(y.size))), 20) - 1
-            if self.n_thresholds is None
-            else int(self.n_thresholds)
-        )
-        if T < 1:
-            raise InputError(f"n_thresholds must be at least 1, got {self.n_thresholds!r}")
         K = self.classes_.size
-        targets = self.classes_[1:] if K == 2 else self.classes_[:-1]
-        tracker = ProgressTracker(T * targets.size, progress, should_cancel)
-        tracker.check()
-        seed = 0 if self.random_state is None else int(self.random_state)
-        self.problems_ = []
-        for i, c in enumerate(targets):
-            self.problems_.append(
-                learn_probing(
-                    X,
-                    (y == c).astype(int),
-                    lambda _s: clone(prototype),
-                    T,
-                    self.loss,
-                    use_costing,
-                    self.n_costing_rounds,
-                    seed + 1000003 * i,
-                    tracker,
-                    str(c),
-                )
+        targets = [1] if K == 2 else list(range(K - 1))
+        seed = seed_of(self.random_state)
+        T = self._n_thresholds(codes.size)
+        problems = [
+            learn_probing(
+                X,
+                (codes == c).astype(int),
+                lambda _s: clone(prototype),
+                T,
+                self.loss,
+                use_costing,
+                self.n_costing_rounds,
+                seed + 1000003 * i,
+                tracker,
+                str(self.classes_[c]),
             )
-        self.problem_classes_ = np.asarray(targets)
+            for i, c in enumerate(targets)
+        ]
+        return problems, use_costing
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        codes: np.ndarray,
+        progress: ProgressCallback | None,
+        should_cancel: CancelCheck | None,
+    ) -> dict[str, Any]:
+        K = self.classes_.size
+        n_problems = 1 if K == 2 else K - 1
+        candidates = self._candidates()
+        per_fit = self._n_thresholds(codes.size) * n_problems
+        rows = np.arange(codes.size)
+        table: list[dict] = []
+        if self.param_grid:
+            folds = resolve_cv(self.cv, self.classes_[codes], self.random_state)
+            tracker = ProgressTracker(
+                per_fit * (len(candidates) * len(folds) + int(self.refit)), progress, should_cancel
+            )
+            n_test = sum(te.size for _, te in folds)
+            for params in candidates:
+                loss = 0.0
+                for tr, te in folds:
+                    self.problems_, _ = self._learn(X[tr], codes[tr], params, tracker)
+                    p = self._proba_and_brackets(X[te])[0]
+                    loss -= float(
+                        np.sum(np.log(np.maximum(p[np.arange(te.size), codes[te]], 1e-15)))
+                    )
+                table.append({**params, "cross_entropy": loss / n_test})
+            best = candidates[int(np.argmin([row["cross_entropy"] for row in table]))]
+            if not self.refit:
+                rows = folds[0][0]
+        else:
+            tracker = ProgressTracker(per_fit, progress, should_cancel)
+            best = candidates[0]
+        tracker.check()
+        self.problems_, self.costing_ = self._learn(X[rows], codes[rows], best, tracker)
+        self.problem_classes_ = self.classes_[[1] if K == 2 else list(range(K - 1))]
         self.thresholds_ = [pr.thresholds for pr in self.problems_]
-        self.costing_ = use_costing
-        self.fit_info_ = {
-            "n_classifiers": tracker.done,
-            "n_train": int(y.size),
-            "seconds": time.perf_counter() - start,
-        }
-        return self
+        self.best_params_ = best
+        self.tuning_table_ = table
+        return {"n_classifiers": tracker.done, "n_train": int(rows.size)}
 
     def intervals(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Estimates and intervals of every binary problem.
@@ -198,13 +230,15 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         p, lo, hi : ndarray, shape (n, P)
             Column j for class ``problem_classes_[j]``.
         """
-        check_is_fitted(self, "problems_")
-        X = validate_predict_data(self, X)
-        parts = [pr.estimate(X) for pr in self.problems_]
-        return tuple(np.column_stack([part[i] for part in parts]) for i in range(3))
+        return self._intervals(self._check_X(X))
 
-    def _proba_and_brackets(self, X):
-        p, lo, hi = self.intervals(X)
+    def _intervals(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        parts = [pr.estimate(X) for pr in self.problems_]
+        p, lo, hi = (np.column_stack([part[i] for part in parts]) for i in range(3))
+        return p, lo, hi
+
+    def _proba_and_brackets(self, X: np.ndarray):
+        p, lo, hi = self._intervals(X)
         if self.classes_.size == 2:
             proba = np.column_stack([1.0 - p[:, 0], p[:, 0]])
             los = np.column_stack([1.0 - hi[:, 0], lo[:, 0]])
@@ -217,19 +251,15 @@ class ProbingClassifier(ClassifierMixin, BaseEstimator):
         his = np.column_stack([hi, np.clip(1.0 - lo.sum(axis=1), 0.0, 1.0)])
         return proba, los, his
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities; shape (n, K), columns in the order of ``classes_``."""
+    def _proba(self, X: np.ndarray) -> np.ndarray:
         return self._proba_and_brackets(X)[0]
 
-    def predict(self, X) -> np.ndarray:
-        """Most probable class; shape (n,)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def report(self, X) -> ProbabilityReport:
-        """Probabilities, labels and each class's interval for ``X`` (n, p)."""
+    def _report(self, X: np.ndarray) -> ProbabilityReport:
+        """Probabilities, labels and each class's interval."""
         proba, los, his = self._proba_and_brackets(X)
-        extra: dict[str, np.ndarray] = {}
-        for k, c in enumerate(self.classes_):
-            extra[f"lo_{c}"] = los[:, k]
-            extra[f"hi_{c}"] = his[:, k]
-        return ProbabilityReport.from_proba(self.classes_, proba, extra)
+        return ProbabilityReport.from_proba(
+            self.classes_, proba, ProbabilityReport.bracket_columns(self.classes_, los, his)
+        )
+
+
+__all__ = ["ProbingClassifier"]

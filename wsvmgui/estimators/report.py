@@ -27,13 +27,35 @@ class ProbabilityReport:
         Predicted label, ``classes[argmax(proba)]``.
     extra : dict of str to ndarray of shape (n,)
         Further named per-point columns in display order, e.g. ``"lo_1"`` and ``"hi_1"``
-        for the bracket of class 1, or ``"lo_1|1v2"`` for a sub-problem's bracket.
+        for the bracket of class 1 (see :meth:`bracket`), or ``"lo_1|1v2"`` for a
+        sub-problem's bracket.
     """
 
     classes: np.ndarray
     proba: np.ndarray
     label: np.ndarray
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @staticmethod
+    def bracket_columns(
+        classes: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Extra columns ``lo_<class>``, ``hi_<class>`` of class brackets ``lo``, ``hi`` (n, K)."""
+        out: dict[str, np.ndarray] = {}
+        for k, c in enumerate(classes):
+            out[f"lo_{c}"] = lo[:, k]
+            out[f"hi_{c}"] = hi[:, k]
+        return out
+
+    def bracket(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The bracket of every class probability, two arrays (n, K); None when the
+        report has no ``lo_<class>`` / ``hi_<class>`` columns for every class."""
+        keys = [(f"lo_{c}", f"hi_{c}") for c in self.classes]
+        if not all(lo in self.extra and hi in self.extra for lo, hi in keys):
+            return None
+        lo = np.column_stack([self.extra[k] for k, _ in keys])
+        hi = np.column_stack([self.extra[k] for _, k in keys])
+        return lo, hi
 
     @classmethod
     def from_proba(

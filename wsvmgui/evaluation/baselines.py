@@ -8,10 +8,11 @@ the chosen parameters on training plus tuning data (as the schemes do with
 ``BASELINES`` maps a name to ``(description, factory)``; ``factory(params, random_state)``
 builds an unfitted scikit-learn classifier, and :func:`fit_baseline` tunes and fits one.
 
-The Platt-scaled SVMs come in both of scikit-learn's spellings: ``SVC(probability=True)``
-(libsvm's pairwise sigmoids with pairwise coupling, deprecated in scikit-learn 1.9; the
-warning is silenced locally) and ``CalibratedClassifierCV(SVC(), ensemble=False)``
-(one-vs-rest sigmoids on cross-validated decision values, normalised).  Their RBF grid is
+The Platt-scaled SVMs come in two forms: libsvm's ``SVC(probability=True)`` method
+(pairwise sigmoids on cross-validated decision values, pairwise coupling), rebuilt from
+public parts because that option is deprecated in scikit-learn 1.9 and removed in 1.11,
+and ``CalibratedClassifierCV(SVC(), ensemble=False)`` (one-vs-rest sigmoids on
+cross-validated decision values, normalised).  Their RBF grid is
 ``C`` in 0.3 ... 30 and ``sigma`` in ``(0.25 .. 1.5) * sigma_M`` (``gamma = 1 / sigma^2``),
 a subset of the weighted SVM's grid.
 """
@@ -20,25 +21,29 @@ from __future__ import annotations
 
 import itertools
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..errors import InputError
 from ..estimators._validation import check_finite, check_labels, check_numeric
-from ..ladder.tuning import stratified_split
+from ..ladder.splits import holdout_split
 from ..solvers.kernels import median_between_class_distance
 
 Factory = Callable[[dict, "int | None"], object]
@@ -80,30 +85,131 @@ def _svc(params: dict, seed: int | None) -> SVC:
     return SVC(C=params["C"], gamma=1.0 / params["sigma"] ** 2, kernel="rbf")
 
 
-class PlattSVC(SVC):
-    """``SVC(probability=True)`` whose deprecation warning is silenced locally."""
+def _platt_sigmoid(f: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Platt's sigmoid ``P(y = 1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision values.
 
-    def fit(self, X, y, sample_weight=None):
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=FutureWarning)
-            warnings.filterwarnings("ignore", category=DeprecationWarning)
-            return super().fit(X, y, sample_weight=sample_weight)
+    Maximum likelihood with Platt's smoothed targets ``(N+ + 1) / (N+ + 2)`` and
+    ``1 / (N- + 2)``, as libsvm's ``sigmoid_train`` (Lin, Lin & Weng 2007).
 
-    def predict_proba(self, X):
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=FutureWarning)
-            warnings.filterwarnings("ignore", category=DeprecationWarning)
-            return super().predict_proba(X)
+    Parameters
+    ----------
+    f : ndarray, shape (n,)
+        Cross-validated decision values.
+    y : ndarray of bool, shape (n,)
+        True for the positive class.
+
+    Returns
+    -------
+    A, B : float
+    """
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def loss(ab: np.ndarray) -> tuple[float, np.ndarray]:
+        z = ab[0] * f + ab[1]
+        # -[t log p + (1 - t) log(1 - p)] with p = 1 / (1 + e^z), stably.
+        value = np.sum(t * np.logaddexp(0.0, z) + (1.0 - t) * np.logaddexp(0.0, -z))
+        g = t - expit(-z)  # d loss / d z
+        return float(value), np.array([g @ f, g.sum()])
+
+    start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    res = minimize(loss, start, jac=True, method="L-BFGS-B")
+    return float(res.x[0]), float(res.x[1])
+
+
+def _couple_pairwise(R: np.ndarray) -> np.ndarray:
+    """Class probabilities from pairwise ones (Wu, Lin & Weng 2004, method 2; libsvm's).
+
+    Minimises ``sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2`` subject to ``sum p = 1``.
+
+    Parameters
+    ----------
+    R : ndarray, shape (n, K, K)
+        ``R[:, i, j] = P(i | i or j)``; ``R[:, j, i] = 1 - R[:, i, j]``.
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+    """
+    n, K, _ = R.shape
+    off = ~np.eye(K, dtype=bool)
+    Q = -(R.transpose(0, 2, 1) * R) * off  # Q_ij = -r_ji r_ij (i != j)
+    diag = np.where(off, R.transpose(0, 2, 1) ** 2, 0.0).sum(axis=2)  # sum_j r_ji^2
+    Q[:, np.arange(K), np.arange(K)] = diag
+    M = np.zeros((n, K + 1, K + 1))
+    M[:, :K, :K] = Q
+    M[:, :K, K] = M[:, K, :K] = 1.0
+    rhs = np.zeros((n, K + 1, 1))
+    rhs[:, K] = 1.0
+    p = np.linalg.solve(M, rhs)[:, :K, 0]
+    p = np.clip(p, 1e-12, None)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+class _PlattSVC(ClassifierMixin, BaseEstimator):
+    """RBF SVMs with Platt sigmoids and pairwise coupling: libsvm's ``probability=True``.
+
+    For every pair of classes an SVM is fitted, its decision values are cross-validated
+    (stratified ``n_folds``-fold) and a Platt sigmoid fitted to them; K > 2 classes are
+    coupled by Wu, Lin & Weng's method.  This is what ``SVC(probability=True)`` does
+    inside libsvm, done here with public parts only (that option is deprecated in
+    scikit-learn 1.9 and removed in 1.11); its probabilities agree with it to a few
+    hundredths (tests/test_baselines.py).
+
+    Parameters
+    ----------
+    C : float
+    gamma : float
+        RBF ``exp(-gamma ||x - x'||^2)``.
+    n_folds : int
+    random_state : int or None
+        Seeds the folds of the decision values.
+    """
+
+    def __init__(self, C: float = 1.0, gamma: float = 1.0, n_folds: int = 5, random_state=None):
+        self.C = C
+        self.gamma = gamma
+        self.n_folds = n_folds
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the pairwise SVMs and sigmoids on ``X`` (n, p), ``y`` (n,)."""
+        X = np.asarray(X, dtype=float)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        K = self.classes_.size
+        self.pairs_ = []
+        for a in range(K):
+            for b in range(a + 1, K):
+                rows = np.flatnonzero((codes == a) | (codes == b))
+                yb = codes[rows] == a  # positive: the first class of the pair
+                svm = SVC(C=self.C, gamma=self.gamma, kernel="rbf")
+                folds = min(self.n_folds, int(min(yb.sum(), (~yb).sum())))
+                cv = StratifiedKFold(max(folds, 2), shuffle=True, random_state=self.random_state)
+                f = cross_val_predict(svm, X[rows], yb, cv=cv, method="decision_function")
+                A, B = _platt_sigmoid(f, yb)
+                self.pairs_.append((a, b, clone(svm).fit(X[rows], yb), A, B))
+        return self
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities; shape (m, K)."""
+        check_is_fitted(self, "pairs_")
+        X = np.asarray(X, dtype=float)
+        K = self.classes_.size
+        R = np.full((X.shape[0], K, K), 0.5)
+        for a, b, svm, A, B in self.pairs_:
+            r = np.clip(expit(-(A * svm.decision_function(X) + B)), 1e-7, 1 - 1e-7)
+            R[:, a, b], R[:, b, a] = r, 1.0 - r
+        if K == 2:
+            return np.column_stack([R[:, 0, 1], R[:, 1, 0]])
+        return _couple_pairwise(R)
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class; shape (m,)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
 def _svc_platt(params: dict, seed: int | None):
-    return PlattSVC(
-        C=params["C"],
-        gamma=1.0 / params["sigma"] ** 2,
-        kernel="rbf",
-        probability=True,
-        random_state=seed,
-    )
+    return _PlattSVC(C=params["C"], gamma=1.0 / params["sigma"] ** 2, random_state=seed)
 
 
 def _svc_calibrated(params: dict, seed: int | None):
@@ -121,7 +227,7 @@ BASELINES: dict[str, tuple[str, Factory]] = {
         _boosting,
     ),
     "svc_platt": (
-        "RBF SVC(probability=True): libsvm's pairwise Platt sigmoids and coupling",
+        "RBF SVMs with libsvm's pairwise Platt sigmoids and coupling",
         _svc_platt,
     ),
     "svc_calibrated": (
@@ -223,7 +329,8 @@ def fit_baseline(
     start = time.perf_counter()
     X, y = _check_xy(X, y)
     if X_tune is None:
-        X_tr, X_tu, y_tr, y_tu = stratified_split(X, y, tune_fraction, random_state)
+        tr, tu = holdout_split(y, tune_fraction, random_state)
+        X_tr, X_tu, y_tr, y_tu = X[tr], X[tu], y[tr], y[tu]
     else:
         X_tr, y_tr = X, y
         X_tu, y_tu = _check_xy(X_tune, y_tune, labels=False)

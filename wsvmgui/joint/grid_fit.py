@@ -8,7 +8,6 @@ heavy parts).  Progress is reported and cancellation polled after every fit.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,18 +23,6 @@ from .subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
 
 #: Largest number of floats held at once when predicting over the grid.
 _PRED_BLOCK = 20_000_000
-
-
-def resolve_n_jobs(n_jobs: int | None) -> int:
-    """``None`` -> 1, ``-1`` -> all cores, else the positive integer given."""
-    if n_jobs is None:
-        return 1
-    n_jobs = int(n_jobs)
-    if n_jobs == -1 or n_jobs == 0:
-        return max(os.cpu_count() or 1, 1)
-    if n_jobs < -1:
-        return max((os.cpu_count() or 1) + 1 + n_jobs, 1)
-    return n_jobs
 
 
 @dataclass(frozen=True)
@@ -102,7 +89,7 @@ def fit_grid(
     C: float,
     s: float,
     warm_start: bool = True,
-    n_jobs: int | None = 1,
+    n_jobs: int = 1,
     qp_solver: str = DEFAULT_QP_SOLVER,
     kkt_tol: float = DEFAULT_KKT_TOL,
     max_iter: int = DEFAULT_MAX_DCA,
@@ -125,8 +112,8 @@ def fit_grid(
         the untruncated fit at its own weight (:func:`.dca.fit_truncated_warm`), and seed
         every QP's working set from nearby solutions.  False: every fit starts cold
         from its own untruncated fit with full QPs.
-    n_jobs : int or None
-        Worker threads (-1: all cores).
+    n_jobs : int
+        Worker threads (at least 1; the estimator resolves scikit-learn's None / -1).
     qp_solver, kkt_tol, max_iter : see :func:`.dca.fit_truncated`
     progress, should_cancel : see :mod:`wsvmgui.progress`; ``partial`` is the grid
         index just fitted.
@@ -144,7 +131,7 @@ def fit_grid(
         raise InputError(f"grid is for K = {grid.K} classes, the data hold {problem.K}")
     if not (np.isfinite(C) and C > 0):
         raise InputError(f"C must be a positive number, got {C!r}")
-    n_jobs = resolve_n_jobs(n_jobs)
+    n_jobs = max(int(n_jobs), 1)
     G, r, k1 = grid.size, problem.r, problem.K - 1
     W = np.zeros((G, r, k1))
     b = np.zeros((G, k1))

@@ -25,13 +25,16 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import SolverError
+from ..solvers.kkt import hinge_kkt_residual
+from ..solvers.qp import solve_qp
 
 #: Largest accepted KKT residual of a subproblem answer, in margin units.
 DEFAULT_KKT_TOL = 1e-3
-#: Subproblem backend: "direct" (Clarabel called with hand-built sparse matrices) or a
-#: qpsolvers backend name ("clarabel", "quadprog"); "direct" was measured fastest among
-#: the accurate ones (benchmarks/results/joint_speed.md).
-DEFAULT_QP_SOLVER = "direct"
+#: Subproblem backend of :func:`wsvmgui.solvers.qp.solve_qp`: "clarabel" (called directly
+#: with hand-built sparse matrices; "direct" is an alias) or a qpsolvers backend name
+#: ("quadprog", ...); Clarabel was measured fastest among the accurate ones
+#: (benchmarks/results/joint_speed.md).
+DEFAULT_QP_SOLVER = "clarabel"
 
 
 def sum_zero_basis(K: int) -> np.ndarray:
@@ -160,11 +163,10 @@ def kkt_residual(
 ) -> float:
     """Largest violation of the subproblem's optimality conditions, in margin units.
 
-    With margins ``m_ij``, optimal slacks ``xi_i = max(0, max_j (1 - m_ij))`` and relative
-    duals ``r_ij = alpha_ij / w_i``: dual feasibility (``r >= 0``, ``sum_j r_ij <= 1``);
-    complementarity ``r_ij (xi_i - 1 + m_ij)`` and ``(1 - sum_j r_ij) xi_i``; stationarity
-    in ``W_hat`` measured by the largest change it makes to any training margin, and in
-    ``b_hat`` relative to ``max w``.  Zero exactly at an optimum.
+    Feasibility and complementarity of the pair margins ``m_ij`` with the relative duals
+    ``r_ij = alpha_ij / w_i`` (:func:`~wsvmgui.solvers.kkt.hinge_kkt_residual`), and
+    stationarity in ``W_hat`` measured by the largest change it makes to any training
+    margin, and in ``b_hat`` relative to ``max w``.  Zero exactly at an optimum.
 
     Parameters
     ----------
@@ -180,22 +182,16 @@ def kkt_residual(
     -------
     float
     """
-    wsafe = np.maximum(w, 1e-300)[:, None]
-    r = alpha / wsafe
-    rs = r.sum(axis=1)
-    feas = max(float(np.max(-r)), float(np.max(rs - 1.0)), 0.0)
+    r = alpha / np.maximum(w, 1e-300)[:, None]
     m = problem.margins(W, b)
-    xi = np.maximum(0.0, np.max(1.0 - m, axis=1))
-    rc = np.clip(r, 0.0, 1.0)
-    comp_pair = float(np.max(rc * (xi[:, None] - 1.0 + m)))
-    comp_box = float(np.max(np.clip(1.0 - rs, 0.0, 1.0) * xi))
+    base = float(hinge_kkt_residual(m[None], r[None])[0])
     gamma = alpha - beta
     # W_hat from the duals: sum_ij gamma_ij z_i D_ij'.
     W_dual = np.einsum("ij,ia,ijc->ac", gamma, problem.Z, problem.D)
     dm = problem.margins(W - W_dual, np.zeros_like(b))
     stat_w = float(np.max(np.abs(dm)))
     stat_b = float(np.max(np.abs(np.einsum("ij,ijc->c", gamma, problem.D)))) / float(np.max(w))
-    return max(feas, comp_pair, comp_box, stat_w, stat_b)
+    return max(base, stat_w, stat_b)
 
 
 def subproblem_objective(
@@ -220,20 +216,17 @@ def _pieces(m: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
     return order[:, 0] - 1, (top - second) >= delta
 
 
-def _solve_reduced_clarabel(
-    A_S: np.ndarray, q: np.ndarray, h: np.ndarray, p: int, p_w: int, nS: int, K1: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The reduced QP straight through Clarabel, its sparse matrices assembled by hand.
+def _reduced_constraints(A_S: np.ndarray, nS: int, K1: int, dense: bool):
+    """The reduced QP's constraint matrix ``[[-A_S, -E], [0, -I]]`` (E sums a point's rows).
 
-    Same problem and backend as the qpsolvers path, without its per-call conversions
-    (which cost several times the solve itself at this size).
+    Sparse CSC assembled by hand (no per-call conversions, which cost several times the
+    solve at this size), or dense for quadprog.
     """
-    import clarabel
-
-    rows = nS * K1
-    m = rows + nS
-    # Constraint matrix [[-A_S, -E], [0, -I]] in CSC: p dense columns, then one column
-    # per slack with K1 + 1 entries.
+    rows, p = A_S.shape
+    if dense:
+        E = np.repeat(np.eye(nS), K1, axis=0)
+        return np.block([[-A_S, -E], [np.zeros((nS, p)), -np.eye(nS)]])
+    # p dense columns, then one column per slack with K1 + 1 entries.
     dense_idx = np.tile(np.arange(rows), p)
     slack_idx = np.column_stack(
         [np.arange(rows).reshape(nS, K1), rows + np.arange(nS)[:, None]]
@@ -241,23 +234,7 @@ def _solve_reduced_clarabel(
     indices = np.concatenate([dense_idx, slack_idx])
     data = np.concatenate([-A_S.T.ravel(), -np.ones(nS * (K1 + 1))])
     indptr = np.concatenate([np.arange(p + 1) * rows, p * rows + np.arange(1, nS + 1) * (K1 + 1)])
-    G = sparse.csc_matrix((data, indices, indptr), shape=(m, p + nS))
-    n_var = p + nS
-    pp = np.concatenate([np.arange(p_w + 1), np.full(n_var - p_w, p_w)])
-    Pm = sparse.csc_matrix((np.ones(p_w), np.arange(p_w), pp), shape=(n_var, n_var))
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    try:
-        result = clarabel.DefaultSolver(
-            Pm, q, G, h, [clarabel.NonnegativeConeT(m)], settings
-        ).solve()
-    except BaseException as exc:  # any backend failure becomes a SolverError
-        raise SolverError(f"Clarabel failed: {exc}") from exc
-    x = np.asarray(result.x)
-    z = np.asarray(result.z)
-    if str(result.status) not in ("Solved", "AlmostSolved") or not np.all(np.isfinite(x)):
-        raise SolverError(f"Clarabel stopped with status {result.status}")
-    return x[:p], np.maximum(z[:rows], 0.0).reshape(nS, K1)
+    return sparse.csc_matrix((data, indices, indptr), shape=(rows + nS, p + nS))
 
 
 def _solve_reduced(
@@ -276,33 +253,19 @@ def _solve_reduced(
     A_S = problem.A.reshape(problem.n, K1, p)[S].reshape(rows, p)
     q = np.concatenate([c_theta, w[S]])
     h = np.concatenate([-np.ones(rows), np.zeros(nS)])
-    if qp_solver == "direct":
-        return _solve_reduced_clarabel(A_S, q, h, p, p_w, nS, K1)
-    from qpsolvers import Problem, solve_problem
-
-    diag = np.concatenate([np.ones(p_w), np.zeros(p - p_w + nS)])
-    if qp_solver == "quadprog":  # dense and strictly convex
-        E = np.repeat(np.eye(nS), K1, axis=0)
-        G = np.block([[-A_S, -E], [np.zeros((nS, p)), -np.eye(nS)]])
-        Pq = np.diag(diag + 1e-9)
+    backend = "clarabel" if qp_solver == "direct" else qp_solver
+    dense = backend == "quadprog"  # dense and strictly convex
+    G = _reduced_constraints(A_S, nS, K1, dense)
+    n_var = p + nS
+    if dense:
+        Pq = np.diag(np.concatenate([np.ones(p_w), np.zeros(n_var - p_w)]) + 1e-9)
     else:
-        E = sparse.csr_matrix(
-            (np.ones(rows), (np.arange(rows), np.repeat(np.arange(nS), K1))), shape=(rows, nS)
-        )
-        G = sparse.vstack(
-            [
-                sparse.hstack([sparse.csr_matrix(-A_S), -E]),
-                sparse.hstack([sparse.csr_matrix((nS, p)), -sparse.eye(nS)]),
-            ]
-        ).tocsc()
-        Pq = sparse.diags(diag).tocsc()
-    try:
-        sol = solve_problem(Problem(Pq, q, G, h), solver=qp_solver)
-    except Exception as exc:  # any backend failure becomes a SolverError
-        raise SolverError(f"QP backend {qp_solver!r} failed: {exc}") from exc
-    if not sol.found or sol.x is None or sol.z is None or not np.all(np.isfinite(sol.x)):
-        raise SolverError(f"QP backend {qp_solver!r} returned no solution")
-    return sol.x[:p], np.maximum(sol.z[:rows], 0.0).reshape(nS, K1)
+        pp = np.concatenate([np.arange(p_w + 1), np.full(n_var - p_w, p_w)])
+        Pq = sparse.csc_matrix((np.ones(p_w), np.arange(p_w), pp), shape=(n_var, n_var))
+    sol = solve_qp(Pq, q, G, h, backend=backend)
+    if not sol.converged:
+        raise SolverError(f"QP backend {qp_solver!r} stopped with status {sol.status}")
+    return sol.x[:p], sol.z[:rows].reshape(nS, K1)
 
 
 def solve_subproblem(
@@ -315,7 +278,7 @@ def solve_subproblem(
     start: tuple[np.ndarray, np.ndarray] | None = None,
     delta: float = 0.3,
 ) -> SubproblemSolution:
-    """Solve one convex DCA subproblem through qpsolvers and check the answer.
+    """Solve one convex DCA subproblem and check the answer.
 
     Warm start (working set): given a nearby fit ``start``, each point whose loss
     ``max(0, 1 - m_i1, ...)`` has a clear active piece there (lead >= ``delta``) enters
@@ -335,8 +298,8 @@ def solve_subproblem(
     jc : ndarray of int, shape (n,)
         Column (into ``problem.others``) of each truncated point's competing class.
     qp_solver : str
-        "direct" (Clarabel without qpsolvers' conversions) or a qpsolvers backend
-        ("clarabel", "quadprog").
+        "clarabel" (or its alias "direct"), or another backend of
+        :func:`wsvmgui.solvers.qp.solve_qp` ("quadprog", ...).
     kkt_tol : float
     start : (W_hat, b_hat) or None
         Nearby fit seeding the working set; None solves the full QP.

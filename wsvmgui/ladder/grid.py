@@ -15,7 +15,7 @@ import numpy as np
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import DEFAULT_KKT_TOL, WeightedFit, check_fits, solve_weighted_svm
-from .rules import LadderEstimate, probabilities_from_signs
+from .rules import LadderEstimate, estimate_from_decision
 from .weights import check_weights
 
 
@@ -83,8 +83,8 @@ class Ladder:
         return K_cross @ self.coef.T + self.intercept[None, :]
 
     def estimate(self, K_cross: np.ndarray, rule: str = "count") -> LadderEstimate:
-        """Probabilities and brackets at new points (``K_cross`` shape (m, n))."""
-        return probabilities_from_signs(self.decision(K_cross) > 0, self.weights, rule)
+        """Probabilities and brackets at new points (``K_cross`` shape (m, n)) by ``rule``."""
+        return estimate_from_decision(self.decision(K_cross), self.weights, rule)
 
     def compress(self) -> tuple[Ladder, np.ndarray]:
         """Drop training points that no fit uses; returns the ladder and kept indices."""

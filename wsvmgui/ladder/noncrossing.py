@@ -38,7 +38,8 @@ from .rules import LadderEstimate
 from .weights import check_weights
 
 CONSTRAINTS = ("auto", "hull", "pairs", "compact")
-TUNINGS = ("egkl-independent", "egkl", "hinge")
+#: How the non-crossing estimator chooses lambda (and sigma); see its ``criterion``.
+CRITERIA = ("egkl-independent", "egkl", "hinge")
 #: Largest number of explicit pair rows per fit before the exact compact form is used
 #: (measured with the full-kernel QP: 2548 explicit rows cost 4x the time of the compact
 #: form at n = 100, 10100 rows 13x at n = 200, for the same answer).
@@ -199,6 +200,7 @@ def fit_noncrossing_ladder(
     lam: float | np.ndarray,
     kernel: Kernel,
     *,
+    K: np.ndarray | None = None,
     constraints: str = "auto",
     max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
     lam_grid: np.ndarray | None = None,
@@ -224,6 +226,8 @@ def fit_noncrossing_ladder(
     lam : float or ndarray of shape (M - 1,)
         Penalty of every weight (ignored when ``lam_grid`` is given).
     kernel : Kernel
+    K : ndarray, shape (n, n), optional
+        ``kernel(X)`` when already built (the tuning search shares one per sigma).
     constraints : {"auto", "hull", "pairs", "compact"}
         "auto": hull edges for the linear kernel in low dimension, otherwise separated
         pairs, replaced by the exact compact form above ``max_constraints`` rows.
@@ -265,7 +269,7 @@ def fit_noncrossing_ladder(
             raise InputError(f"lambda must be a positive number, got {lam!r}")
         cands = None
     mode, hull, notes = _resolve_mode(constraints, kernel, X)
-    K = kernel(X)
+    K = kernel(X) if K is None else np.asarray(K, dtype=float)
     linear = kernel.name == "linear"
     if linear:
         Phi, Pen, lift = X, np.eye(p), None

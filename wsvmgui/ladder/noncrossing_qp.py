@@ -37,7 +37,8 @@ The fit is a QP in the primal, in the variables ``(u, b, xi, f[, s])`` with ``f 
 and penalty ``u' Pen u``: ``Phi = X``, ``Pen = I`` for the linear kernel; for a kernel either
 ``Phi = K``, ``Pen = K``, or (as the ladder does, several times faster) a pivoted Cholesky
 factor ``K ~ L L'`` (:func:`pivoted_cholesky`, exact to 1e-12 relative) with ``Phi = L``,
-``Pen = I``.  It is solved by clarabel through qpsolvers with sparse constraint matrices,
+``Pen = I``.  It is solved by Clarabel (:func:`wsvmgui.solvers.qp.solve_qp`) with sparse
+constraint matrices,
 and checked by its duality gap, computed here from the returned multipliers against the
 full kernel matrix (the solver's status is not trusted), and by the constraint violation
 at the returned fit.
@@ -51,6 +52,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError, SolverError
+from ..solvers.qp import solve_qp
 from .hull_edges import HullEdges
 
 CONSTRAINT_MODES = ("hull", "pairs", "compact")
@@ -364,8 +366,6 @@ def fit_constrained(
     SolverError
         The solver failed, or its answer fails the duality-gap or feasibility check.
     """
-    from qpsolvers import Problem, solve_problem
-
     n, d = Phi.shape
     S = np.where(y > 0, 1.0 - pi, pi)
     use_s = cons.uses_s
@@ -408,21 +408,13 @@ def fit_constrained(
         h_parts.append(np.full(E, -cons.eps))
     G = sparse.vstack(blocks, format="csc")
     h = np.concatenate(h_parts)
-    problem = Problem(P, q, G, h, A, b)
     where = f"non-crossing fit at pi={pi:.4g}, lambda={lam:.4g}"
-    sol, errors = None, []
-    for method in DIRECT_SOLVE_METHODS:
-        try:
-            sol = solve_problem(
-                problem, solver="clarabel", direct_solve_method=method, **CLARABEL_SETTINGS
-            )
-            break
-        except Exception as exc:  # try the next linear solver, then give up
-            errors.append(f"{method}: {exc}")
-    if sol is None:
-        raise SolverError(f"{where}: clarabel failed ({'; '.join(errors)})")
-    if sol.x is None or not np.all(np.isfinite(sol.x)) or sol.z is None or sol.z.size == 0:
-        raise SolverError(f"{where}: clarabel returned no solution")
+    try:
+        sol = solve_qp(
+            P, q, G, h, A, b, settings=CLARABEL_SETTINGS, linear_solvers=DIRECT_SOLVE_METHODS
+        )
+    except SolverError as exc:
+        raise SolverError(f"{where}: {exc}") from exc
     x = sol.x
     u, beta = x[iu : iu + d], float(x[ib])
     f = Phi @ u + beta
@@ -430,7 +422,7 @@ def fit_constrained(
     primal = weighted_objective(f, y, S, penalty, lam)
     # Dual from the multipliers: a on the hinge rows, mu on the non-crossing rows;
     # nu = a y - d R'mu; dual = sum a + eps sum mu - nu'K nu / (4 n lambda).
-    z = np.maximum(sol.z, 0.0)
+    z = sol.z
     a = np.minimum(z[:n], S)
     mu = z[2 * n :]
     nu = a * y - (cons.direction * (cons.R.T @ mu) if E else 0.0)

@@ -89,7 +89,7 @@ def fit_svm_by_hinge(
     """
     best, best_score = None, np.inf
     for lam in np.ravel(lambdas):
-        fit = _plain_svm(K, y, float(lam))
+        fit = fit_plain_svm(K, y, float(lam))
         if K_tune is None:
             return fit, float("nan")
         score = weighted_hinge(fit.decision(K_tune), y_tune)
@@ -98,7 +98,8 @@ def fit_svm_by_hinge(
     return best, best_score
 
 
-def _plain_svm(K: np.ndarray, y: np.ndarray, lam: float) -> WeightedFit:
+def fit_plain_svm(K: np.ndarray, y: np.ndarray, lam: float) -> WeightedFit:
+    """The plain SVM (weight 1/2) on kernel ``K`` (n, n), labels ``y`` (n,) in {-1, +1}."""
     if np.all(y > 0) or np.all(y < 0):
         # Relabelling made one class: the SVM minimiser is the constant of that class.
         n = y.size

@@ -10,8 +10,8 @@ from ..errors import InputError
 
 
 # ------------------------------------------------------------------------------- costing
-class CostingClassifier(ClassifierMixin, BaseEstimator):
-    """Importance-weighted classification for learners without ``sample_weight``.
+class _CostingClassifier(ClassifierMixin, BaseEstimator):
+    """Importance-weighted classification for learners without ``sample_weight`` (internal).
 
     Costing (Zadrozny, Langford & Abe 2003): each round keeps example i with probability
     ``w_i / max w`` and trains ``estimator`` on the kept examples, unweighted; predictions
@@ -29,7 +29,7 @@ class CostingClassifier(ClassifierMixin, BaseEstimator):
         self.n_rounds = n_rounds
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None) -> CostingClassifier:
+    def fit(self, X, y, sample_weight=None) -> _CostingClassifier:
         """Fit the rounds; ``X`` (n, p), ``y`` (n,), ``sample_weight`` (n,) non-negative."""
         X = np.asarray(X, dtype=float)
         y = np.asarray(y)

@@ -12,8 +12,9 @@ from scipy.special import expit, xlogy
 from sklearn.base import BaseEstimator
 
 from ..errors import InputError
+from ..ladder.rules import count_bracket
 from ..progress import ProgressTracker
-from .costing import CostingClassifier
+from .costing import _CostingClassifier
 
 LOSSES = ("squared", "cross_entropy")
 COSTING = ("auto", "always", "never")
@@ -99,13 +100,12 @@ class BinaryProbing:
         return self.from_counts(self.counts(X))
 
     def from_counts(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Estimate and interval from answer counts (m,)."""
-        grid = np.concatenate([[0.0], self.thresholds, [1.0]])
-        lo, hi = grid[counts], grid[counts + 1]
-        points = np.array(
-            [minimax_point(a, b, self.loss) for a, b in zip(grid[:-1], grid[1:], strict=True)]
-        )
-        return points[counts], lo, hi
+        """Estimate and interval from answer counts (m,): the count rule's bracket over the
+        thresholds (:func:`~wsvmgui.ladder.rules.count_bracket`), reported at the loss's
+        minimax point instead of the midpoint."""
+        lo, hi = count_bracket(counts, self.thresholds)
+        points = {(a, b): minimax_point(a, b, self.loss) for a, b in set(zip(lo, hi, strict=True))}
+        return np.array([points[ab] for ab in zip(lo, hi, strict=True)]), lo, hi
 
 
 def learn_probing(
@@ -133,7 +133,7 @@ def learn_probing(
         Number of classifiers T.
     loss : {"squared", "cross_entropy"}
     use_costing : bool
-        Train through :class:`CostingClassifier` instead of ``sample_weight``.
+        Train through the costing reduction instead of ``sample_weight``.
     n_costing_rounds : int
     seed : int
     tracker : ProgressTracker, optional
@@ -169,7 +169,7 @@ def learn_probing(
         weight = np.where(y01 == 1, 1.0 - p, p)
         clf = make_classifier(step)
         if use_costing:
-            clf = CostingClassifier(clf, n_costing_rounds, random_state=seed + 7919 * step)
+            clf = _CostingClassifier(clf, n_costing_rounds, random_state=seed + 7919 * step)
         clf.fit(X, y01, sample_weight=weight)
         pos = int(np.searchsorted(thresholds, p))
         thresholds.insert(pos, p)

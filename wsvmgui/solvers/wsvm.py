@@ -9,29 +9,28 @@ has the dual ``max sum a - 1/2 a'Qa`` with ``Q = (y y') * K``, ``0 <= a_i <= C S
 ``sum a_i y_i = 0`` and ``C = 1 / (2 n lambda)``.  The fit is ``f(x) = sum_j c_j K(x_j, x) + b``
 with ``c = a * y``.
 
-Two solvers give the same answer: ``"libsvm"`` (scikit-learn's SVC on a precomputed
-kernel with per-sample weights; fast) and ``"qp"`` (the dense dual through qpsolvers;
-the reference).  Every answer is checked by :func:`kkt_residual`, which does not trust the
-solver's own status, and a failed check raises :class:`SolverError` naming pi and lambda.
+Two solvers give the same answer: ``"libsvm"`` (libsvm on the precomputed kernel with
+per-sample weights, see :mod:`wsvmgui.solvers._libsvm_direct`; fast) and ``"qp"`` (the
+dense dual through :func:`wsvmgui.solvers.qp.solve_qp`; the reference).  Every answer is
+checked by :func:`kkt_residual`, which does not trust the solver's own status, and a
+failed check raises :class:`SolverError` naming pi and lambda.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 
 from ..errors import InputError, SolverError
+from ._libsvm_direct import fit_precomputed
+from .kkt import hinge_kkt_residual
+from .qp import solve_qp
 
 SOLVERS = ("libsvm", "qp")
 #: Largest KKT violation accepted, in units of the functional margin y f(x).
 DEFAULT_KKT_TOL = 1e-2
-#: libsvm's own stopping tolerance (its maximal-violating-pair gap).
-LIBSVM_TOL = 1e-3
 
 
 @dataclass(frozen=True)
@@ -99,12 +98,11 @@ def kkt_residuals(
 ) -> np.ndarray:
     """Largest violation of the dual's optimality conditions of several fits, margin units.
 
-    With margins ``m_i = y_i f(x_i) - 1`` and relative duals ``r_i = a_i / U_i``:
-    complementarity asks ``m_i >= 0`` unless ``a_i = U_i`` and ``m_i <= 0`` unless
-    ``a_i = 0``, measured without thresholds as ``max(0, -m_i) (1 - r_i)`` and
-    ``max(0, m_i) r_i``.  Feasibility adds bound violations (relative to ``U_i``) and the
-    equality ``sum a_i y_i = 0`` (relative to ``sum a_i``).  The residual is the largest of
-    these; it is zero exactly at an optimum.  All fits share one matrix product.
+    Feasibility and complementarity of the margins ``y_i f(x_i)`` with the relative duals
+    ``r_i = a_i / U_i`` (:func:`~wsvmgui.solvers.kkt.hinge_kkt_residual`: ``y_i f >= 1``
+    unless ``a_i = U_i``, ``y_i f <= 1`` unless ``a_i = 0``, bounds), and the equality
+    ``sum a_i y_i = 0`` (relative to ``sum a_i``).  The residual is the largest of these;
+    it is zero exactly at an optimum.  All fits share one matrix product.
 
     Parameters
     ----------
@@ -124,13 +122,9 @@ def kkt_residuals(
     alpha = np.atleast_2d(alpha)
     upper = np.atleast_2d(upper)
     r = alpha / np.maximum(upper, 1e-300)
-    bound = np.maximum(np.maximum((-r).max(axis=1), (r - 1.0).max(axis=1)), 0.0)
     equality = np.abs(alpha @ y) / np.maximum(alpha.sum(axis=1), 1e-300)
-    margin = y[None, :] * ((alpha * y[None, :]) @ K + np.atleast_1d(intercept)[:, None]) - 1.0
-    rc = np.clip(r, 0.0, 1.0)
-    slack = (np.maximum(-margin, 0.0) * (1.0 - rc)).max(axis=1)
-    excess = (np.maximum(margin, 0.0) * rc).max(axis=1)
-    return np.maximum.reduce([bound, equality, slack, excess])
+    margin = y[None, :] * ((alpha * y[None, :]) @ K + np.atleast_1d(intercept)[:, None])
+    return np.maximum(hinge_kkt_residual(margin[:, :, None], r[:, :, None]), equality)
 
 
 def kkt_residual(
@@ -185,91 +179,7 @@ def _check_labels(y: np.ndarray) -> np.ndarray:
     return y
 
 
-def _fit_libsvm_svc(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
-    """libsvm through the public ``SVC`` (validates the n x n kernel on every call)."""
-    clf = SVC(kernel="precomputed", C=C, tol=LIBSVM_TOL, cache_size=200, max_iter=-1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        try:
-            clf.fit(K, y, sample_weight=upper / C)
-        except ConvergenceWarning as exc:  # pragma: no cover - libsvm rarely stops early
-            raise SolverError(f"libsvm did not converge: {exc}") from exc
-    alpha = np.zeros(y.size)
-    # Binary SVC orders classes [-1, 1] and its decision is positive for +1; dual_coef_
-    # holds y_i a_i for the support vectors.
-    alpha[clf.support_] = np.abs(clf.dual_coef_[0])
-    return alpha, float(clf.intercept_[0])
-
-
-def _fit_libsvm_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
-    """libsvm through scikit-learn's private binding, skipping per-call input validation.
-
-    Validating the n x n kernel on every call costs about a third of a ladder's time at
-    n = 2000 (benchmarks/results/ladder_speed.md); the ladder validates its inputs once.
-    Its answers equal :func:`_fit_libsvm_svc`'s to the last bit (checked on first use by
-    :func:`_direct_binding_works`); the result is checked by the KKT residual as always.
-    """
-    from sklearn.svm import _libsvm
-
-    _libsvm.set_verbosity_wrap(0)
-    support, _, _, sv_coef, intercept, _, _, status, _ = _libsvm.fit(
-        K,
-        (y > 0).astype(np.float64),
-        svm_type=0,
-        sample_weight=upper / C,
-        class_weight=np.empty(0),
-        kernel="precomputed",
-        C=C,
-        nu=0.5,
-        probability=0,
-        degree=3,
-        shrinking=1,
-        tol=LIBSVM_TOL,
-        cache_size=200,
-        coef0=0.0,
-        gamma=0.0,
-        epsilon=0.1,
-        max_iter=-1,
-        random_seed=0,
-    )
-    if status != 0:  # pragma: no cover - libsvm reports no other status without max_iter
-        raise SolverError(f"libsvm stopped with status {status}")
-    alpha = np.zeros(y.size)
-    alpha[support] = np.abs(sv_coef[0])
-    # libsvm's first class is -1 here; SVC flips the binary intercept the same way.
-    return alpha, -float(intercept[0])
-
-
-_DIRECT_STATE: list[bool] = []
-
-
-def _direct_binding_works() -> bool:
-    """Whether the private binding exists and agrees with ``SVC`` (decided once)."""
-    if not _DIRECT_STATE:
-        try:
-            rng = np.random.default_rng(0)
-            X = rng.standard_normal((40, 2))
-            y = np.where(X[:, 0] + 0.5 * rng.standard_normal(40) > 0, 1.0, -1.0)
-            K = np.ascontiguousarray(X @ X.T)
-            upper = sample_bounds(y, 0.3, 1.0)
-            a1, b1 = _fit_libsvm_direct(K, y, upper, 1.0)
-            a2, b2 = _fit_libsvm_svc(K, y, upper, 1.0)
-            _DIRECT_STATE.append(bool(np.allclose(a1, a2) and np.isclose(b1, b2)))
-        except Exception:  # any change in the private API: use the public path
-            _DIRECT_STATE.append(False)
-    return _DIRECT_STATE[0]
-
-
-def _fit_libsvm(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
-    """One libsvm fit: the direct binding when it works, ``SVC`` otherwise."""
-    if _direct_binding_works() and K.flags.c_contiguous and K.dtype == np.float64:
-        return _fit_libsvm_direct(K, y, upper, C)
-    return _fit_libsvm_svc(K, y, upper, C)
-
-
 def _fit_qp(K: np.ndarray, y: np.ndarray, upper: np.ndarray, qp_solver: str):
-    from qpsolvers import solve_qp
-
     n = y.size
     Q = (y[:, None] * y[None, :]) * K
     # quadprog needs a strictly positive definite matrix; the ridge is far below the
@@ -279,15 +189,8 @@ def _fit_qp(K: np.ndarray, y: np.ndarray, upper: np.ndarray, qp_solver: str):
     A = y[None, :]
     if qp_solver != "quadprog":  # the other backends take sparse matrices natively
         Q, A = sparse.csc_matrix(Q), sparse.csc_matrix(A)
-    try:
-        alpha = solve_qp(
-            Q, -np.ones(n), A=A, b=np.zeros(1), lb=np.zeros(n), ub=upper, solver=qp_solver
-        )
-    except Exception as exc:  # any backend failure becomes a SolverError
-        raise SolverError(f"QP backend {qp_solver!r} failed: {exc}") from exc
-    if alpha is None or not np.all(np.isfinite(alpha)):
-        raise SolverError(f"QP backend {qp_solver!r} returned no solution")
-    alpha = np.clip(alpha, 0.0, upper)
+    sol = solve_qp(Q, -np.ones(n), A=A, b=np.zeros(1), lb=np.zeros(n), ub=upper, backend=qp_solver)
+    alpha = np.clip(sol.x, 0.0, upper)
     return alpha, optimal_intercept(K @ (alpha * y), y, upper)
 
 
@@ -311,7 +214,7 @@ def solve_weighted_svm(
     upper = sample_bounds(y, pi, C)
     try:
         if solver == "libsvm":
-            alpha, b = _fit_libsvm(K, y, upper, C)
+            alpha, b = fit_precomputed(K, y, upper, C)
         elif solver == "qp":
             alpha, b = _fit_qp(K, y, upper, qp_solver)
         else:

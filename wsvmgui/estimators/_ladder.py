@@ -1,0 +1,242 @@
+"""Parameters and tuning plumbing shared by every scheme built on binary weight ladders.
+
+The binary, non-crossing, preconditioned and divide-and-conquer estimators take the same
+kernel, grid, penalty and tuning parameters; this module turns them into grids, folds and
+searches once.  The tuning semantics, the same in every one of these schemes:
+
+``cv``
+    How the rows given to ``fit`` are split for tuning (:mod:`wsvmgui.ladder.splits`):
+    ``"auto"`` (default; 5-fold stratified CV up to 500 points, a stratified 30% hold-out
+    above; schemes where k folds cost too much or that tune on one split use the
+    hold-out at every size and say so), an int (k-fold), a float (hold-out share), a
+    splitter such as ``PredefinedSplit`` (a user's own tuning set), or an iterable of
+    (train, test) pairs.
+``refit``
+    True (default): after tuning, fit the final model on all rows given to ``fit``,
+    keeping the tuned ``C = 1 / (2 n lambda)`` (lambda is rescaled by the ratio of the
+    first fold's training size to the final size), as scikit-learn's grid search over
+    ``SVC(C)`` does.  False: the final model is fitted on the first split's training
+    rows with the tuned lambda itself (for a hold-out or a tuning set, exactly the model
+    that was scored).
+``n_jobs``
+    Threads, scikit-learn's meaning (None: 1, -1: all cores).
+``random_state``
+    Seeds the folds, the hold-out and the sigma_M subsample.
+Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first
+fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of all rows;
+``M = max(floor(2 sqrt(n)), 40)`` weights for ``n`` final rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ladder.search import LadderProblem, search_ladders
+from ..ladder.splits import Fold, resolve_cv
+from ..ladder.tuning import TuningResult, default_lambda_grid, default_n_weights
+from ..ladder.weights import check_weights, weight_grid
+from ..progress import ProgressTracker
+from ..solvers.kernels import Kernel, default_sigma_grid
+from ._base import (
+    KERNEL_CONSTRAINTS,
+    LADDER_CONSTRAINTS,
+    PENALTY_CONSTRAINTS,
+    TUNING_CONSTRAINTS,
+    ParameterError,
+    check_finite_positive,
+    check_positive_grid,
+    n_threads,
+    seed_of,
+)
+
+#: Everything a ladder scheme shares.
+LADDER_SCHEME_CONSTRAINTS: dict[str, list[Any]] = {
+    **KERNEL_CONSTRAINTS,
+    **PENALTY_CONSTRAINTS,
+    **LADDER_CONSTRAINTS,
+    **TUNING_CONSTRAINTS,
+}
+
+
+@dataclass(frozen=True)
+class TuningPlan:
+    """Folds, rows of the final fits and grids of a ladder scheme's fit.
+
+    Attributes
+    ----------
+    folds : list of (train, test), or None
+        None when nothing is tuned.
+    fit_rows : ndarray of int
+        Rows of the final fits.
+    kernel : Kernel
+        Template (its RBF width replaced by each sigma).
+    sigmas : ndarray, shape (S,)
+        Tuning grid, or the fixed width (NaN for kernels without one).
+    """
+
+    folds: list[Fold] | None
+    fit_rows: np.ndarray
+    kernel: Kernel
+    sigmas: np.ndarray
+
+    @property
+    def tuned(self) -> bool:
+        return self.folds is not None
+
+
+class LadderParams:
+    """Parameter checks, grids and the tuning search of the ladder schemes.
+
+    Reads the estimator parameters ``kernel``, ``degree``, ``coef0``, ``poly_gamma``,
+    ``lam``, ``sigma``, ``lambdas``, ``sigmas``, ``n_weights``, ``weights``, ``rule``,
+    ``cv``, ``refit``, ``n_jobs`` and ``random_state``.
+    """
+
+    kernel: str
+    degree: int
+    coef0: float
+    poly_gamma: float
+    lam: float | None
+    sigma: float | None
+    lambdas: Any
+    sigmas: Any
+    n_weights: int | None
+    weights: Any
+    rule: str
+    cv: Any
+    refit: bool
+    n_jobs: int | None
+    random_state: Any
+    #: ``cv="auto"`` means the 30% hold-out at every size (see ladder.splits).
+    _auto_holdout = False
+
+    # ------------------------------------------------------------------ checks
+    def _check_ladder_params(self) -> None:
+        """Cross-parameter checks: finite values, positive grids, increasing weights."""
+        check_finite_positive("lam", self.lam)
+        check_finite_positive("sigma", self.sigma)
+        check_positive_grid("lambdas", self.lambdas)
+        check_positive_grid("sigmas", self.sigmas)
+        if self.weights is not None:
+            try:
+                check_weights(self.weights)
+            except ValueError as exc:
+                raise ParameterError(f"weights: {exc}") from None
+
+    # ------------------------------------------------------------------ grids
+    def _kernel_template(self) -> Kernel:
+        return Kernel(
+            self.kernel,
+            sigma=1.0 if self.sigma is None else float(self.sigma),
+            degree=self.degree,
+            coef0=self.coef0,
+            gamma=self.poly_gamma,
+        )
+
+    def _weight_grid(self, n: int) -> np.ndarray:
+        """Interior weights for a ladder fitted on ``n`` points; shape (M - 1,)."""
+        if self.weights is not None:
+            return check_weights(self.weights)
+        return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
+
+    def _lambda_grid(self, n: int) -> np.ndarray:
+        """``[lam]``, the given ``lambdas``, or the default grid for ``n`` points; (L,)."""
+        if self.lam is not None:
+            return np.array([float(self.lam)])
+        grid = check_positive_grid("lambdas", self.lambdas)
+        return default_lambda_grid(n) if grid is None else grid
+
+    def _fixed_lambda(self, n: int) -> float:
+        """Lambda of an untuned fit on ``n`` points: ``lam``, the one given, or C = 1."""
+        if self.lam is not None:
+            return float(self.lam)
+        grid = check_positive_grid("lambdas", self.lambdas)
+        return float(grid[0]) if grid is not None else float(default_lambda_grid(n)[2])
+
+    def _needs_tuning(self) -> bool:
+        lam_fixed = self.lam is not None or (
+            self.lambdas is not None and np.size(self.lambdas) == 1
+        )
+        sig_fixed = (
+            self.kernel != "rbf"
+            or self.sigma is not None
+            or (self.sigmas is not None and np.size(self.sigmas) == 1)
+        )
+        return not (lam_fixed and sig_fixed)
+
+    def _plan(self, X: np.ndarray, codes: np.ndarray, tune: bool | None = None) -> TuningPlan:
+        """Folds, final rows and sigma grid for data ``X`` (n, p) with class indices ``codes``.
+
+        The default sigma grid is ``(0.25 .. 1.5) sigma_M`` of all rows (every fold and
+        sub-problem shares it).
+        """
+        n = codes.size
+        kernel = self._kernel_template()
+        tune = self._needs_tuning() if tune is None else tune
+        if self.kernel != "rbf":
+            sigmas = np.array([np.nan])
+        elif self.sigma is not None:
+            sigmas = np.array([float(self.sigma)])
+        else:
+            given = check_positive_grid("sigmas", self.sigmas)
+            sigmas = (
+                given
+                if given is not None
+                else default_sigma_grid(X, codes, seed=seed_of(self.random_state))
+            )
+        if not tune:
+            return TuningPlan(None, np.arange(n), kernel, sigmas)
+        folds = resolve_cv(
+            self.cv, self.classes_[codes], self.random_state, holdout=self._auto_holdout
+        )
+        fit_rows = np.arange(n) if self.refit else folds[0][0]
+        return TuningPlan(folds, fit_rows, kernel, sigmas)
+
+    def _search(
+        self,
+        X: np.ndarray,
+        problems: list[LadderProblem],
+        plan: TuningPlan,
+        weights: list[np.ndarray],
+        tracker: ProgressTracker,
+        engine=None,
+    ) -> tuple[list[TuningResult], list[tuple[float, float]]]:
+        """Tune every problem; return the tables and the (lambda, sigma) of its final fit.
+
+        The final lambda keeps the tuned ``C``: it is the tuned lambda times the problem's
+        rows in the first fold's training part over its rows in the final fit.
+        """
+        assert plan.folds is not None
+        n = X.shape[0]
+        first_train = plan.folds[0][0]
+        n_first = [p.select(first_train, n)[0].size for p in problems]
+        n_final = [p.select(plan.fit_rows, n)[0].size for p in problems]
+        lambdas = [self._lambda_grid(m) for m in n_first]
+        tunings = search_ladders(
+            X,
+            problems,
+            plan.folds,
+            plan.kernel,
+            plan.sigmas,
+            weights,
+            lambdas,
+            rule=self.rule,
+            engine=engine,
+            n_jobs=n_threads(self.n_jobs),
+            tracker=tracker,
+        )
+        chosen = [
+            (t.best_lambda * a / b, t.best_sigma)
+            for t, a, b in zip(tunings, n_first, n_final, strict=True)
+        ]
+        return tunings, chosen
+
+    def _untuned(self, problems: list[LadderProblem], plan: TuningPlan, n: int) -> list:
+        """(lambda, sigma) of every problem when nothing is tuned."""
+        return [
+            (self._fixed_lambda(p.select(plan.fit_rows, n)[0].size), float(plan.sigmas[0]))
+            for p in problems
+        ]
