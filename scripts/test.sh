@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh) and run the checks: ruff, then pytest, headless.
+# Set up (scripts/setup.sh) and run the checks: ruff, mypy, then pytest, headless.
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -k ladder  # extra arguments go to pytest
 #
-# Exits non-zero when ruff or pytest fails (pytest's "no tests collected" counts as failure).
+# Exits non-zero when ruff, mypy or pytest fails (pytest's "no tests collected" counts as
+# failure).
 set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +28,10 @@ ruff_rc=$?
 echo "[test] ruff format --check ${lint_paths[*]}"
 "$VENV/bin/ruff" format --check "${lint_paths[@]}" || ruff_rc=1
 
+echo "[test] mypy (the numerical core; files in pyproject.toml [tool.mypy])"
+"$VENV/bin/mypy"
+mypy_rc=$?
+
 echo "[test] pytest"
 "$VENV/bin/python" -m pytest "$@"
 pytest_rc=$?
@@ -34,5 +39,6 @@ if [ "$pytest_rc" -eq 5 ]; then
     echo "[test] pytest collected no tests" >&2
 fi
 
-echo "[test] ruff exit $ruff_rc, pytest exit $pytest_rc, total $(($(date +%s) - start)) s"
-[ "$ruff_rc" -eq 0 ] && [ "$pytest_rc" -eq 0 ]
+echo "[test] ruff exit $ruff_rc, mypy exit $mypy_rc, pytest exit $pytest_rc," \
+    "total $(($(date +%s) - start)) s"
+[ "$ruff_rc" -eq 0 ] && [ "$mypy_rc" -eq 0 ] && [ "$pytest_rc" -eq 0 ]

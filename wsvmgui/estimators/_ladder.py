@@ -110,6 +110,7 @@ class LadderParams:
     refit: bool
     n_jobs: int | None
     random_state: Any
+    classes_: np.ndarray
     #: ``cv="auto"`` means the 30% hold-out at every size (see ladder.splits).
     _auto_holdout = False
 

@@ -271,17 +271,18 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         # ---- tuning by the tuning rows' cross-entropy (paper Section 4.3)
         folds = resolve_cv(self.cv, self.classes_[codes], self.random_state, holdout=True)
         n_first = folds[0][0].size
-        lams = (
-            [fixed_lam]
-            if fixed_lam is not None
-            else list(check_positive_grid("lambdas", self.lambdas))
-            if self.lambdas is not None
-            else list(1.0 / (2.0 * n_first * np.asarray(DEFAULT_C_GRID)))
-        )
+        given = check_positive_grid("lambdas", self.lambdas)
+        if fixed_lam is not None:
+            lams = [float(fixed_lam)]
+        elif given is not None:
+            lams = [float(v) for v in given]
+        else:
+            lams = [float(v) for v in 1.0 / (2.0 * n_first * np.asarray(DEFAULT_C_GRID))]
         sigmas: list[Any] = [None]
         if self.kernel == "rbf":
-            given = self.sigmas if self.sigma is None else [self.sigma]
-            grid_s = check_positive_grid("sigmas", given)
+            grid_s = check_positive_grid(
+                "sigmas", self.sigmas if self.sigma is None else [self.sigma]
+            )
             if grid_s is None:
                 grid_s = default_sigma_grid(X, codes, seed=seed_of(self.random_state))
             sigmas = [float(v) for v in grid_s]
@@ -291,16 +292,18 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             should_cancel,
         )
         n_test = sum(te.size for _, te in folds)
-        table, best = [], None
+        table: list[dict[str, Any]] = []
+        best: tuple[float, float, Any, tuple[FeatureMap, GridFit]] | None = None
         for sg in sigmas:
             fmaps = [FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds]
             for lm in lams:
-                loss, first = 0.0, None
+                loss, fits = 0.0, []
                 for (tr, te), fmap in zip(folds, fmaps, strict=True):
                     gf = self._fit_one(X[tr], codes[tr], float(lm), fmap, tracker)
                     p = self._proba_from_pred(self._grid_pred(fmap, gf, X[te]))
                     loss -= float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
-                    first = (fmap, gf) if first is None else first
+                    fits.append((fmap, gf))
+                first = fits[0]  # kept (for refit=False) only while its cell is the best
                 score = loss / n_test
                 table.append({"lam": float(lm), "sigma": sg, "cross_entropy": score})
                 if best is None or score < best[0]:

@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.rules import LadderEstimate, estimate_from_decision
 from ..ladder.search import fit_ladders
+from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
@@ -184,8 +185,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return [rest_problem(j, c) for j in range(K)]
         if self.scheme == "pairwise":
             return [pair_problem(a, b, c) for a in range(K) for b in range(a + 1, K)]
-        k = self.baseline_index_
+        k = self._baseline_index()
         return [pair_problem(j, k, c) for j in range(K) if j != k]
+
+    def _baseline_index(self) -> int:
+        """Index of the common baseline class of the baseline schemes."""
+        assert self.baseline_index_ is not None, "not a baseline scheme"
+        return int(self.baseline_index_)
 
     def _fit(
         self,
@@ -210,10 +216,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             else [weight_grid(self.final_n_weights)] * len(specs)
         )
         tracker = ProgressTracker(sum(w.size for w in w_fit), progress, should_cancel)
+        tunings: list[TuningResult | None] = [None] * len(specs)
         if plan.tuned:
-            tunings, chosen = self._search(X, problems, plan, w_tune, tracker)
+            found, chosen = self._search(X, problems, plan, w_tune, tracker)
+            tunings = list(found)
         else:
-            tunings, chosen = [None] * len(specs), self._untuned(problems, plan, n)
+            chosen = self._untuned(problems, plan, n)
         fits = fit_ladders(
             X,
             problems,
@@ -267,7 +275,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         Q = self._table(ests, n)
         if self.scheme == "pairwise":
             return {"proba": coupling.couple(Q), "table": Q}
-        k = self.baseline_index_
+        k = self._baseline_index()
         q_base = Q[:, :, k]
         if self.scheme in ("baseline1", "baseline2"):
             return {"proba": coupling.couple_baseline(q_base, k)}

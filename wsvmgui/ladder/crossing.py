@@ -181,7 +181,9 @@ def crossing_from_values(
 DecisionLike = Callable[[np.ndarray], np.ndarray]
 
 
-def _decision_function(model, X_train: np.ndarray, kernel) -> tuple[DecisionLike, np.ndarray]:
+def _decision_function(
+    model, X_train: np.ndarray, kernel
+) -> tuple[DecisionLike, np.ndarray | None]:
     """A callable ``X -> (m, M - 1)`` and the weights of ``model``."""
     if isinstance(model, Ladder):
         if kernel is None:

@@ -16,6 +16,7 @@ between training points are not covered (see :mod:`wsvmgui.ladder.crossing`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -262,7 +263,7 @@ def fit_noncrossing_ladder(
             raise InputError("per-weight tuning of lambda needs a tuning set")
         cands = [float(v) for v in np.ravel(lam_grid)]
         K_tune = kernel(np.asarray(X_tune, dtype=float), X)
-        y_tune = np.asarray(y_tune, dtype=float)
+        y_tu = np.asarray(y_tune, dtype=float)
     else:
         lam_arr = np.broadcast_to(np.asarray(lam, dtype=float), (m,)).copy()
         if not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
@@ -293,7 +294,7 @@ def fit_noncrossing_ladder(
     for step, (k, prev, direction) in enumerate(fitting_order(weights)):
         pi = float(weights[k])
         options = [float(lam_arr[k])] if cands is None else cands
-        best = None
+        best: Any = None
         for lam_k in options:
             fit = _fit_one(
                 K,
@@ -322,7 +323,7 @@ def fit_noncrossing_ladder(
                 best = fit
                 break
             f_t = K_tune @ (fit[4]) + fit[1]
-            score = _weighted_hinge(f_t, y_tune, pi)
+            score = _weighted_hinge(f_t, y_tu, pi)
             if best is None or score < best[5] - 1e-12:
                 best = (*fit[:5], score)
         u, b, f, rec, _c = best[:5]
@@ -408,11 +409,12 @@ def _fit_one(
         free = fit_weighted_svm(K, y, pi, lam, kkt_tol=kkt_tol)
         f_free = K @ free.coef + free.intercept
     if f_prev is None:
+        assert free is not None
         u = X.T @ free.coef if linear else free.coef
         rec = FitRecord(pi, lam, step, "unconstrained", check=free.kkt_residual)
         return u, free.intercept, f_free, rec, free.coef
     cons, note = build_constraints(f_prev, direction, mode, hull, max_constraints, eps, vertex)
-    counts = dict(
+    counts: dict[str, Any] = dict(
         mode=cons.mode, n_rows=cons.n_rows, n_edges=cons.n_edges, n_vertex=cons.n_vertex, note=note
     )
     if free is not None:

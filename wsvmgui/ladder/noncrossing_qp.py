@@ -202,6 +202,7 @@ def build_constraints(
     if mode == "hull" and hull is None:
         mode, note = "pairs", "no convex hull available: using all separated pairs"
     if mode == "hull":
+        assert hull is not None
         vert = hull.vertices[(g[hull.vertices] <= 0) if vertex else (g[hull.vertices] == 0)]
         a, b = hull.edges[:, 0], hull.edges[:, 1]
         # Orient each cut edge as (positive end, non-positive end).

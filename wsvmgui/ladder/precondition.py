@@ -87,15 +87,14 @@ def fit_svm_by_hinge(
     score : float
         Tuning hinge loss (NaN without a tuning set).
     """
-    best, best_score = None, np.inf
-    for lam in np.ravel(lambdas):
-        fit = fit_plain_svm(K, y, float(lam))
-        if K_tune is None:
-            return fit, float("nan")
-        score = weighted_hinge(fit.decision(K_tune), y_tune)
-        if score < best_score - 1e-12:
-            best, best_score = fit, score
-    return best, best_score
+    grid = np.ravel(lambdas)
+    if K_tune is None or y_tune is None:
+        return fit_plain_svm(K, y, float(grid[0])), float("nan")
+    fits = [fit_plain_svm(K, y, float(lam)) for lam in grid]
+    scores = [weighted_hinge(fit.decision(K_tune), y_tune) for fit in fits]
+    # The first of the (numerically) best, as the grid is ordered from large lambda down.
+    best = int(np.flatnonzero(np.asarray(scores) <= min(scores) + 1e-12)[0])
+    return fits[best], float(scores[best])
 
 
 def fit_plain_svm(K: np.ndarray, y: np.ndarray, lam: float) -> WeightedFit:

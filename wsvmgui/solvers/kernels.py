@@ -154,11 +154,11 @@ def median_between_class_distance(
     block = max(1024, 1_000_000 // max(X.shape[1], 1))
     dists = np.empty(max_pairs)
     pos = 0
-    for a, b, m in zip(a_idx, b_idx, per_pair, strict=True):
+    for ca, cb, m in zip(a_idx.tolist(), b_idx.tolist(), per_pair, strict=True):
         for start in range(0, int(m), block):
             k = min(block, int(m) - start)
-            i = members[a][rng.integers(0, members[a].size, size=k)]
-            j = members[b][rng.integers(0, members[b].size, size=k)]
+            i = members[ca][rng.integers(0, members[ca].size, size=k)]
+            j = members[cb][rng.integers(0, members[cb].size, size=k)]
             dists[pos : pos + k] = np.linalg.norm(X[i] - X[j], axis=1)
             pos += k
     return float(np.median(dists))

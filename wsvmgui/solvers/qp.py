@@ -97,7 +97,7 @@ def solve_qp(
         sol = _clarabel(P, q, G, h, A, b, lb, ub, settings or {}, linear_solvers)
     else:
         sol = _qpsolvers(P, q, G, h, A, b, lb, ub, backend, settings or {})
-    if sol.x is None or not np.all(np.isfinite(sol.x)):
+    if not np.all(np.isfinite(sol.x)):
         raise SolverError(f"QP backend {backend!r} returned no solution ({sol.status})")
     return sol
 
@@ -175,6 +175,6 @@ def _qpsolvers(P, q, G, h, A, b, lb, ub, backend, settings) -> QPSolution:
         raise SolverError(f"QP backend {backend!r} failed: {exc}") from exc
     empty = np.zeros(0)
     z = empty if sol.z is None else np.maximum(np.asarray(sol.z), 0.0)
-    return QPSolution(
-        sol.x, z, empty if sol.y is None else np.asarray(sol.y), "found" if sol.found else "failed"
-    )
+    x = np.full(q.size, np.nan) if sol.x is None else np.asarray(sol.x)
+    y = empty if sol.y is None else np.asarray(sol.y)
+    return QPSolution(x, z, y, "found" if sol.found else "failed")
