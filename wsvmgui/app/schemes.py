@@ -194,7 +194,7 @@ _LADDER_TUNING = (
     "lambda x sigma by EGKL of the ladder; auto: 5-fold CV up to 500 points, a 30% hold-out above"
 )
 _JOINT_TUNING = (
-    "lambda (C in 1 ... 100) x sigma by cross-entropy of the tuning labels; auto: a 30% "
+    "lambda (C in 1 ... 100) x sigma by cross-entropy of the tuning labels; auto: a 50% "
     "hold-out (every candidate costs a whole simplex grid)"
 )
 _DC_TUNING = (

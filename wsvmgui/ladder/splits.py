@@ -165,7 +165,11 @@ def describe_cv(cv: Any, holdout: bool = False) -> str:
 
 
 def resolve_cv(
-    cv: Any, y: np.ndarray, random_state: Any = None, holdout: bool = False
+    cv: Any,
+    y: np.ndarray,
+    random_state: Any = None,
+    holdout: bool = False,
+    holdout_share: float = DEFAULT_HOLDOUT,
 ) -> list[Fold]:
     """The ``(train, test)`` folds of ``cv`` over labels ``y`` (see the module docstring).
 
@@ -178,6 +182,8 @@ def resolve_cv(
         Shuffles the folds / draws the hold-out.
     holdout : bool
         ``"auto"`` means the hold-out at every size.
+    holdout_share : float
+        Share of that hold-out (default :data:`DEFAULT_HOLDOUT`).
 
     Returns
     -------
@@ -195,7 +201,9 @@ def resolve_cv(
     if isinstance(cv, str):
         if cv != "auto":
             raise InputError(f"unknown cv {cv!r}; use 'auto', an int, a float or a splitter")
-        if holdout or n > AUTO_CV_MAX_N:
+        if holdout:
+            return [holdout_split(y, holdout_share, random_state)]
+        if n > AUTO_CV_MAX_N:
             return [holdout_split(y, DEFAULT_HOLDOUT, random_state)]
         return kfold_splits(y, AUTO_FOLDS, random_state)
     if isinstance(cv, Integral) and not isinstance(cv, bool):
