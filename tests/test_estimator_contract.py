@@ -125,6 +125,7 @@ def test_continuous_target_is_refused(cls, binary):
     ("params", "name"),
     [
         ({"n_weights": 2.7}, "n_weights"),
+        ({"n_weights": True}, "n_weights"),
         ({"refit": "no"}, "refit"),
         ({"n_jobs": "all"}, "n_jobs"),
         ({"n_jobs": 0}, "n_jobs"),

@@ -168,6 +168,15 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
             super()._validate_params()
         except InvalidParameterError as exc:
             raise ParameterError(str(exc)) from None
+        for name, constraints in self._parameter_constraints.items():
+            # scikit-learn's Interval(Integral, ...) lets True through as 1.
+            value = getattr(self, name)
+            numeric = any(isinstance(c, Interval) for c in constraints)
+            if numeric and "boolean" not in constraints and isinstance(value, (bool, np.bool_)):
+                raise ParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, "
+                    f"not a boolean. Got {value!r} instead."
+                )
         self._check_params()
 
     def _check_params(self) -> None:
