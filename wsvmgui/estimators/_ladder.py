@@ -168,7 +168,7 @@ class LadderParams:
         )
         return not (lam_fixed and sig_fixed)
 
-    def _plan(self, X: np.ndarray, codes: np.ndarray, tune: bool | None = None) -> TuningPlan:
+    def _plan(self, X: np.ndarray, codes: np.ndarray) -> TuningPlan:
         """Folds, final rows and sigma grid for data ``X`` (n, p) with class indices ``codes``.
 
         The default sigma grid is ``(0.25 .. 1.5) sigma_M`` of all rows (every fold and
@@ -176,7 +176,6 @@ class LadderParams:
         """
         n = codes.size
         kernel = self._kernel_template()
-        tune = self._needs_tuning() if tune is None else tune
         if self.kernel != "rbf":
             sigmas = np.array([np.nan])
         elif self.sigma is not None:
@@ -188,7 +187,7 @@ class LadderParams:
                 if given is not None
                 else default_sigma_grid(X, codes, seed=seed_of(self.random_state))
             )
-        if not tune:
+        if not self._needs_tuning():
             return TuningPlan(None, np.arange(n), kernel, sigmas)
         folds = resolve_cv(
             self.cv, self.classes_[codes], self.random_state, holdout=self._auto_holdout

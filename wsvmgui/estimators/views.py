@@ -6,14 +6,13 @@ estimator has (``isinstance(estimator, LadderViews)``); each is a small mixin th
 declares the methods and fitted attributes the views may use.  Every method validates
 ``X`` and raises :class:`~sklearn.exceptions.NotFittedError` before fitting.
 
-==================  ====================================================================
-capability          estimators
-==================  ====================================================================
-:class:`LadderViews`      one binary ladder: :class:`WeightedSVMClassifier`,
-                          :class:`NonCrossingLadderClassifier`
-:class:`SubproblemViews`  several binary ladders: :class:`MulticlassWeightedSVMClassifier`
-:class:`SimplexViews`     the weight simplex: :class:`JointWSVMClassifier`
-==================  ====================================================================
+* :class:`LadderViews`, one binary ladder: ``WeightedSVMClassifier``,
+  ``NonCrossingLadderClassifier``;
+* :class:`SubproblemViews`, several binary ladders: ``MulticlassWeightedSVMClassifier``;
+* :class:`SimplexViews`, the weight simplex: ``JointWSVMClassifier``.
+
+The preconditioned SVM and Probing have none (the app draws their class borders only).
+What each capability offers:
 
 ``LadderViews``
     ``classes_`` (2,); ``weights_`` (M - 1,), the interior weights;
