@@ -82,7 +82,7 @@ in ``benchmarks/results/path_speed.md``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -893,7 +893,7 @@ def fit_path(
         lam=float(lam),
         C=C,
         y=y.copy(),
-        **flat.__dict__,
+        **{f.name: getattr(flat, f.name) for f in fields(flat)},
         kkt_residual=float("nan"),
         path_residual=max(tr_up.max_margin, tr_down.max_margin),
         dual_residual=max(tr_up.max_dual, tr_down.max_dual),
@@ -902,7 +902,7 @@ def fit_path(
     )
     resid = _verify(path, K, n_checks, kkt_tol)
     report(1.0)
-    return WeightPath(**{**path.__dict__, "kkt_residual": resid})
+    return replace(path, kkt_residual=resid)
 
 
 def _verify(path: WeightPath, K: np.ndarray, n_checks: int, kkt_tol: float) -> float:
@@ -1021,7 +1021,8 @@ class WeightPath:
     @property
     def nbytes(self) -> int:
         """Bytes held by the path's arrays."""
-        return int(sum(v.nbytes for v in self.__dict__.values() if isinstance(v, np.ndarray)))
+        arrays = (getattr(self, f.name) for f in fields(self))
+        return int(sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
 
     def _bound(self, pi: float) -> np.ndarray:
         return self.C * ((self.y > 0) - pi)
@@ -1138,20 +1139,17 @@ class WeightPath:
 
         t_ptr, tm = sub(self.t_ptr, self.t_idx)
         ev_ptr, em = sub(self.ev_ptr, self.ev_idx)
-        path = WeightPath(
-            **{
-                **self.__dict__,
-                "y": self.y[keep],
-                "t_ptr": t_ptr,
-                "t_idx": remap[self.t_idx[tm]],
-                "t_val": self.t_val[tm],
-                "ev_ptr": ev_ptr,
-                "ev_idx": remap[self.ev_idx[em]],
-                "ev_state": self.ev_state[em],
-                "state0": self.state0[keep],
-            }
+        path = replace(
+            self,
+            y=self.y[keep],
+            t_ptr=t_ptr,
+            t_idx=remap[self.t_idx[tm]],
+            t_val=self.t_val[tm],
+            ev_ptr=ev_ptr,
+            ev_idx=remap[self.ev_idx[em]],
+            ev_state=self.ev_state[em],
+            state0=self.state0[keep],
         )
-        path.__dict__.pop("_blocks", None)
         return path, keep
 
     # -- decision values at the breakpoints, in blocks -------------------------------------
