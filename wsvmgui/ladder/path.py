@@ -222,8 +222,11 @@ class _Tracer:
         diag = np.diag(K)
         self.kmax = float(np.abs(diag).max())
         self.wratio = float(w.max() / w.min())
+        self.wmax = float(w.max())
         kappa = float(diag.mean()) if diag.mean() > 0 else 1.0
-        self.sys = ElbowSystem(K, kappa, rank_tol, ridge=ridge)
+        # Carried along by the elbow system: y, 1 / (w C), and 1 for the positives.
+        self.aux = np.column_stack([y, 1.0 / (w * C), self.pos])
+        self.sys = ElbowSystem(K, kappa, rank_tol, ridge=ridge, aux=self.aux)
         self.state = np.zeros(n, dtype=np.int8)
         self.side = np.ones(n)
         self.sy = y.copy()
@@ -244,7 +247,9 @@ class _Tracer:
     def set_state(self, state: np.ndarray, order: np.ndarray) -> list[int]:
         """Install sets; elbow points are added in ``order``; returns the refused ones (now R)."""
         self.state = state.astype(np.int8).copy()
-        self.sys = ElbowSystem(self.K, self.sys.kappa, self.sys.rank_tol, ridge=self.ridge)
+        self.sys = ElbowSystem(
+            self.K, self.sys.kappa, self.sys.rank_tol, ridge=self.ridge, aux=self.aux
+        )
         refused = []
         for j in order:
             if self.state[j] == E_SET and not self.sys.add(int(j)):
@@ -358,14 +363,13 @@ class _Tracer:
         if self.sys.n_updates >= REFACTOR_EVERY:
             self._refactor()
         E = self.sys.members
-        rhs = np.empty((m, 2))
-        rhs[:, 0] = self.y[E] - FH[0, E]
-        rhs[:, 1] = -FH[1, E]
+        yE = self.sys.elbow_aux[:m, 0]
+        rhs = -FH[:, E].T
+        rhs[:, 0] += yE
         V, beta = self.sys.solve(rhs, q)
         FH += V.T @ self.sys.rows[:m]
         FH += beta[:, None]
-        hscale = 1.0 + self.C * (self.n_pos + self.n_neg + float(self.w.max())) * self.kmax
-        yE = self.y[E]
+        hscale = 1.0 + self.C * (self.n_pos + self.n_neg + self.wmax) * self.kmax
         for attempt in range(3):
             res = -FH[:, E].T
             res[:, 0] += yE
@@ -424,42 +428,46 @@ def _step(tr: _Tracer, sgn: float, V: np.ndarray, FH: np.ndarray):
     ``kind`` is "end", "enter" (point j of L or R reaches its margin), "zero" (elbow point
     j reaches c = 0) or "upper" (elbow point j reaches its bound).
     """
-    pi, C = tr.pi, tr.C
+    pi = tr.pi
     f, h = FH[0], FH[1]
     t_end = (1.0 - pi) if sgn > 0 else pi
     gs = tr.sy * f - tr.side  # side * (y f - 1) >= 0 off the elbow
     viol = tr.margin_violation(f, gs)
     v = tr.sy * h
     v *= -sgn  # rate at which gs decreases
-    dtol = 1e-12 * (
-        1.0 + C * (tr.n_pos + tr.n_neg) * tr.kmax + tr.kmax * float(np.abs(V[:, 1]).sum())
-    )
+    dtol = 1e-12 * (1.0 + tr.kmax * (tr.C * (tr.n_pos + tr.n_neg) + float(np.abs(V[:, 1]).sum())))
     np.maximum(gs, 0.0, out=gs)
-    t_pts = np.divide(gs, v, out=np.full(tr.n, np.inf), where=v > dtol)
-    j_pt = int(np.argmin(t_pts))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gs /= v
+    np.putmask(gs, v <= dtol, np.inf)
+    j_pt = int(np.argmin(gs))
     best = (t_end, "end", -1)
-    if t_pts[j_pt] < best[0]:
-        best = (float(t_pts[j_pt]), "enter", j_pt)
+    if gs[j_pt] < best[0]:
+        best = (float(gs[j_pt]), "enter", j_pt)
     m = tr.sys.m
     dual = 0.0
     if m:
-        E = tr.sys.members
-        yE = tr.y[E]
-        wC = tr.w[E] * C
-        AD = V * (yE / wC)[:, None]  # a and da/dpi relative to the largest bound w C
+        aux = tr.sys.elbow_aux[:m]
+        yE = aux[:, 0]
+        AD = V * aux[:, 1:2]  # a y and da y relative to the largest bound w C
+        AD *= yE[:, None]
         a, da = AD[:, 0], AD[:, 1]
         da *= sgn
-        U = np.where(yE > 0, 1.0 - pi, pi)
-        dual = max(0.0, -float(a.min()), float((a - U).max()))
+        room = aux[:, 2] - yE * pi  # U / (w C): 1 - pi for positives, pi for negatives
+        room -= a
+        dual = max(0.0, -float(a.min()), -float(room.min()))
         rel = da + sgn * yE  # d(a - U)/dt, relative (dU/dpi = -C w y)
         etol = 1e-13 * (tr.n_pos + tr.n_neg + 1.0) * tr.wratio
-        t0 = np.divide(np.maximum(a, 0.0), -da, out=np.full(m, np.inf), where=da < -etol)
-        tU = np.divide(np.maximum(U - a, 0.0), rel, out=np.full(m, np.inf), where=rel > etol)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0 = np.maximum(a, 0.0) / -da
+            tU = np.maximum(room, 0.0) / rel
+        np.putmask(t0, da >= -etol, np.inf)
+        np.putmask(tU, rel <= etol, np.inf)
         k0, kU = int(np.argmin(t0)), int(np.argmin(tU))
         if t0[k0] < best[0]:
-            best = (float(t0[k0]), "zero", int(E[k0]))
+            best = (float(t0[k0]), "zero", int(tr.sys.idx[k0]))
         if tU[kU] < best[0]:
-            best = (float(tU[kU]), "upper", int(E[kU]))
+            best = (float(tU[kU]), "upper", int(tr.sys.idx[kU]))
     # Near either end every margin and every dual vanishes like the distance to it, so
     # they all "hit" together with the end; ties with the end are the end.
     if best[1] != "end" and (best[0] >= t_end * (1.0 - END_TIE) or t_end <= END_ABS):
@@ -934,17 +942,19 @@ def _verify(path: WeightPath, K: np.ndarray, n_checks: int, kkt_tol: float) -> f
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Block:
-    """Breakpoints ``k0..k1`` for evaluation: points V and a coefficient matrix W.
+    """Breakpoints ``k0..k1`` for evaluation: points V and two coefficient matrices.
 
-    ``W[:, :nb]`` holds ``c_V`` at the block's breakpoints; the last four columns are the
-    indicators of the positive / negative L points of V at ``k0`` and their changes
-    to ``k1``.
+    ``Wt`` (k1 - k0 + 1, |V| + 3): row k holds ``c_V(p_k)``, then the factors of the two
+    running L sums (``C (1 - p_k)``, ``-C p_k``) and ``b_k``.  ``Lind`` (|V|, 4): the
+    indicators of the positive / negative L points of V at ``k0`` and their changes to
+    ``k1``.
     """
 
     k0: int
     k1: int
     V: np.ndarray
-    W: np.ndarray
+    Wt: np.ndarray
+    Lind: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -1173,26 +1183,30 @@ class WeightPath:
                 )
             )
             nb = k1 - k0 + 1
-            W = np.zeros((V.size, nb + 4))
+            Wt = np.empty((nb, V.size + 3))
             stV = state[V].copy()
             posV = pos[V]
-            L0 = stV == L_SET
-            W[:, nb] = L0 & posV
-            W[:, nb + 1] = L0 & ~posV
+            Lind = np.zeros((V.size, 4))
+            Lind[:, 0] = (stV == L_SET) & posV
+            Lind[:, 1] = (stV == L_SET) & ~posV
             for k in range(k0, k1 + 1):
                 if k > k0:
                     a, b = self.ev_ptr[k], self.ev_ptr[k + 1]
                     if b > a:
                         stV[np.searchsorted(V, self.ev_idx[a:b])] = self.ev_state[a:b]
                         state[self.ev_idx[a:b]] = self.ev_state[a:b]
-                col = np.where(stV == L_SET, self.C * (posV - self.pis[k]), 0.0)
+                row = Wt[k - k0]
+                row[: V.size] = np.where(stV == L_SET, self.C * (posV - self.pis[k]), 0.0)
                 a, b = self.t_ptr[k], self.t_ptr[k + 1]
-                col[np.searchsorted(V, self.t_idx[a:b])] = self.t_val[a:b]
-                W[:, k - k0] = col
+                row[np.searchsorted(V, self.t_idx[a:b])] = self.t_val[a:b]
+            p = self.pis[k0 : k1 + 1]
+            Wt[:, V.size] = self.C * (1.0 - p)
+            Wt[:, V.size + 1] = -self.C * p
+            Wt[:, V.size + 2] = self.intercepts[k0 : k1 + 1]
             L1 = stV == L_SET
-            W[:, nb + 2] = (L1 & posV).astype(float) - W[:, nb]
-            W[:, nb + 3] = (L1 & ~posV).astype(float) - W[:, nb + 1]
-            blocks.append(_Block(k0, k1, V, W))
+            Lind[:, 2] = (L1 & posV).astype(float) - Lind[:, 0]
+            Lind[:, 3] = (L1 & ~posV).astype(float) - Lind[:, 1]
+            blocks.append(_Block(k0, k1, V, Wt, Lind))
             k0 = k1
         return blocks
 
@@ -1208,28 +1222,27 @@ class WeightPath:
     def _iter_blocks(self, KT: np.ndarray):
         """Yield ``(k0, F)``, F of shape (k1 - k0 + 1, m): decision values at breakpoints.
 
-        ``KT`` is the transposed cross kernel, shape (n, m), C-contiguous.
+        ``KT`` is the transposed cross kernel, shape (n, m), C-contiguous.  Per block: the
+        rows ``KT[V]``, the two running L sums (less V's share) and a row of ones are
+        stacked and multiplied by ``Wt`` in one product.
         """
-        S = self._initial_left().T @ KT  # (2, m): running sums over L
-        C = self.C
+        S = self._initial_left().T @ KT  # (2, m): kernel sums over L
+        m = KT.shape[1]
         for blk in self._blocks:
-            nb = blk.k1 - blk.k0 + 1
-            G = blk.W.T @ KT[blk.V]
-            p = self.pis[blk.k0 : blk.k1 + 1]
-            s_pos = S[0] - G[nb]
-            s_neg = S[1] - G[nb + 1]
-            F = G[:nb]
-            F += C * (np.outer(1.0 - p, s_pos) - np.outer(p, s_neg))
-            F += self.intercepts[blk.k0 : blk.k1 + 1, None]
-            S[0] += G[nb + 2]
-            S[1] += G[nb + 3]
-            yield blk.k0, F
+            nv = blk.V.size
+            buf = np.empty((nv + 3, m))
+            np.take(KT, blk.V, axis=0, out=buf[:nv])
+            corr = blk.Lind.T @ buf[:nv]
+            np.subtract(S, corr[:2], out=buf[nv : nv + 2])
+            buf[nv + 2] = 1.0
+            S += corr[2:]
+            yield blk.k0, blk.Wt @ buf
 
     def _chunks(self, K_cross: np.ndarray):
         K_cross = np.asarray(K_cross, dtype=float)
         if K_cross.ndim != 2 or K_cross.shape[1] != self.n:
             raise InputError(f"cross kernel has shape {K_cross.shape}, expected (m, {self.n})")
-        rows = int(np.clip(4_000_000 // max(self.n, 1), 256, 4096))
+        rows = int(np.clip(8_000_000 // max(self.n, 1), 256, 8192))
         for r0 in range(0, K_cross.shape[0], rows):
             yield r0, np.ascontiguousarray(K_cross[r0 : r0 + rows].T)
 
@@ -1290,41 +1303,54 @@ class WeightPath:
         return LadderEstimate(p=p, lo=lo, hi=hi, monotone=mono)
 
     def _estimate_chunk(self, KT: np.ndarray):
+        """Count measure, first and last zero of f at the points of ``KT`` (n, m).
+
+        Per block only the points whose sign changes inside it need the exact zeros;
+        the others add the block's length to the measure when positive throughout.
+        """
         m = KT.shape[1]
         measure = np.zeros(m)
         lo = np.full(m, np.nan)
         hi = np.full(m, np.nan)
         first_np = np.full(m, -1)
         last_pos = np.full(m, -1)
-        cols_all = np.arange(m)
         for k0, F in self._iter_blocks(KT):
             nb = F.shape[0]
             p = self.pis[k0 : k0 + nb]
-            seg = np.diff(p)
-            P = np.maximum(F, 0.0)
-            A = np.abs(F)
-            num = P[:-1] + P[1:]
-            den = A[:-1] + A[1:]
-            measure += seg @ (num / np.where(den > 0, den, 1.0))
             pos = F > 0
-            need = first_np < 0
-            if need.any():
-                nonpos = ~pos[:, need]
-                has = nonpos.any(axis=0)
-                kk = np.argmax(nonpos, axis=0)[has]
-                cols = cols_all[need][has]
-                lo[cols] = self._crossing(F, p, kk - 1, cols)
-                first_np[cols] = k0 + kk
-            anyp = pos.any(axis=0)
-            kl = nb - 1 - np.argmax(pos[::-1], axis=0)
-            done = anyp & (kl < nb - 1)
-            hi[done] = self._crossing(F, p, kl[done], cols_all[done])
-            last_pos[anyp] = k0 + kl[anyp]
+            npos = np.count_nonzero(pos, axis=0)
+            allpos = npos == nb
+            measure += (p[-1] - p[0]) * allpos
+            np.putmask(last_pos, allpos, k0 + nb - 1)  # its zero lies further on
+            mixed = np.flatnonzero(npos % nb != 0)
+            if mixed.size:
+                self._mixed(
+                    F[:, mixed], pos[:, mixed], p, k0, mixed, measure, lo, hi, first_np, last_pos
+                )
         mono = last_pos < first_np
         out = np.clip(measure, lo, hi)
         out[mono] = lo[mono]
         hi[mono] = lo[mono]
         return out, lo, hi, mono
+
+    def _mixed(self, F, pos, p, k0, cols, measure, lo, hi, first_np, last_pos) -> None:
+        """Exact zeros on a block for the points ``cols`` whose sign changes in it."""
+        nb = F.shape[0]
+        P = np.maximum(F, 0.0)
+        A = np.abs(F)
+        num = P[:-1] + P[1:]
+        den = A[:-1] + A[1:]
+        measure[cols] += np.diff(p) @ (num / np.where(den > 0, den, 1.0))
+        need = first_np[cols] < 0
+        if need.any():
+            kk = np.argmax(~pos[:, need], axis=0)  # every mixed column has a non-positive
+            sub = np.flatnonzero(need)
+            lo[cols[sub]] = self._crossing(F, p, kk - 1, sub)
+            first_np[cols[sub]] = k0 + kk
+        kl = nb - 1 - np.argmax(pos[::-1], axis=0)  # last positive (exists: mixed)
+        done = kl < nb - 1
+        hi[cols[done]] = self._crossing(F, p, kl[done], np.flatnonzero(done))
+        last_pos[cols] = k0 + kl
 
     @staticmethod
     def _crossing(F: np.ndarray, p: np.ndarray, s: np.ndarray, cols: np.ndarray) -> np.ndarray:

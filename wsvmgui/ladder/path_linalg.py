@@ -50,6 +50,9 @@ class ElbowSystem:
     ridge : float
         ``eps`` of the kernel ``K + eps I`` that the system actually uses (rows and
         diagonal); ``K`` itself is not copied.
+    aux : ndarray, shape (n, k), optional
+        Per-point values carried along in factorisation order (``elbow_aux[:m]`` is
+        ``aux[idx[:m]]``), so callers need no gathers.
     rank_tol : float
         Relative pivot below which a point is refused as dependent.
     capacity : int
@@ -74,6 +77,7 @@ class ElbowSystem:
         rank_tol: float = DEFAULT_RANK_TOL,
         capacity: int = 64,
         ridge: float = 0.0,
+        aux: np.ndarray | None = None,
     ) -> None:
         self.K = K
         self.n = K.shape[0]
@@ -85,6 +89,8 @@ class ElbowSystem:
         self.idx = np.empty(cap, dtype=np.intp)
         self.rows = np.empty((cap, self.n))
         self.inv = np.empty((cap, cap))
+        self.aux = np.zeros((self.n, 0)) if aux is None else aux
+        self.elbow_aux = np.empty((cap, self.aux.shape[1]))
         self.n_updates = 0
         self._u: np.ndarray | None = None  # cached A^-1 1
 
@@ -103,7 +109,9 @@ class ElbowSystem:
         rows[:m] = self.rows[:m]
         inv = np.empty((cap, cap))
         inv[:m, :m] = self.inv[:m, :m]
-        self.idx, self.rows, self.inv = idx, rows, inv
+        elbow_aux = np.empty((cap, self.aux.shape[1]))
+        elbow_aux[:m] = self.elbow_aux[:m]
+        self.idx, self.rows, self.inv, self.elbow_aux = idx, rows, inv, elbow_aux
 
     # -- updates -----------------------------------------------------------------------
     def pivot(self, j: int) -> float:
@@ -149,6 +157,7 @@ class ElbowSystem:
             inv[m, :m] = inv[:m, m]
         inv[m, m] = 1.0 / d
         self.idx[m] = j
+        self.elbow_aux[m] = self.aux[j]
         self.rows[m] = self.K[j]
         self.rows[m, j] += self.ridge
         self.m = m + 1
@@ -164,6 +173,7 @@ class ElbowSystem:
         inv = self.inv
         if p != last:
             self.idx[p] = self.idx[last]
+            self.elbow_aux[p] = self.elbow_aux[last]
             self.rows[p] = self.rows[last]
             inv[[p, last], :m] = inv[[last, p], :m]
             inv[:m, [p, last]] = inv[:m, [last, p]]
