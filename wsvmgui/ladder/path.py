@@ -184,13 +184,24 @@ def duplicate_groups(K: np.ndarray, y: np.ndarray, tol: float = 1e-13) -> np.nda
 # ----------------------------------------------------------------------------------------
 @dataclass
 class _Record:
-    """One breakpoint while tracing: values of c on ``idx`` at ``pi`` and the set changes."""
+    """One breakpoint while tracing: values of c at ``pi`` (in parts) and the set changes."""
 
     pi: float
     b: float
-    idx: np.ndarray
-    val: np.ndarray
+    parts: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     events: list[tuple[int, int, int]] = field(default_factory=list)  # (point, old, new)
+    merged: bool = False
+
+    def values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Indices (sorted when merged) and values of the stored coefficients."""
+        if not self.parts:
+            return np.empty(0, np.intp), np.empty(0)
+        idx = np.concatenate([p[0] for p in self.parts])
+        val = np.concatenate([p[1] for p in self.parts])
+        if self.merged:
+            idx, first = np.unique(idx, return_index=True)
+            val = val[first]
+        return idx, val
 
 
 class _Tracer:
@@ -371,18 +382,18 @@ class _Tracer:
         FH += beta[:, None]
         hscale = 1.0 + self.C * (self.n_pos + self.n_neg + self.wmax) * self.kmax
         for attempt in range(3):
+            # (The equality 1'c_E = q holds to rounding by construction of the solve.)
             res = -FH[:, E].T
             res[:, 0] += yE
-            rq = q - V.sum(axis=0)
             err = np.abs(res).max(axis=0)
-            resid = max(err[0] + abs(rq[0]) / hscale, (err[1] + abs(rq[1])) / hscale)
+            resid = max(float(err[0]), float(err[1]) / hscale)
             if resid <= (REFINE_TOL, REFACTOR_TOL, 0.1 * self.path_tol)[attempt]:
                 return V, beta, FH
             if attempt == 2:
                 break
             if attempt == 1 or resid > REFACTOR_TOL:
                 self._refactor()
-            dV, dbeta = self.sys.solve(res, rq)
+            dV, dbeta = self.sys.solve(res, np.zeros(2))
             V += dV
             beta += dbeta
             FH += dV.T @ self.sys.rows[:m]
@@ -456,18 +467,21 @@ def _step(tr: _Tracer, sgn: float, V: np.ndarray, FH: np.ndarray):
         room = aux[:, 2] - yE * pi  # U / (w C): 1 - pi for positives, pi for negatives
         room -= a
         dual = max(0.0, -float(a.min()), -float(room.min()))
-        rel = da + sgn * yE  # d(a - U)/dt, relative (dU/dpi = -C w y)
+        # Gaps to the two bounds (a >= 0, room >= 0) and the rates at which they close.
+        gap = np.empty((m, 2))
+        gap[:, 0] = a
+        gap[:, 1] = room
+        rate = np.empty((m, 2))
+        rate[:, 0] = -da
+        rate[:, 1] = da + sgn * yE  # d(a - U)/dt, relative (dU/dpi = -C w y)
         etol = 1e-13 * (tr.n_pos + tr.n_neg + 1.0) * tr.wratio
+        np.maximum(gap, 0.0, out=gap)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t0 = np.maximum(a, 0.0) / -da
-            tU = np.maximum(room, 0.0) / rel
-        np.putmask(t0, da >= -etol, np.inf)
-        np.putmask(tU, rel <= etol, np.inf)
-        k0, kU = int(np.argmin(t0)), int(np.argmin(tU))
-        if t0[k0] < best[0]:
-            best = (float(t0[k0]), "zero", int(tr.sys.idx[k0]))
-        if tU[kU] < best[0]:
-            best = (float(tU[kU]), "upper", int(tr.sys.idx[kU]))
+            gap /= rate
+        np.putmask(gap, rate <= etol, np.inf)
+        k = int(np.argmin(gap))
+        if gap.flat[k] < best[0]:
+            best = (float(gap.flat[k]), "upper" if k % 2 else "zero", int(tr.sys.idx[k // 2]))
     # Near either end every margin and every dual vanishes like the distance to it, so
     # they all "hit" together with the end; ties with the end are the end.
     if best[1] != "end" and (best[0] >= t_end * (1.0 - END_TIE) or t_end <= END_ABS):
@@ -506,7 +520,7 @@ def _trace(
 ) -> list[_Record]:
     """Trace from the current (polished) solution towards pi = 1 (sgn = +1) or 0 (-1)."""
     records: list[_Record] = []
-    pending: _Record | None = _Record(tr.pi, np.nan, np.empty(0, np.intp), np.empty(0))
+    pending: _Record | None = _Record(tr.pi, np.nan)
     zero_run = 0
     for step in range(max_steps):
         if tr.sys.m == 0:
@@ -526,8 +540,7 @@ def _trace(
             )
         if pending is not None:
             pending.b = b
-            pending.idx = np.concatenate([tr.sys.members, pending.idx])
-            pending.val = np.concatenate([V[:, 0], pending.val])
+            pending.parts.insert(0, (tr.sys.members.copy(), V[:, 0].copy()))
             _push(records, pending)
             pending = None
         if kind == "end":
@@ -551,12 +564,14 @@ def _trace(
             if not tr.move(j, E_SET):
                 tr.park(j)  # dependent on the elbow: its margin cannot move now
                 continue
-            pending = _Record(tr.pi, np.nan, np.empty(0, np.intp), np.empty(0), [(j, old, E_SET)])
+            pending = _Record(tr.pi, np.nan, events=[(j, old, E_SET)])
         else:
             new = R_SET if kind == "zero" else L_SET
             tr.move(j, new)
             value = 0.0 if new == R_SET else tr.bound_value(j, tr.pi)
-            pending = _Record(tr.pi, np.nan, np.array([j]), np.array([value]), [(j, E_SET, new)])
+            pending = _Record(
+                tr.pi, np.nan, [(np.array([j]), np.array([value]))], [(j, E_SET, new)]
+            )
         if tr.sys.m == 0:
             pending.b = b + sgn * t * db  # the intercept where the last elbow point left
     raise _breakdown(f"more than {max_steps} steps", tr.pi, tr.lam)
@@ -585,7 +600,7 @@ def _jump(tr: _Tracer, sgn: float, records: list[_Record], pending: _Record | No
     tr.b = b0 - sgn * max(float(gap[j]), 0.0)
     old = int(tr.state[j])
     tr.move(j, E_SET)
-    return _Record(tr.pi, np.nan, np.empty(0, np.intp), np.empty(0), [(j, old, E_SET)])
+    return _Record(tr.pi, np.nan, events=[(j, old, E_SET)])
 
 
 def _end_record(tr: _Tracer, end_pi: float, cE: np.ndarray, b: float) -> _Record:
@@ -603,7 +618,7 @@ def _end_record(tr: _Tracer, end_pi: float, cE: np.ndarray, b: float) -> _Record
             tr.pi,
             tr.lam,
         )
-    return _Record(end_pi, b, tr.sys.members.copy(), cE.copy())
+    return _Record(end_pi, b, [(tr.sys.members.copy(), cE.copy())])
 
 
 def _push(records: list[_Record], rec: _Record) -> None:
@@ -611,11 +626,9 @@ def _push(records: list[_Record], rec: _Record) -> None:
     if records:
         last = records[-1]
         if rec.pi == last.pi and abs(rec.b - last.b) <= 1e-12 * (1.0 + abs(rec.b)):
-            idx = np.concatenate([rec.idx, last.idx])
-            val = np.concatenate([rec.val, last.val])
-            idx, first = np.unique(idx, return_index=True)
-            last.idx, last.val = idx, val[first]
+            last.parts = rec.parts + last.parts  # the later values first (unique keeps them)
             last.events.extend(rec.events)
+            last.merged = True
             return
     records.append(rec)
 
@@ -739,14 +752,16 @@ def _assemble(down: list[_Record], up: list[_Record], state_at_zero: np.ndarray)
     """
     recs: list[tuple[float, float, np.ndarray, np.ndarray, list[tuple[int, int]]]] = []
     for rec in reversed(down[1:]):
-        recs.append((rec.pi, rec.b, rec.idx, rec.val, [(j, o) for j, o, _ in reversed(rec.events)]))
+        idx, val = rec.values()
+        recs.append((rec.pi, rec.b, idx, val, [(j, o) for j, o, _ in reversed(rec.events)]))
     d0, u0 = down[0], up[0]
-    idx, first = np.unique(np.concatenate([d0.idx, u0.idx]), return_index=True)
-    val = np.concatenate([d0.val, u0.val])[first]
+    start = _Record(u0.pi, u0.b, u0.parts + d0.parts, merged=True)
+    idx, val = start.values()
     start_events = [(j, o) for j, o, _ in reversed(d0.events)] + [(j, n) for j, _, n in u0.events]
     recs.append((u0.pi, u0.b, idx, val, start_events))
     for rec in up[1:]:
-        recs.append((rec.pi, rec.b, rec.idx, rec.val, [(j, n) for j, _, n in rec.events]))
+        idx, val = rec.values()
+        recs.append((rec.pi, rec.b, idx, val, [(j, n) for j, _, n in rec.events]))
     t_counts = np.array([r[2].size for r in recs])
     ev_counts = np.array([len(r[4]) for r in recs])
     evs = [e for r in recs for e in r[4]]

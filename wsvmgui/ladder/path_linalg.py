@@ -91,6 +91,7 @@ class ElbowSystem:
         self.inv = np.empty((cap, cap))
         self.aux = np.zeros((self.n, 0)) if aux is None else aux
         self.elbow_aux = np.empty((cap, self.aux.shape[1]))
+        self.where = np.full(self.n, -1, dtype=np.intp)  # position of each member
         self.n_updates = 0
         self._u: np.ndarray | None = None  # cached A^-1 1
 
@@ -157,6 +158,7 @@ class ElbowSystem:
             inv[m, :m] = inv[:m, m]
         inv[m, m] = 1.0 / d
         self.idx[m] = j
+        self.where[j] = m
         self.elbow_aux[m] = self.aux[j]
         self.rows[m] = self.K[j]
         self.rows[m, j] += self.ridge
@@ -168,11 +170,13 @@ class ElbowSystem:
     def remove(self, j: int) -> None:
         """Remove point ``j`` from the elbow (the last member takes its slot)."""
         m = self.m
-        p = int(np.flatnonzero(self.idx[:m] == j)[0])
+        p = int(self.where[j])
         last = m - 1
         inv = self.inv
+        self.where[j] = -1
         if p != last:
             self.idx[p] = self.idx[last]
+            self.where[self.idx[p]] = p
             self.elbow_aux[p] = self.elbow_aux[last]
             self.rows[p] = self.rows[last]
             inv[[p, last], :m] = inv[[last, p], :m]
