@@ -8,12 +8,14 @@ References are independent solves of the weighted SVM at each weight:
   quadprog), whose intercept is the middle of the optimal interval.
 
 Tolerance on decision values (training and new points): ``F_TOL * max(1, C * max K_ii)``
-with ``F_TOL = 2e-4``.  It covers libsvm's stopping tolerance (1e-6 in gradient units),
-the QP solvers' accuracy and the path's ridge: the path is exact for ``K + eps I`` with
-``eps = 1e-6 max K_ii``, which moves training margins by at most ``eps C``.  Weights are
-drawn uniformly in (0.001, 0.999); the intercept is unique there with probability one
-(it is not unique only at the isolated weights where the elbow is empty; those are
-tested separately, away from the jump).
+with ``F_TOL = 2e-4``.  It is the references' accuracy, not the path's: measured worst
+deviations are up to 4e-5 from libsvm at tol 1e-6 and 1.3e-4 from clarabel, while the
+exact path's own KKT residual is 1e-12 or below (tested separately, to 1e-8).  Where the
+exact path breaks down and is traced again with a ridge, that path is exact for
+``K + eps I`` with ``eps = 1e-6 max K_ii``, which moves training margins by at most
+``eps C``, inside the same tolerance.  Weights are drawn uniformly in (0.001, 0.999); the
+intercept is unique there with probability one (it is not unique only at the isolated
+weights where the elbow is empty; those are tested separately, away from the jump).
 """
 
 from __future__ import annotations
@@ -186,11 +188,13 @@ def test_path_kkt_residual_is_tiny(fitted, name):
     coef, b = path.coef_matrix(pis)
     upper = np.vstack([sample_bounds(y, p, path.C) for p in pis])
     resid = kkt_residuals(K, y, coef * y, b, upper)
-    # Relative dual bounds blow up within ~1e-6 of the ends; elsewhere the residual is
-    # at the level of the ridge (eps C).
+    # Relative dual bounds (a / U) lose digits within ~1e-4 of the ends, where U -> 0.
     inner = (pis > 1e-4) & (pis < 1 - 1e-4)
-    assert resid[inner].max() <= 1e-4 * max(1.0, C * float(np.max(np.diag(K))))
-    assert path.kkt_residual <= 1e-4
+    bound = 1e-6 + 10.0 * path.ridge * C
+    assert path.ridge == 0.0  # these problems are well conditioned: the exact path
+    assert resid[inner].max() <= bound
+    assert np.median(resid[inner]) <= 1e-10
+    assert path.kkt_residual <= bound
     assert path.path_residual <= 1e-8
 
 
@@ -366,7 +370,8 @@ def test_too_many_steps_breaks_down(fitted):
 
 
 def test_corrupted_step_is_caught(fitted, monkeypatch):
-    """A step whose decision values are corrupted fails the per-step KKT check."""
+    """Corrupted decision values fail the per-step KKT check (in the exact trace and in
+    the ridge retry alike)."""
     K, y, _, C, _ = fitted("rbf_balanced")
     real = path_mod._Tracer.evaluate
     calls = {"n": 0}
@@ -374,14 +379,15 @@ def test_corrupted_step_is_caught(fitted, monkeypatch):
     def corrupt(self):
         V, beta, FH = real(self)
         calls["n"] += 1
-        if calls["n"] == 25:
-            FH[0] += 0.05 * self.y * (self.state != path_mod.E_SET)  # push margins
-            FH[0] -= 0.1 * self.y * (self.state != path_mod.E_SET)
+        if calls["n"] % 25 == 0:
+            FH[0] -= 0.05 * self.y * (self.state != path_mod.E_SET)  # margins off by 0.05
         return V, beta, FH
 
     monkeypatch.setattr(path_mod._Tracer, "evaluate", corrupt)
-    with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):
+    with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation.*exact path failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
+    with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):
+        fit_path(K, y, 1.0 / (2 * y.size), ridge=0.0)
 
 
 def test_corrupted_path_fails_the_independent_kkt_check(fitted, monkeypatch):
@@ -395,6 +401,26 @@ def test_corrupted_path_fails_the_independent_kkt_check(fitted, monkeypatch):
     monkeypatch.setattr(path_mod, "_assemble", shifted)
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT check failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
+
+
+def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
+    """A breakdown of the exact path is retried with the ridge, and the result is checked."""
+    K, y, Kn, C, exact = fitted("rbf_balanced")
+    assert exact.ridge == 0.0
+    real = path_mod._trace_both
+
+    def fail_exact(**kw):
+        if kw["eps"] == 0.0:
+            raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
+        return real(**kw)
+
+    monkeypatch.setattr(path_mod, "_trace_both", fail_exact)
+    path = fit_path(K, y, 1.0 / (2 * y.size * C))
+    assert path.ridge == pytest.approx(1e-6 * np.max(np.diag(K)))
+    pis = _weights(20, seed=7)
+    assert np.abs(path.decision_at(Kn, pis) - exact.decision_at(Kn, pis)).max() <= _tol(K, C)
+    with pytest.raises(PathBreakdown, match="exact path failed first: .*forced"):
+        fit_path(K, y, 1.0 / (2 * y.size * C), max_steps=5)
 
 
 def test_breakdown_is_a_solver_error():

@@ -19,35 +19,51 @@ elbow ``c_i`` reaches 0 or ``u_i`` (it leaves for R or L) or a point of L or R r
 ``y f = 1`` (it joins the elbow).
 
 Algorithm (:func:`fit_path`)
----------------------------
+----------------------------
 * Exact duplicates (same label, same feature vector) are merged into one point with a
   multiplicity before tracing and split evenly afterwards; duplicates otherwise make the
   elbow system exactly singular.
-* Start: libsvm at ``pi = 1/2`` (the library's direct binding), then *polished*: E/L/R
-  are read off the approximate solution and the elbow system is solved exactly; points
-  that violate their set's conditions are moved and the system re-solved until none do.
+* Start: libsvm at ``pi = 1/2`` at a tight tolerance (``START_TOL``), then *polished*:
+  E/L/R are read off the approximate solution and the elbow system is solved exactly;
+  points that violate their set's conditions are moved and the system re-solved until
+  none do (two nearby start weights are tried if that fails).
 * Trace up to ``pi = 1`` and down to ``pi = 0``.  At every breakpoint ``(c_E, b)`` and
   their slopes are solved afresh from the current sets (no integration drift); the
   decision values and slopes at all n points cost one (n, |E|) x (|E|, 2) product on a
   contiguous copy of ``K[E, :]``, and the sums ``s`` over L are kept as running vectors,
   so a step costs O(n |E| + |E|^2).
 * The elbow system is kept as an updated inverse (:mod:`wsvmgui.ladder.path_linalg`),
-  O(|E|^2) per point that enters or leaves, refactorised only when the residual of the
-  elbow equations (checked at every step) drifts.
-* Singular systems: a point whose augmented feature vector depends on the elbow's
-  (duplicates that survive merging, a linear kernel with more elbow points than
-  features + 1) is not added; while the elbow is unchanged its margin cannot move, so it
-  waits off the elbow (checked: its margin is part of the per-step KKT check).
+  O(|E|^2) per point that enters or leaves.  The residuals of the elbow equations come
+  free with the decision values at every step; above ``REFINE_TOL`` one step of
+  iterative refinement is taken, and the inverse is recomputed from scratch (Cholesky)
+  when that is not enough or after ``REFACTOR_EVERY`` updates.
+* Singular and ill-conditioned systems: smooth kernels (RBF with sigma near the data's
+  scale) are numerically low-rank, and near the ends of the path hundreds of points can
+  sit on the elbow, far more than that rank.  The path is therefore traced exactly for
+  the kernel ``K + eps I`` with ``eps = ridge * max K_ii`` (default ``1e-6``), whose
+  elbow systems have eigenvalues ``>= eps``; by default only when tracing ``K`` itself
+  has broken down (see ``ridge`` in :func:`fit_path`).  Proof that this stays a path of the
+  original problem to within ``eps C``: at every pi the returned ``(a, b)`` satisfies the
+  KKT conditions for ``K + eps I`` exactly (to ~1e-10); its margins under ``K`` differ by
+  ``eps y_i c_i`` with ``|c_i| <= C``, feasibility (bounds, ``sum a y = 0``) does not
+  involve K, so the KKT residual for ``K`` exceeds the one for ``K + eps I`` by at most
+  ``eps C``, which the independent check against ``K`` confirms.  With ``ridge=0``, a
+  point whose augmented feature vector depends on the elbow's (relative pivot below
+  ``rank_tol``) is not added but *parked*: while the elbow is unchanged its margin cannot
+  move, so it waits off the elbow, and its margin stays in the per-step KKT check.
+* Exact duplicates are merged first in any case (see above).
 * Empty elbow: with E empty, ``sum c = 0`` (all ``c`` at bounds, moving at rate
   ``-C |L|``) holds at one pi only, so pi cannot move; instead b moves at fixed pi (down
   when tracing up, up when tracing down) until a point reaches its margin and joins the
   elbow.  The path stores this as two breakpoints at the same pi with different
   intercepts: ``b`` is not unique there and the decision function jumps.
 * Ends: near ``pi = 0`` every negative point is in L with ``c = -C pi -> 0`` and the
-  positives' ``c`` vanish with them, so ``f -> +1``; near ``pi = 1``, ``f -> -1``.  The last
-  segment of each direction is extended to the end exactly (the motion is linear) and
-  its end values are checked against ``c = 0, b = +-1``: the conventions ``f_0 > 0``,
-  ``f_1 < 0`` hold by construction.
+  positives' ``c`` vanish with them, so ``f -> +1``; near ``pi = 1``, ``f -> -1``.  There
+  every margin and every dual shrinks like the distance to the end, so all of them
+  "hit" together with the end; events within a relative ``END_TIE`` of the end, or closer
+  than ``END_ABS`` to it, count as the end.  The last segment is extended to the end
+  exactly (the motion is linear) and its end values are checked against ``c = 0,
+  b = +-1``: the conventions ``f_0 > 0``, ``f_1 < 0`` hold by construction.
 * Ties and degenerate points are processed one at a time by zero-length steps;
   consecutive zero-length steps are capped (cycling), as are the total steps.
 * Every path is checked before it is returned: the KKT conditions at every point after
@@ -72,11 +88,21 @@ Prediction
 a point needs ``f`` at the B breakpoints.  They are computed in blocks of G = 32
 consecutive breakpoints: the union V of the block's elbows and changed points is small
 (about mean|E| + G), the points of L outside V contribute through two running kernel
-sums, so a block costs one product of shape (|V|, m) x (|V|, G + 4) plus a gather of |V|
-rows of the transposed cross kernel.  Predicting m points costs about
-``2 m B (mean|E| + G)`` flops and O(m (G + |V|)) memory beyond the cross kernel (the
-estimate streams over the blocks and never holds the (m, B) matrix).  Measured numbers are
-in ``benchmarks/results/path_speed.md``.
+sums, so a block costs one product of shape (G + 1, |V| + 3) x (|V| + 3, m) plus a gather
+of |V| rows of the transposed cross kernel; only points whose sign changes inside a block
+need its exact zeros.  Predicting m points costs about ``2 m B (mean|E| + G)`` flops
+(against ``2 m n B`` for the naive product) and O(m (G + |V|)) memory beyond the cross
+kernel: the estimate streams over the blocks and never holds the (m, B) matrix.  The
+block plan is built once per path (O(B mean|E|)).  Measured (n = 5000, B = 12,534,
+10,000 new points): see ``benchmarks/results/path_speed.md``.
+
+Cost of fitting
+---------------
+About ``2.4 n`` breakpoints on smooth problems (up to ~6 n where the probability is
+piecewise flat), each O(n |E| + |E|^2) arithmetic plus ~100 numpy calls; on small
+elbows the calls dominate (~0.3 ms a step on the benchmark machine), so the path costs
+about as much as the default grid ladder up to n ~ 2000 and less above, but still more
+than one ``SVC(probability=True)`` fit; a compiled inner loop would remove most of it.
 """
 
 from __future__ import annotations
@@ -501,7 +527,7 @@ class _Progress:
         if self.should_cancel is not None and self.should_cancel():
             raise Cancelled("cancelled by the user")
         done = int(min(max(covered, 0.0), 1.0) * PROGRESS_UNITS)
-        if self.progress is not None and done != self.done:
+        if self.progress is not None and done > self.done:  # monotone, even on a retry
             self.done = done
             self.progress(done, PROGRESS_UNITS, None)
 
@@ -833,7 +859,7 @@ def fit_path(
     max_steps: int | None = None,
     start: float = 0.5,
     rank_tol: float = DEFAULT_RANK_TOL,
-    ridge: float = DEFAULT_RIDGE,
+    ridge: float | None = None,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
 ) -> WeightPath:
@@ -862,13 +888,13 @@ def fit_path(
         tried if polishing fails there.
     rank_tol : float
         Relative pivot below which a point counts as dependent on the elbow.
-    ridge : float
-        The path is traced exactly for the kernel ``K + eps I``, ``eps = ridge max K_ii``,
-        which bounds the elbow system's conditioning (smooth kernels are numerically
-        low-rank).  Margins at the training points under ``K`` differ from those under
-        ``K + eps I`` by ``eps y_i c_i``, so the KKT residual for ``K`` is at most
-        ``eps C`` above the exact one; the independent check uses ``K`` itself.  0
-        traces the path of ``K`` (exact when its elbow systems are well conditioned).
+    ridge : float or None
+        ``None`` (default): trace the exact path of ``K``; if that breaks down (elbow
+        systems too ill-conditioned, typically a smooth kernel with a large elbow), trace
+        again for ``K + eps I`` with ``eps = DEFAULT_RIDGE * max K_ii``.  A number: use
+        ``eps = ridge * max K_ii`` directly (0 for the exact path only).  The KKT residual
+        for ``K`` of a path traced with ``eps`` is at most ``eps C`` above the exact one
+        (module docstring); the independent check always uses ``K``.
     progress : callable, optional
         ``progress(done, 1000, None)``, ``done`` the permille of (0, 1) covered so far.
     should_cancel : callable, optional
@@ -895,11 +921,63 @@ def fit_path(
     Ku = K if reps.size == n else np.ascontiguousarray(K[np.ix_(reps, reps)])
     yu, w = y[reps], mult.astype(float)
     steps = int(max_steps) if max_steps is not None else 50 * n + 1000
-    eps = float(ridge) * float(np.abs(np.diag(K)).max())
+    trace = dict(
+        K=Ku,
+        y=yu,
+        w=w,
+        C=C,
+        lam=lam,
+        start=start,
+        steps=steps,
+        rank_tol=rank_tol,
+        path_tol=path_tol,
+        report=report,
+    )
+    scale = float(np.abs(np.diag(K)).max())
+    if ridge is not None:
+        flat, info = _trace_both(eps=float(ridge) * scale, **trace)
+    else:
+        try:
+            flat, info = _trace_both(eps=0.0, **trace)
+        except PathBreakdown as exact_failure:
+            try:
+                flat, info = _trace_both(eps=DEFAULT_RIDGE * scale, **trace)
+            except PathBreakdown as exc:
+                raise PathBreakdown(f"{exc} (exact path failed first: {exact_failure})") from exc
+    if reps.size < n:
+        flat = _expand(flat, rep, reps, mult)
+    path = WeightPath(
+        lam=float(lam),
+        C=C,
+        y=y.copy(),
+        **{f.name: getattr(flat, f.name) for f in fields(flat)},
+        kkt_residual=float("nan"),
+        n_duplicates=int(n - reps.size),
+        **info,
+    )
+    resid = _verify(path, K, n_checks, kkt_tol)
+    report(1.0)
+    return replace(path, kkt_residual=resid)
+
+
+def _trace_both(
+    K: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    C: float,
+    lam: float,
+    start: float,
+    steps: int,
+    rank_tol: float,
+    path_tol: float,
+    report: _Progress,
+    eps: float,
+) -> tuple[_Flat, dict]:
+    """Start (libsvm, polished) and trace both directions with ridge ``eps``."""
     error: PathBreakdown | None = None
     for pi0 in (start, start - 0.0371, start + 0.0433):
         try:
-            tr_up = _start(Ku, yu, w, C, lam, pi0, rank_tol, path_tol, eps)
+            tr_up = _start(K, y, w, C, lam, pi0, rank_tol, path_tol, eps)
             break
         except PathBreakdown as exc:
             error = exc
@@ -909,23 +987,13 @@ def fit_path(
     tr_down = _clone(tr_up)
     up = _trace(tr_up, 1.0, steps, report, 0.0, pi0)
     down = _trace(tr_down, -1.0, steps, report, 1.0 - pi0, pi0)
-    flat = _assemble(down, up, tr_down.state)
-    if reps.size < n:
-        flat = _expand(flat, rep, reps, mult)
-    path = WeightPath(
-        lam=float(lam),
-        C=C,
-        y=y.copy(),
-        **{f.name: getattr(flat, f.name) for f in fields(flat)},
-        kkt_residual=float("nan"),
-        path_residual=max(tr_up.max_margin, tr_down.max_margin),
-        dual_residual=max(tr_up.max_dual, tr_down.max_dual),
-        max_elbow=max(tr_up.max_elbow, tr_down.max_elbow),
-        n_duplicates=int(n - reps.size),
-    )
-    resid = _verify(path, K, n_checks, kkt_tol)
-    report(1.0)
-    return replace(path, kkt_residual=resid)
+    info = {
+        "path_residual": max(tr_up.max_margin, tr_down.max_margin),
+        "dual_residual": max(tr_up.max_dual, tr_down.max_dual),
+        "max_elbow": max(tr_up.max_elbow, tr_down.max_elbow),
+        "ridge": eps,
+    }
+    return _assemble(down, up, tr_down.state), info
 
 
 def _verify(path: WeightPath, K: np.ndarray, n_checks: int, kkt_tol: float) -> float:
@@ -1012,6 +1080,8 @@ class WeightPath:
         Largest elbow size while tracing.
     n_duplicates : int
         Training points merged into an identical one while tracing.
+    ridge : float
+        ``eps`` of the kernel ``K + eps I`` the path was traced for (0: exact for ``K``).
     """
 
     lam: float
@@ -1031,6 +1101,7 @@ class WeightPath:
     dual_residual: float
     max_elbow: int
     n_duplicates: int = 0
+    ridge: float = 0.0
 
     # -- basic facts ---------------------------------------------------------------------
     @property
