@@ -423,6 +423,16 @@ def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
         fit_path(K, y, 1.0 / (2 * y.size * C), max_steps=5)
 
 
+def test_frequent_exact_refresh_of_running_sums(fitted, monkeypatch):
+    """The sums over L are recomputed exactly every few updates without changing the path
+    (a refresh once read the sets before the moving point's change; n = 10,000 hit it)."""
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    monkeypatch.setattr(path_mod, "SUM_REFRESH", 3)
+    again = fit_path(K, y, 1.0 / (2 * y.size * C))
+    assert again.n_breakpoints == path.n_breakpoints
+    assert np.allclose(again.decision(Kn), path.decision(Kn), atol=1e-9, rtol=0)
+
+
 def test_breakdown_is_a_solver_error():
     from wsvmgui.errors import SolverError
 

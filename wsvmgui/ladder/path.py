@@ -136,6 +136,8 @@ DEFAULT_PATH_TOL = 1e-6
 END_TIE = 1e-6
 #: Within this distance of pi = 0 or 1 the rest of the path is one segment.
 END_ABS = 1e-8
+#: Largest deviation of the extrapolated end values from c = 0 (relative to C), b = +-1.
+END_TOL = 1e-4
 #: Elbow residual (margin units) above which one step of iterative refinement is taken.
 REFINE_TOL = 1e-11
 #: Residual after refinement above which the inverse is recomputed from scratch.
@@ -150,6 +152,8 @@ DUAL_TOL = 1e-3
 BLOCK = 32
 #: libsvm's stopping tolerance for the starting solution (polished afterwards).
 START_TOL = 1e-8
+#: Running-sum updates after which the sums over L are recomputed exactly.
+SUM_REFRESH = 4096
 #: Units of the progress callback: permille of (0, 1) covered.
 PROGRESS_UNITS = 1000
 
@@ -332,8 +336,6 @@ class _Tracer:
         else:
             self.n_neg += wj
         self.n_sum_updates += 1
-        if self.n_sum_updates > 4096:
-            self.recompute_sums()
 
     def bound_value(self, j: int, pi: float) -> float:
         """``c_j`` at its upper bound: ``w_j C ((1 + y_j)/2 - pi)``."""
@@ -360,6 +362,8 @@ class _Tracer:
         self.sy[j] = s * self.y[j]
         if self.parked:
             self.unpark()
+        if self.n_sum_updates > SUM_REFRESH:  # after the state change, not before
+            self.recompute_sums()
         return True
 
     # -- solution at the current pi ------------------------------------------------------
@@ -637,7 +641,7 @@ def _end_record(tr: _Tracer, end_pi: float, cE: np.ndarray, b: float) -> _Record
     stuck = tr.n_pos if end_pi == 0.0 else tr.n_neg
     scale = tr.C * float(tr.w.max())
     dev = max(float(np.abs(cE).max()) / scale if cE.size else 0.0, abs(b - target))
-    if stuck > 0 or dev > 1e-6:
+    if stuck > 0 or dev > END_TOL:
         raise _breakdown(
             f"the path does not reach its limit at pi={end_pi:g} (coefficient/intercept "
             f"deviation {dev:.3g}, {stuck:g} points of the heavy class left of the elbow)",
