@@ -52,6 +52,8 @@ DESIGN = "wuliu2011_ex1"
 SEED = 1
 C = 1.0
 METHODS = ("path", "ladder", "platt")
+#: Piecewise-flat probabilities (0.2 / 0.8): hundreds of points on the elbow near the ends.
+HARD = "wang2008_ex1"
 
 
 # ------------------------------------------------------------------------------ workers
@@ -61,13 +63,13 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _data(n: int, seed: int = SEED):
+def _data(n: int, seed: int = SEED, design: str = DESIGN):
     import numpy as np
 
     from wsvmgui.evaluation.designs import simulate
     from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 
-    d = simulate(DESIGN, n, seed)
+    d = simulate(design, n, seed)
     X, y = d.X, d.y.astype(float)
     sigma = median_between_class_distance(X, y)
     return X, np.asarray(y), sigma, Kernel("rbf", sigma=sigma)
@@ -79,7 +81,7 @@ def _timed(fn):
     return out, time.process_time() - c0, time.perf_counter() - w0
 
 
-def _work_fit(method: str, n: int) -> dict:
+def _work_fit(method: str, n: int, design: str = DESIGN) -> dict:
     import warnings
 
     from sklearn.svm import SVC
@@ -89,9 +91,9 @@ def _work_fit(method: str, n: int) -> dict:
     from wsvmgui.ladder.tuning import default_n_weights
     from wsvmgui.ladder.weights import weight_grid
 
-    X, y, sigma, kern = _data(n)
+    X, y, sigma, kern = _data(n, design=design)
     lam = 1.0 / (2.0 * n * C)
-    out: dict = {"method": method, "n": n, "sigma": sigma, "lambda": lam}
+    out: dict = {"method": method, "n": n, "design": design, "sigma": sigma, "lambda": lam}
     out["baseline_peak_mb"] = _peak_mb()
     if method == "path":
         K, kcpu, _ = _timed(lambda: kern(X))
@@ -107,6 +109,7 @@ def _work_fit(method: str, n: int) -> dict:
             path_residual=path.path_residual,
             dual_residual=path.dual_residual,
             path_mb=path.nbytes / 2**20,
+            ridge=path.ridge,
         )
     elif method == "ladder":
         M = default_n_weights(n)
@@ -250,13 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--predict-n", type=int, default=5000)
     ap.add_argument("--predict-m", type=int, default=10000)
     ap.add_argument("--agree-n", type=int, default=500)
+    ap.add_argument("--hard-n", type=int, default=1000, help="n of the wang2008_ex1 case (0: skip)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     if args.worker:
         kind, *rest = args.worker
         if kind == "fit":
-            out = _work_fit(rest[0], int(rest[1]))
+            out = _work_fit(rest[0], int(rest[1]), *rest[2:])
         elif kind == "predict":
             out = _work_predict(int(rest[0]), int(rest[1]))
         else:
@@ -285,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
         results["predict"] = _run(
             ["predict", str(args.predict_n), str(args.predict_m)], args.threads
         )
+        if args.hard_n:
+            print("hard ...", file=sys.stderr, flush=True)
+            results["hard"] = {
+                mt: _run(["fit", mt, str(args.hard_n), HARD], args.threads) for mt in METHODS
+            }
         print("agree ...", file=sys.stderr, flush=True)
         results["agree"] = _run(["agree", str(args.agree_n), "2000", "1600"], args.threads)
     results["meta"] = {
@@ -378,6 +387,29 @@ def _report(res: dict) -> str:
             f"Flops of the blocked evaluation: {pr['blocked_flops']:.2g}, against "
             f"{pr['naive_flops']:.2g} for the naive m x n x B product.",
         ]
+    hard = res.get("hard")
+    if hard:
+        p, lad, pl = hard["path"], hard["ladder"], hard["platt"]
+        lines += [
+            "",
+            f"## A hard case: `{HARD}`, n = {p.get('n', '?')}",
+            "",
+            "P(+1 | x) is 0.2 or 0.8, so for pi beyond 0.8 (and below 0.2) the fit is nearly flat "
+            "at -1 (+1) with hundreds of points on the elbow; a smooth kernel makes those "
+            "elbow systems numerically singular.  The exact trace breaks down and the path is "
+            "traced again for K + eps I (`ridge` below; module docstring of "
+            "`wsvmgui.ladder.path`).",
+            "",
+        ]
+        if "error" in p:
+            lines.append(f"Path: failed: {p['error']}")
+        else:
+            lines.append(
+                f"Path: {_fmt_s(p['cpu'])} CPU (both attempts), B = {p['breakpoints']}, "
+                f"largest elbow {p['max_elbow']}, ridge {p['ridge']:.1e}, KKT residual "
+                f"{p['kkt_residual']:.1e}; grid ladder (M = {lad.get('M', '-')}) "
+                f"{_fmt_s(lad.get('cpu'))}; SVC(probability=True) {_fmt_s(pl.get('cpu'))}."
+            )
     ag = res.get("agree")
     if ag and "error" not in ag:
         lines += [

@@ -98,11 +98,14 @@ block plan is built once per path (O(B mean|E|)).  Measured (n = 5000, B = 12,53
 
 Cost of fitting
 ---------------
-About ``2.4 n`` breakpoints on smooth problems (up to ~6 n where the probability is
-piecewise flat), each O(n |E| + |E|^2) arithmetic plus ~100 numpy calls; on small
-elbows the calls dominate (~0.3 ms a step on the benchmark machine), so the path costs
-about as much as the default grid ladder up to n ~ 2000 and less above, but still more
-than one ``SVC(probability=True)`` fit; a compiled inner loop would remove most of it.
+About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic plus ~100
+numpy calls; with small elbows the calls dominate (~0.3 ms a step on the benchmark
+machine).  Measured (``benchmarks/results/path_speed.md``, RBF, C = 1, CPU seconds): the
+path costs 0.8x the default grid ladder at n = 2000 and 0.4x at n = 5000, but 7-18x one
+``SVC(probability=True)`` fit; the issue's target (no more than that fit at n = 2000) is
+missed by about 10x.  A compiled inner loop would remove most of the per-step overhead.
+Where the probability is piecewise flat (hundreds of points on the elbow near the ends)
+the O(|E|^2) updates dominate and the path is far slower than the grid ladder.
 """
 
 from __future__ import annotations
