@@ -101,10 +101,10 @@ Cost of fitting
 About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic plus ~100
 numpy calls; with small elbows the calls dominate (~0.3 ms a step on the benchmark
 machine).  Measured (``benchmarks/results/path_speed.md``, RBF, C = 1, CPU seconds): the
-path costs 0.8x the default grid ladder at n = 2000 and 0.4x at n = 5000, but 7-18x one
-``SVC(probability=True)`` fit; the issue's target (no more than that fit at n = 2000) is
-missed by about 10x.  A compiled inner loop would remove most of the per-step overhead.
-Where the probability is piecewise flat (hundreds of points on the elbow near the ends)
+path costs 1.2x the default grid ladder at n = 2000 and 0.4x at n = 5000, but 5-17x one
+``SVC(probability=True)`` fit (n = 10,000 ... 500); the issue's target (no more than that
+fit at n = 2000) is missed by about 10x.  A compiled inner loop would remove most of the
+per-step overhead.  Where the probability is piecewise flat (hundreds of points on the elbow near the ends)
 the O(|E|^2) updates dominate and the path is far slower than the grid ladder.
 """
 
