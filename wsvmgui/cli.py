@@ -35,6 +35,7 @@ from .io.modelfile import FittedModel, check_rows, load_model, save_model
 from .io.preprocessing import MISSING_CHOICES, PreparedRows, prepare_rows, prepare_training
 from .io.results import plain_json, sidecar_path, write_results
 from .io.tables import LabelledData, read_data
+from .ladder.engines import ENGINES
 
 EXIT_INPUT, EXIT_SOLVER, EXIT_INTERNAL, EXIT_CANCELLED = 2, 3, 1, 130
 SEED_MAX = 2**32 - 1
@@ -152,7 +153,17 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
     fit.add_argument("--degree", type=_int_in(1), help="polynomial degree")
-    fit.add_argument("--weights", type=_int_in(2), metavar="M", help="weight grid m/M, m = 1..M-1")
+    fit.add_argument(
+        "--engine",
+        choices=list(ENGINES),
+        help="ladder engine: auto (default), path (exact weight path) or grid (M - 1 fits)",
+    )
+    fit.add_argument(
+        "--weights",
+        type=_int_in(2),
+        metavar="M",
+        help="weight grid m/M, m = 1..M-1 (fitted by the grid engine; the path draws at it)",
+    )
     fit.add_argument("--joint-n", type=_int_in(3), metavar="N", help="simplex grid spacing 1/N")
     fit.add_argument(
         "--lambda",
@@ -295,6 +306,7 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
         "scheme": args.scheme,
         "kernel": args.kernel,
         "degree": args.degree,
+        "engine": args.engine,
         "n_weights": args.weights,
         "joint_n": args.joint_n,
         "lambdas": args.lambdas,

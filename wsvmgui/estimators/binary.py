@@ -1,8 +1,9 @@
 """The binary weighted-SVM probability estimator (Wang, Shen & Liu 2008).
 
-Fits a ladder of weighted SVMs over a grid of class weights, tunes lambda (and sigma for
-the RBF kernel) by EGKL over the ``cv`` splits, and reads each point's probability off
-where its predicted label changes along the ladder (METHODS sections 1 and 2).
+Fits the weighted SVM for every class weight pi in (0, 1) (by default its exact solution
+path; or a ladder over a grid of weights), tunes lambda (and sigma for the RBF kernel) by
+EGKL over the ``cv`` splits, and reads each point's probability off where its predicted
+label changes along pi (METHODS sections 1 and 2).
 """
 
 from __future__ import annotations
@@ -11,25 +12,33 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..ladder.grid import Ladder
+from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
+from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
 
 class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
-    """Binary class probabilities from a ladder of weighted SVMs.
+    """Binary class probabilities from weighted SVMs over all class weights.
 
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+    engine : {"auto", "path", "grid"}, default="auto"
+        ``"path"``: the exact solution path in the weight (grid-free probabilities; where
+        a path breaks down the grid ladder answers, with a
+        :class:`~wsvmgui.ladder.engines.PathFallbackWarning`); ``"grid"``: one weighted
+        SVM per weight of the grid below; ``"auto"``: the path unless it is predicted to
+        cost more than the grid (:func:`~wsvmgui.ladder.engines.path_looks_hard`).
     n_weights : int >= 2 or None
-        M: the ladder fits the interior weights ``m / M``.  None: ``default_n_weights(n)``
-        of the final fit's size, ``max(floor(2 sqrt(n)), 40)``.
+        M: the grid engine fits the interior weights ``m / M``; for the path they are
+        only where ``ladder_decision`` reports (drawing, comparisons).  None:
+        ``default_n_weights(n)`` of the final fit's size, ``max(floor(2 sqrt(n)), 40)``.
     weights : array-like of shape (M - 1,) or None
         Explicit increasing interior weights in (0, 1); overrides ``n_weights``.
     lam : float or None
@@ -65,15 +74,16 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     Attributes
     ----------
     classes_ : ndarray, shape (2,)
-    ladder_ : Ladder
-        The fitted ladder over the support points ``X_support_``.
+    ladder_ : PathLadder or Ladder
+        The fitted path (or grid ladder) over the support points ``X_support_``.
     X_support_ : ndarray, shape (s, p)
     kernel_ : Kernel
     lambda_, sigma_ : float
     weights_ : ndarray, shape (M - 1,)
     tuning_ : TuningResult or None
     fit_info_ : dict
-        Fits made, rows of the final fit, largest KKT residual, wall time.
+        Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
+        residual, wall time, and the engines (:func:`~wsvmgui.estimators._ladder.engine_info`).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -85,6 +95,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self,
         *,
         kernel: str = "rbf",
+        engine: str = DEFAULT_ENGINE,
         n_weights: int | None = None,
         weights=None,
         lam: float | None = None,
@@ -103,6 +114,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         random_state=0,
     ) -> None:
         self.kernel = kernel
+        self.engine = engine
         self.n_weights = n_weights
         self.weights = weights
         self.lam = lam
@@ -148,12 +160,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             plan.kernel,
             chosen,
             [weights],
+            engine=self.engine,
             solver=self.solver,
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
         )[0]
-        self.ladder_: Ladder = fitted.ladder
+        self.ladder_: AnyLadder = fitted.ladder
         self.X_support_ = X[fitted.support]
         self.kernel_: Kernel = fitted.kernel
         self.lambda_ = fitted.lam
@@ -164,10 +177,14 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "n_fits": tracker.done,
             "n_train": fitted.n_train,
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
+            **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
         return self.ladder_.decision(self.kernel_(X, self.X_support_))
+
+    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+        return self.ladder_.estimate(self.kernel_(X, self.X_support_), self.rule)
 
 
 __all__ = ["WeightedSVMClassifier"]

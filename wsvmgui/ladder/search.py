@@ -10,14 +10,16 @@ every fold, lambda, weight and problem (each takes a submatrix).
 
 The unit of work is :func:`score_cell`: fit a ladder for one (lambda, sigma) on one
 fold's training rows and score that fold's tuning rows.  It is the one call site of the
-ladder *engine*: ``"grid"`` (:func:`~wsvmgui.ladder.grid.fit_ladder`, one weighted SVM
-per weight), or any callable with the same signature (the non-crossing ladder passes its
-own); an exact-path engine plugs in here.
+ladder *engine*: a name of :mod:`wsvmgui.ladder.engines` (``"path"``, the exact weight
+path with its grid-free estimate and a grid fallback; ``"grid"``, one weighted SVM per
+weight; ``"auto"``, the default), or any callable with the same signature (the
+non-crossing ladder passes its own).  Estimates are floored at :data:`EGKL_FLOOR` before
+they are scored (a path's estimate can come arbitrarily close to 0 or 1).
 
 Work runs on threads (libsvm releases the GIL): one task per (sigma, problem) while
 tuning and one per problem for the final fits, or threads over the weights of a single
-final ladder.  Progress is reported after every weighted fit; cancellation is polled
-between fits.
+grid ladder.  Progress is counted in units of the weight grid (M - 1 per ladder, whatever
+the engine); cancellation is polled between fits (the path polls every 32 steps).
 """
 
 from __future__ import annotations
@@ -28,31 +30,60 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from ..errors import InputError, SolverError
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
-from .grid import FitEvent, Ladder, fit_ladder
-from .rules import estimate_from_decision
+from .engines import DEFAULT_ENGINE, AnyLadder, fit_binary_ladder, make_engine
+from .grid import FitEvent
+from .rules import LadderEstimate
 from .splits import Fold
 from .tuning import TuningResult, egkl_binary, kernel_with_sigma
 
 
 class LadderFit(Protocol):
-    """What an engine returns: decision values of every weight at new points."""
+    """What an engine returns: probabilities at new points."""
 
-    def decision(self, K_cross: np.ndarray) -> np.ndarray:
-        """``(m, n_train)`` kernel rows -> ``(m, M - 1)`` decision values."""
+    def estimate(self, K_cross: np.ndarray, rule: str = "count") -> LadderEstimate:
+        """``(m, n_train)`` kernel rows -> estimates of shape (m,)."""
         ...
 
 
 #: ``engine(K, X, y, weights, lam, kernel, progress, should_cancel) -> LadderFit``: fit a
 #: ladder on the matrix ``K`` (n, n) of ``kernel`` over training inputs ``X`` (n, p) with
-#: labels ``y`` in {-1, +1}.
+#: labels ``y`` in {-1, +1}; ``progress`` counts the M - 1 units of ``weights``.
 Engine = Callable[..., LadderFit]
+
+#: Estimates are clipped to ``[EGKL_FLOOR, 1 - EGKL_FLOOR]`` before the EGKL scores them.
+#: A grid ladder's estimates never come closer than 1/(2M) >= 1/2000 to 0 or 1, so the
+#: floor changes nothing for it; a path's can come arbitrarily close, and one confident
+#: miss would then decide the tuning (see ``benchmarks/results/path_integration.md``).
+EGKL_FLOOR = 1e-3
+
+
+class CellScore(NamedTuple):
+    """Score of one tuning cell on one fold (:func:`score_cell`).
+
+    Attributes
+    ----------
+    loss : float
+        Sum over the tuning rows of the EGKL terms.
+    misses : float
+        Tuning rows misclassified by the estimate's argmax.
+    engine : str
+        Engine that answered (``"path"`` or ``"grid"``; a custom engine's ladder may
+        say otherwise).
+    fallback : str
+        Why a path broke down and the grid answered, else empty.
+    """
+
+    loss: float
+    misses: float
+    engine: str = "grid"
+    fallback: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,22 +114,8 @@ class LadderProblem:
 
 
 def grid_engine(solver: str = "libsvm", qp_solver: str = "quadprog", n_jobs: int = 1) -> Engine:
-    """The grid engine: one weighted SVM per weight (:func:`fit_ladder`)."""
-
-    def engine(K, X, y, weights, lam, kernel, progress=None, should_cancel=None) -> Ladder:
-        return fit_ladder(
-            K,
-            y,
-            weights,
-            lam,
-            solver,
-            qp_solver,
-            progress=progress,
-            should_cancel=should_cancel,
-            n_jobs=n_jobs,
-        )
-
-    return engine
+    """The grid engine: one weighted SVM per weight (:func:`~wsvmgui.ladder.grid.fit_ladder`)."""
+    return make_engine("grid", solver, qp_solver, n_jobs)
 
 
 def score_cell(
@@ -115,7 +132,7 @@ def score_cell(
     rule: str,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
-) -> tuple[float, float]:
+) -> CellScore:
     """Fit a ladder for one (lambda, sigma) on one fold's training rows; score its tuning rows.
 
     Parameters
@@ -139,16 +156,19 @@ def score_cell(
 
     Returns
     -------
-    loss, misses : float
-        Sum over the tuning rows of the EGKL terms, and the number misclassified by the
-        estimate's argmax.
+    CellScore
+        The EGKL terms summed over the tuning rows (estimates floored at
+        :data:`EGKL_FLOOR`), the rows the estimate's argmax misclassifies, and the engine
+        that answered.
     """
     K = _submatrix(K_all, train, train)
     ladder = engine(K, X[train], y_train, weights, lam, kernel, progress, should_cancel)
-    p = estimate_from_decision(ladder.decision(K_all[np.ix_(test, train)]), weights, rule).p
-    return (
-        egkl_binary(p, y_test) * y_test.size,
+    p = ladder.estimate(K_all[np.ix_(test, train)], rule).p
+    return CellScore(
+        egkl_binary(np.clip(p, EGKL_FLOOR, 1.0 - EGKL_FLOOR), y_test) * y_test.size,
         float(np.sum(np.where(p > 0.5, 1.0, -1.0) != y_test)),
+        str(getattr(ladder, "engine", "grid")),
+        str(getattr(ladder, "fallback", "")),
     )
 
 
@@ -219,7 +239,7 @@ def search_ladders(
     lambdas: Sequence[np.ndarray],
     *,
     rule: str = "count",
-    engine: Engine | None = None,
+    engine: Engine | str = DEFAULT_ENGINE,
     n_jobs: int = 1,
     tracker: ProgressTracker,
 ) -> list[TuningResult]:
@@ -241,19 +261,22 @@ def search_ladders(
         Lambda grid of each problem.
     rule : str
         Probability rule scored (:mod:`wsvmgui.ladder.rules`).
-    engine : Engine, optional
-        Default: :func:`grid_engine` with libsvm.
+    engine : str or Engine
+        A name of :data:`~wsvmgui.ladder.engines.ENGINES` (libsvm for grid ladders) or
+        an engine callable.
     n_jobs : int
         Threads, one task per (sigma, problem).
     tracker : ProgressTracker
-        Its total grows by the number of weighted fits, each reported when done.
+        Its total grows by M - 1 units per ladder, reported as the ladder progresses.
 
     Returns
     -------
     list of TuningResult
         One per problem: ``egkl`` and ``error`` over every tuning row of every fold
         (each row counted once per fold it is tuned in); ties go to the first cell in
-        grid order (by default the largest lambda).
+        grid order (by default the largest lambda).  ``engines`` counts which engine
+        answered the cells; a path that broke down counts as ``"grid"`` and its reason
+        is kept in ``fallbacks``.
 
     Raises
     ------
@@ -262,7 +285,7 @@ def search_ladders(
     SolverError
         Every fit of some problem's grid failed.
     """
-    engine = engine or grid_engine()
+    engine = make_engine(engine) if isinstance(engine, str) else engine
     n = X.shape[0]
     sigmas = np.asarray(sigmas, dtype=float)
     S = sigmas.size
@@ -292,6 +315,8 @@ def search_ladders(
     loss = [np.zeros((g.size, S)) for g in lambdas]
     miss = [np.zeros((g.size, S)) for g in lambdas]
     failures: list[list[str]] = [[] for _ in problems]
+    engines: list[Counter] = [Counter() for _ in problems]
+    fallbacks: list[list[str]] = [[] for _ in problems]
     seconds = _Timer(len(problems))
     abort = threading.Event()
 
@@ -333,8 +358,11 @@ def search_ladders(
                             tracker.step(w.size - done_here[0])
                             loss[i][li, j] = np.inf
                             continue
-                        loss[i][li, j] += cell[0]
-                        miss[i][li, j] += cell[1]
+                        loss[i][li, j] += cell.loss
+                        miss[i][li, j] += cell.misses
+                        engines[i][cell.engine] += 1
+                        if cell.fallback:
+                            fallbacks[i].append(cell.fallback)
             finally:
                 cache.release(j)
                 seconds.add(i, time.perf_counter() - start)
@@ -362,6 +390,8 @@ def search_ladders(
                 best_sigma=float(sigmas[j]),
                 failures=failures[i],
                 seconds=seconds.total[i],
+                engines=dict(engines[i]),
+                fallbacks=fallbacks[i],
             )
         )
     return results
@@ -383,14 +413,20 @@ def _what(prob: LadderProblem) -> str:
     return f"sub-problem {prob.name}" if prob.name else "the problem"
 
 
+def _context(prob: LadderProblem, lam: float, kernel: Kernel) -> str:
+    """Where a ladder belongs, for fallback warnings."""
+    where = f"sub-problem {prob.name}, " if prob.name else ""
+    return f"{where}lambda {lam:.4g}, {kernel.describe()}"
+
+
 @dataclass(frozen=True)
 class FittedLadder:
     """A final ladder of one problem.
 
     Attributes
     ----------
-    ladder : Ladder
-        Compressed: its coefficient columns follow ``support``.
+    ladder : Ladder or PathLadder
+        Compressed: its coefficients follow ``support``.
     support : ndarray of int, shape (s,)
         Rows of the data the ladder uses.
     kernel : Kernel
@@ -401,7 +437,7 @@ class FittedLadder:
         Time of the final fit.
     """
 
-    ladder: Ladder
+    ladder: AnyLadder
     support: np.ndarray
     kernel: Kernel
     lam: float
@@ -418,6 +454,7 @@ def fit_ladders(
     chosen: Sequence[tuple[float, float]],
     weights: Sequence[np.ndarray],
     *,
+    engine: str = DEFAULT_ENGINE,
     solver: str = "libsvm",
     qp_solver: str = "quadprog",
     n_jobs: int = 1,
@@ -425,10 +462,11 @@ def fit_ladders(
 ) -> list[FittedLadder]:
     """The final ladder of every problem on its part of ``rows``, at its chosen (lambda, sigma).
 
-    One kernel matrix per distinct sigma, shared by the problems.  A single problem is
-    fitted with ``n_jobs`` threads over its weights, several with one task per problem.
-    Every fit is reported to the tracker with a :class:`~wsvmgui.ladder.grid.FitEvent`
-    (stage ``"final"``, label the problem's name) for live views.
+    One kernel matrix per distinct sigma, shared by the problems.  A single grid ladder is
+    fitted with ``n_jobs`` threads over its weights, several problems with one task per
+    problem.  Every weighted fit of a grid ladder is reported to the tracker with a
+    :class:`~wsvmgui.ladder.grid.FitEvent` (stage ``"final"``, label the problem's name)
+    for live views; a path reports its progress in the same units without one.
 
     Parameters
     ----------
@@ -439,7 +477,11 @@ def fit_ladders(
     kernel : Kernel
     chosen : sequence of (lambda, sigma)
     weights : sequence of ndarray
+        Weight grids (the path's drawing weights).
+    engine : {"path", "grid", "auto"}
+        See :mod:`wsvmgui.ladder.engines`.
     solver, qp_solver : str
+        Solver of grid ladders.
     n_jobs : int
     tracker : ProgressTracker
 
@@ -473,14 +515,16 @@ def fit_ladders(
             label = problems[i].name
 
             def step(_done: int, _total: int, fit) -> None:
-                tracker.step(partial=FitEvent("final", fit, X_r, kern, label))
+                event = None if fit is None else FitEvent("final", fit, X_r, kern, label)
+                tracker.step(partial=event)
 
             try:
                 tracker.check()
                 K = _submatrix(cache.get(key), r, r)
-                ladder = fit_ladder(
-                    K, y, weights[i], lam, solver, qp_solver,
-                    progress=step, should_cancel=cancelled, n_jobs=inner_jobs,
+                ladder = fit_binary_ladder(
+                    K, y, weights[i], lam, engine=engine, solver=solver,
+                    qp_solver=qp_solver, progress=step, should_cancel=cancelled,
+                    n_jobs=inner_jobs, context=_context(problems[i], lam, kern),
                 )  # fmt: skip
             finally:
                 cache.release(key)

@@ -79,6 +79,10 @@ class TuningResult:
         Messages of fits that failed (their cells hold inf).
     seconds : float
         Time spent fitting this table (summed over threads).
+    engines : dict of str to int
+        How many (cell, fold) ladders each engine answered (``"path"``, ``"grid"``).
+    fallbacks : list of str
+        Why each path that broke down did (the grid answered those).
     """
 
     lambdas: np.ndarray
@@ -89,6 +93,8 @@ class TuningResult:
     best_sigma: float
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    engines: dict[str, int] = field(default_factory=dict)
+    fallbacks: list[str] = field(default_factory=list)
 
     def rows(self) -> list[dict[str, float]]:
         """The table as one dict per (lambda, sigma) cell."""
