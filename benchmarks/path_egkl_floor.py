@@ -127,7 +127,9 @@ def main() -> None:
         "python": platform.python_version(),
         "seconds": time.time() - start,
     }
-    (RESULTS / "path_egkl_floor.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    (RESULTS / "path_egkl_floor.json").write_text(
+        json.dumps({"meta": meta, "rows": rows}, indent=1)
+    )
     text = [
         "# EGKL floor for tuning through the exact weight path",
         "",

@@ -58,9 +58,9 @@ class LadderFit(Protocol):
 Engine = Callable[..., LadderFit]
 
 #: Estimates are clipped to ``[EGKL_FLOOR, 1 - EGKL_FLOOR]`` before the EGKL scores them.
-#: A grid ladder's estimates never come closer than 1/(2M) >= 1/2000 to 0 or 1, so the
+#: A grid ladder's estimates never come closer than 1/(2M) to 0 or 1, so for M <= 500 the
 #: floor changes nothing for it; a path's can come arbitrarily close, and one confident
-#: miss would then decide the tuning (see ``benchmarks/results/path_integration.md``).
+#: miss would then decide the tuning (see ``benchmarks/results/path_egkl_floor.md``).
 EGKL_FLOOR = 1e-3
 
 
@@ -111,11 +111,6 @@ class LadderProblem:
         label[self.rows] = self.y
         keep = rows[label[rows] != 0]
         return keep, label[keep]
-
-
-def grid_engine(solver: str = "libsvm", qp_solver: str = "quadprog", n_jobs: int = 1) -> Engine:
-    """The grid engine: one weighted SVM per weight (:func:`~wsvmgui.ladder.grid.fit_ladder`)."""
-    return make_engine("grid", solver, qp_solver, n_jobs)
 
 
 def score_cell(
