@@ -149,6 +149,18 @@ def test_progress_counts_the_grid_units_whatever_the_engine(monkeypatch):
         seen: list[int] = []
         fit_binary_ladder(K, y, w, 0.01, engine=engine, progress=_recorder(seen))
         assert seen == list(range(1, 12)), engine
+    # Final fits: the last half of the units carry the fits at every other weight.
+    events: list = []
+    lad = fit_binary_ladder(
+        K, y, w, 0.01, engine="path", report_fits=True,
+        progress=lambda done, _t, fit: events.append((done, fit)),
+    )  # fmt: skip
+    assert [d for d, _ in events] == list(range(1, 12))
+    fits = [f for _, f in events if f is not None]
+    np.testing.assert_allclose([f.pi for f in fits], w[1::2])
+    for f in fits:
+        np.testing.assert_allclose(f.decision(K), lad.path.decision_at(K, [f.pi])[:, 0])
+        assert np.all(f.alpha >= -1e-12)
     monkeypatch.setattr(engines, "fit_path", _break)
     seen = []
     with pytest.warns(PathFallbackWarning):

@@ -37,6 +37,7 @@ import numpy as np
 from ..errors import InputError, WSVMWarning
 from ..progress import CancelCheck, ProgressCallback
 from ..solvers.kernels import Kernel
+from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
 from .path import PathBreakdown, WeightPath, fit_path
 from .rules import LadderEstimate
@@ -139,6 +140,7 @@ def fit_binary_ladder(
     should_cancel: CancelCheck | None = None,
     n_jobs: int = 1,
     context: str = "",
+    report_fits: bool = False,
 ) -> AnyLadder:
     """One binary ladder by ``engine``, falling back from the path to the grid.
 
@@ -156,14 +158,18 @@ def fit_binary_ladder(
         Weighted-SVM solver of the grid ladder (also on fallback).
     progress : callable, optional
         ``progress(done, M - 1, partial)`` with ``done`` counting up to ``M - 1`` whatever
-        the engine, one call per unit (the path reports the share of (0, 1) it has
-        covered in these units; ``partial`` is the grid's
-        :class:`~wsvmgui.solvers.wsvm.WeightedFit`, None for the path).
+        the engine, one call per unit.  The grid reports each
+        :class:`~wsvmgui.solvers.wsvm.WeightedFit` as ``partial``; the path reports the
+        share of (0, 1) it has covered with ``partial`` None, and with ``report_fits``
+        keeps the last half of the units for the fits at every other weight (read off the
+        finished path, in weight order, as ``partial``), for live views.
     should_cancel : callable, optional
     n_jobs : int
         Threads of the grid ladder.
     context : str
         Named in the fallback warning (e.g. the sub-problem and sigma).
+    report_fits : bool
+        See ``progress``.
 
     Returns
     -------
@@ -172,7 +178,8 @@ def fit_binary_ladder(
     """
     check_engine(engine)
     weights = check_weights(weights)
-    units = _Units(weights.size, progress)
+    shown = weights[1::2] if report_fits else weights[:0]
+    units = _Units(weights.size, progress, reserve=shown.size)
     if engine == "auto":
         engine = "grid" if path_looks_hard(K, y, lam) else "path"
     if engine == "grid":
@@ -191,8 +198,18 @@ def fit_binary_ladder(
         return Ladder(
             ladder.weights, ladder.lam, ladder.coef, ladder.intercept, ladder.kkt_residual, why
         )
+    for pi in shown:
+        units.report(_fit_at(path, float(pi)))
     units.finish()
     return PathLadder(path, weights)
+
+
+def _fit_at(path: WeightPath, pi: float) -> WeightedFit:
+    """The weighted SVM at ``pi`` read off the path (coefficients over its points)."""
+    coef, b = path.coef_matrix(np.array([pi]))
+    return WeightedFit(
+        pi, path.lam, path.C, coef[0] * path.y, coef[0], float(b[0]), path.kkt_residual
+    )
 
 
 def _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs) -> Ladder:
@@ -210,11 +227,12 @@ class _Units:
     count never exceeds ``total``.
     """
 
-    def __init__(self, total: int, progress: ProgressCallback | None) -> None:
+    def __init__(self, total: int, progress: ProgressCallback | None, reserve: int = 0) -> None:
         self.total = int(total)
         self.done = 0
         self.progress = progress
         self._base = 0
+        self._reserve = int(reserve)
 
     def _advance(self, to: int, partial=None) -> None:
         to = min(int(to), self.total)
@@ -224,8 +242,12 @@ class _Units:
         self.done = max(self.done, to)
 
     def path_progress(self, done: int, total: int, _partial=None) -> None:
-        self._advance(self.total * done // max(int(total), 1))
+        self._advance((self.total - self._reserve) * done // max(int(total), 1))
         self._base = self.done
+
+    def report(self, partial) -> None:
+        """One reserved unit, carrying ``partial``."""
+        self._advance(self.done + 1, partial)
 
     def grid_progress(self, done: int, total: int, partial=None) -> None:
         # On a fallback the fits left after the path's share fill the remaining units.
