@@ -8,7 +8,7 @@ measure on a shared machine), L1 is the mean |p_hat - p| against the true probab
 ``e2e``: the default tuned run end to end against a tuned Platt-scaled SVM, designs
 ``wang2008_ex1``, ``wuliu2011_ex1``, ``wuliu2011_ex6``, n in ``--sizes``:
 
-* ``path`` / ``auto`` / ``grid``: ``make_pipeline(StandardScaler(),
+* ``path`` / ``grid``: ``make_pipeline(StandardScaler(),
   WeightedSVMClassifier(engine=...))`` with every other parameter at its default (lambda x
   sigma tuned by EGKL: 5-fold CV up to n = 500, a 30% hold-out above; M = max(2 sqrt n,
   40) for the grid); ``grid`` is the engine before this change;
@@ -47,7 +47,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 E2E_DESIGNS = ("wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex6")
 BINARY_DESIGNS = ("wang2008_ex1", "wuliu2011_ex1", "wuliu2011_ex2", "wuliu2011_ex6")
 OVA_DESIGNS = ("zeng_ex3", "zeng_ex4")
-E2E_METHODS = ("path", "auto", "grid", "svc")
+E2E_METHODS = ("path", "grid", "svc")
 ACC_METHODS = ("path", "grid", "grid400")
 SVC_C = (0.1, 1.0, 10.0, 100.0)
 SVC_GAMMA = (0.1, 1.0, 10.0)  # times 1/p (scikit-learn's "scale" on standardised inputs)
@@ -233,7 +233,7 @@ def _report(res: dict) -> str:
         lines += [
             "## Default tuned run end to end vs tuned SVC(probability=True) grid search",
             "",
-            "Seed 0.  path / auto / grid: the default `WeightedSVMClassifier` (in a "
+            "Seed 0.  path / grid: the default `WeightedSVMClassifier` (in a "
             "scaling pipeline) with that engine; svc: `GridSearchCV(make_pipeline("
             "StandardScaler(), SVC(probability=True)), C x gamma = 4 x 3, cv=3)`.",
             "",

@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--engine",
         choices=list(ENGINES),
-        help="ladder engine: auto (default), path (exact weight path) or grid (M - 1 fits)",
+        help="ladder engine: path (exact weight path; default) or grid (M - 1 weighted fits)",
     )
     fit.add_argument(
         "--weights",

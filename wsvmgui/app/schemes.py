@@ -204,10 +204,9 @@ _DC_TUNING = (
 )
 #: What the engine setting does in the ladder schemes (printed by ``wsvmgui schemes``).
 _ENGINE_NOTE = (
-    "; engine: auto (default; the exact weight path unless predicted costlier than the "
-    "grid), path (grid-free p, the grid where a path breaks down) or grid (M - 1 "
-    "weighted SVMs); weights M matter for the grid only (the path draws its sign ladder "
-    "at them)"
+    "; engine: path (default; the exact weight path, grid-free p, the grid where a path "
+    "breaks down) or grid (M - 1 weighted SVMs); weights M matter for the grid only (the "
+    "path draws its sign ladder at them)"
 )
 
 

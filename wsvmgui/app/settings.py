@@ -37,11 +37,11 @@ class RunSettings:
         A name from :data:`wsvmgui.app.schemes.SCHEMES`.
     kernel : {"rbf", "linear", "poly"}
     degree, coef0, poly_gamma : polynomial kernel parameters.
-    engine : {"auto", "path", "grid"}
+    engine : {"path", "grid"}
         Engine of every binary ladder of the ladder schemes (binary, non-crossing's
         tuning, preconditioned's independent ladder, the divide-and-conquer
-        sub-problems): the exact weight path, the grid of weighted SVMs, or "auto" (the
-        path unless predicted costlier than the grid); :mod:`wsvmgui.ladder.engines`.
+        sub-problems): the exact weight path (default) or the grid of weighted SVMs;
+        :mod:`wsvmgui.ladder.engines`.
     n_weights : int or None
         M of the binary ladders (None: the default rule for the data size).  The grid
         engine fits these weights; for the path they only set the weights the sign

@@ -24,9 +24,9 @@ searches once.  The tuning semantics, the same in every one of these schemes:
     Seeds the folds, the hold-out and the sigma_M subsample.
 ``engine``
     How every binary ladder is fitted, in tuning and in the final fits
-    (:mod:`wsvmgui.ladder.engines`): ``"auto"`` (default), ``"path"`` (the exact weight
-    path, grid-free probabilities, the grid ladder as a fallback where a path breaks
-    down) or ``"grid"`` (one weighted SVM per weight of the grid).  ``n_weights`` and
+    (:mod:`wsvmgui.ladder.engines`): ``"path"`` (default; the exact weight path,
+    grid-free probabilities, the grid ladder as a fallback where a path breaks down) or
+    ``"grid"`` (one weighted SVM per weight of the grid).  ``n_weights`` and
     ``weights`` are what the grid engine fits; for the path they only set the weights at
     which ``ladder_decision`` and the sign-ladder views report.
 Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first

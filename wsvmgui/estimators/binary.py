@@ -29,12 +29,11 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    engine : {"auto", "path", "grid"}, default="auto"
+    engine : {"path", "grid"}, default="path"
         ``"path"``: the exact solution path in the weight (grid-free probabilities; where
         a path breaks down the grid ladder answers, with a
         :class:`~wsvmgui.ladder.engines.PathFallbackWarning`); ``"grid"``: one weighted
-        SVM per weight of the grid below; ``"auto"``: the path unless it is predicted to
-        cost more than the grid (:func:`~wsvmgui.ladder.engines.path_looks_hard`).
+        SVM per weight of the grid below.
     n_weights : int >= 2 or None
         M: the grid engine fits the interior weights ``m / M``; for the path they are
         only where ``ladder_decision`` reports (drawing, comparisons).  None:

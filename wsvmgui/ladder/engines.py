@@ -15,9 +15,6 @@ of their tuning searches) is fitted by :func:`fit_binary_ladder`, which runs one
 ``"grid"``
     One weighted SVM per weight of the grid (:func:`~wsvmgui.ladder.grid.fit_ladder`);
     probabilities quantised to the grid.
-``"auto"``
-    The path unless :func:`path_looks_hard` predicts that it costs more than the grid
-    (see there for the rule), then the grid.
 
 The weight grid (``weights``, shape (M - 1,)) is what the grid engine fits; for the path
 it is only the set of weights at which :meth:`PathLadder.decision` reports decision values
@@ -45,9 +42,9 @@ from .weights import check_weights
 
 logger = logging.getLogger(__name__)
 
-ENGINES = ("path", "grid", "auto")
+ENGINES = ("path", "grid")
 #: The engine of every ladder scheme unless told otherwise.
-DEFAULT_ENGINE = "auto"
+DEFAULT_ENGINE = "path"
 
 
 class PathFallbackWarning(WSVMWarning):
@@ -111,22 +108,6 @@ class PathLadder:
 AnyLadder = Ladder | PathLadder
 
 
-def path_looks_hard(K: np.ndarray, y: np.ndarray, lam: float) -> bool:
-    """Whether the path is predicted to cost more than the grid ladder (``"auto"``).
-
-    Parameters
-    ----------
-    K : ndarray, shape (n, n)
-    y : ndarray, shape (n,)
-    lam : float
-
-    Returns
-    -------
-    bool
-    """
-    return False
-
-
 def fit_binary_ladder(
     K: np.ndarray,
     y: np.ndarray,
@@ -153,7 +134,7 @@ def fit_binary_ladder(
     weights : ndarray, shape (M - 1,)
         The grid engine's weights; the path's drawing weights.
     lam : float
-    engine : {"path", "grid", "auto"}
+    engine : {"path", "grid"}
     solver, qp_solver : str
         Weighted-SVM solver of the grid ladder (also on fallback).
     progress : callable, optional
@@ -180,8 +161,6 @@ def fit_binary_ladder(
     weights = check_weights(weights)
     shown = weights[1::2] if report_fits else weights[:0]
     units = _Units(weights.size, progress, reserve=shown.size)
-    if engine == "auto":
-        engine = "grid" if path_looks_hard(K, y, lam) else "path"
     if engine == "grid":
         return _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
     try:
