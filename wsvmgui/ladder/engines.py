@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -174,9 +174,7 @@ def fit_binary_ladder(
         )
         logger.warning("%s; using the grid ladder", why)
         ladder = _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
-        return Ladder(
-            ladder.weights, ladder.lam, ladder.coef, ladder.intercept, ladder.kkt_residual, why
-        )
+        return replace(ladder, fallback=why)
     for pi in shown:
         units.report(_fit_at(path, float(pi)))
     units.finish()
