@@ -181,7 +181,7 @@ def _work_predict(n: int, m: int) -> dict:
 def _work_agree(n: int, m: int, M: int) -> dict:
     import numpy as np
 
-    import wsvmgui.solvers.wsvm as wsvm_mod
+    import wsvmgui.solvers._libsvm_direct as libsvm_mod
     from wsvmgui.evaluation.designs import simulate
     from wsvmgui.ladder.grid import fit_ladder
     from wsvmgui.ladder.path import fit_path
@@ -194,7 +194,7 @@ def _work_agree(n: int, m: int, M: int) -> dict:
     path, path_cpu, _ = _timed(lambda: fit_path(K, y, lam))
     out: dict = {"n": n, "m": m, "M": M, "path_cpu": path_cpu, "half_bin": 0.5 / M}
     for tol in (1e-3, 1e-9):
-        wsvm_mod.LIBSVM_TOL = tol
+        libsvm_mod.LIBSVM_TOL = tol
         ladder, cpu, _ = _timed(lambda: fit_ladder(K, y, weight_grid(M), lam))
         for where, Kc in (("train", K), ("new", Kx)):
             est, grid = path.estimate(Kc), ladder.estimate(Kc)

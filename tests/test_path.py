@@ -27,7 +27,7 @@ import pytest
 from sklearn.svm import SVC
 
 import wsvmgui.ladder.path as path_mod
-import wsvmgui.solvers.wsvm as wsvm_mod
+import wsvmgui.solvers._libsvm_direct as libsvm_mod
 from wsvmgui.errors import Cancelled, InputError
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.grid import fit_ladder
@@ -261,7 +261,7 @@ def test_count_rule_matches_fine_grid_ladder(monkeypatch):
     lam = 1.0 / (2 * 100)
     path = fit_path(K, y, lam)
     M = 1600
-    monkeypatch.setattr(wsvm_mod, "LIBSVM_TOL", 1e-9)
+    monkeypatch.setattr(libsvm_mod, "LIBSVM_TOL", 1e-9)
     ladder = fit_ladder(K, y, weight_grid(M), lam)
     for Kx in (K, Kn):
         est, grid = path.estimate(Kx), ladder.estimate(Kx)
@@ -409,10 +409,10 @@ def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
     assert exact.ridge == 0.0
     real = path_mod._trace_both
 
-    def fail_exact(**kw):
-        if kw["eps"] == 0.0:
+    def fail_exact(prob, eps):
+        if eps == 0.0:
             raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
-        return real(**kw)
+        return real(prob, eps)
 
     monkeypatch.setattr(path_mod, "_trace_both", fail_exact)
     path = fit_path(K, y, 1.0 / (2 * y.size * C))

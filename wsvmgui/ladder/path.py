@@ -680,9 +680,9 @@ def _polish(tr: _Tracer, pi: float, alpha: np.ndarray, b: float, max_iter: int =
     state = np.where(r >= 1.0 - 1e-8, L_SET, np.where(r <= 1e-8, R_SET, E_SET)).astype(np.int8)
     order = np.argsort(-np.minimum(r, 1.0 - r), kind="stable")
     tr.pi, tr.b = pi, b
-    for j in tr.set_state(state, order[state[order] == E_SET]):
-        if r[j] > 0.5:
-            tr.move(j, L_SET)
+    for i in tr.set_state(state, order[state[order] == E_SET]):
+        if r[i] > 0.5:
+            tr.move(i, L_SET)
     tol = 1e-9
     for it in range(max_iter):
         V, beta, FH = tr.evaluate()
@@ -692,8 +692,8 @@ def _polish(tr: _Tracer, pi: float, alpha: np.ndarray, b: float, max_iter: int =
         margin = y * f - 1.0
         bad_pts = -(tr.side * margin)  # > 0: R below or L above its margin
         moves: list[tuple[float, int, int]] = []
-        for j in np.flatnonzero(bad_pts > tol):
-            moves.append((float(bad_pts[j]), int(j), E_SET))
+        for i in np.flatnonzero(bad_pts > tol).tolist():
+            moves.append((float(bad_pts[i]), i, E_SET))
         E = tr.sys.members.copy()
         if E.size:
             a = y[E] * cE
@@ -929,27 +929,16 @@ def fit_path(
     Ku = K if reps.size == n else np.ascontiguousarray(K[np.ix_(reps, reps)])
     yu, w = y[reps], mult.astype(float)
     steps = int(max_steps) if max_steps is not None else 50 * n + 1000
-    trace = dict(
-        K=Ku,
-        y=yu,
-        w=w,
-        C=C,
-        lam=lam,
-        start=start,
-        steps=steps,
-        rank_tol=rank_tol,
-        path_tol=path_tol,
-        report=report,
-    )
+    prob = _Problem(Ku, yu, w, C, float(lam), float(start), steps, rank_tol, path_tol, report)
     scale = float(np.abs(np.diag(K)).max())
     if ridge is not None:
-        flat, info = _trace_both(eps=float(ridge) * scale, **trace)
+        flat, info = _trace_both(prob, float(ridge) * scale)
     else:
         try:
-            flat, info = _trace_both(eps=0.0, **trace)
+            flat, info = _trace_both(prob, 0.0)
         except PathBreakdown as exact_failure:
             try:
-                flat, info = _trace_both(eps=DEFAULT_RIDGE * scale, **trace)
+                flat, info = _trace_both(prob, DEFAULT_RIDGE * scale)
             except PathBreakdown as exc:
                 raise PathBreakdown(f"{exc} (exact path failed first: {exact_failure})") from exc
     if reps.size < n:
@@ -961,31 +950,50 @@ def fit_path(
         **{f.name: getattr(flat, f.name) for f in fields(flat)},
         kkt_residual=float("nan"),
         n_duplicates=int(n - reps.size),
-        **info,
+        path_residual=info.path_residual,
+        dual_residual=info.dual_residual,
+        max_elbow=info.max_elbow,
+        ridge=info.ridge,
     )
     resid = _verify(path, K, n_checks, kkt_tol)
     report(1.0)
     return replace(path, kkt_residual=resid)
 
 
-def _trace_both(
-    K: np.ndarray,
-    y: np.ndarray,
-    w: np.ndarray,
-    C: float,
-    lam: float,
-    start: float,
-    steps: int,
-    rank_tol: float,
-    path_tol: float,
-    report: _Progress,
-    eps: float,
-) -> tuple[_Flat, dict]:
+@dataclass(frozen=True)
+class _Problem:
+    """The merged problem and the tracing settings shared by both attempts (exact, ridge)."""
+
+    K: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    C: float
+    lam: float
+    start: float
+    steps: int
+    rank_tol: float
+    path_tol: float
+    report: _Progress
+
+
+@dataclass(frozen=True)
+class _TraceInfo:
+    """Diagnostics of a traced path (see :class:`WeightPath`)."""
+
+    path_residual: float
+    dual_residual: float
+    max_elbow: int
+    ridge: float
+
+
+def _trace_both(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
     """Start (libsvm, polished) and trace both directions with ridge ``eps``."""
     error: PathBreakdown | None = None
-    for pi0 in (start, start - 0.0371, start + 0.0433):
+    for pi0 in (prob.start, prob.start - 0.0371, prob.start + 0.0433):
         try:
-            tr_up = _start(K, y, w, C, lam, pi0, rank_tol, path_tol, eps)
+            tr_up = _start(
+                prob.K, prob.y, prob.w, prob.C, prob.lam, pi0, prob.rank_tol, prob.path_tol, eps
+            )
             break
         except PathBreakdown as exc:
             error = exc
@@ -993,14 +1001,14 @@ def _trace_both(
         assert error is not None
         raise error
     tr_down = _clone(tr_up)
-    up = _trace(tr_up, 1.0, steps, report, 0.0, pi0)
-    down = _trace(tr_down, -1.0, steps, report, 1.0 - pi0, pi0)
-    info = {
-        "path_residual": max(tr_up.max_margin, tr_down.max_margin),
-        "dual_residual": max(tr_up.max_dual, tr_down.max_dual),
-        "max_elbow": max(tr_up.max_elbow, tr_down.max_elbow),
-        "ridge": eps,
-    }
+    up = _trace(tr_up, 1.0, prob.steps, prob.report, 0.0, pi0)
+    down = _trace(tr_down, -1.0, prob.steps, prob.report, 1.0 - pi0, pi0)
+    info = _TraceInfo(
+        path_residual=max(tr_up.max_margin, tr_down.max_margin),
+        dual_residual=max(tr_up.max_dual, tr_down.max_dual),
+        max_elbow=max(tr_up.max_elbow, tr_down.max_elbow),
+        ridge=eps,
+    )
     return _assemble(down, up, tr_down.state), info
 
 
