@@ -370,20 +370,21 @@ def test_too_many_steps_breaks_down(fitted):
 
 
 def test_corrupted_step_is_caught(fitted, monkeypatch):
-    """Corrupted decision values fail the per-step KKT check (in the exact trace and in
-    the ridge retry alike)."""
+    """Corrupted running sums (margins off by 0.05 off the elbow) fail the per-step KKT
+    check, in the exact trace and in the ridge retry alike."""
     K, y, _, C, _ = fitted("rbf_balanced")
-    real = path_mod._Tracer.evaluate
+    real = path_mod._Tracer._run
     calls = {"n": 0}
 
-    def corrupt(self):
-        V, beta, FH = real(self)
+    def corrupt(self, *records):
         calls["n"] += 1
-        if calls["n"] % 25 == 0:
-            FH[0] -= 0.05 * self.y * (self.state != path_mod.E_SET)  # margins off by 0.05
-        return V, beta, FH
+        if calls["n"] % 2 == 0:
+            off = 0.05 * self.y * (self.state != path_mod.E_SET) / (self.C * (1.0 - self.pi))
+            self.S[0] -= off  # f moves by -0.05 y, h by 0.05 y / (1 - pi)
+        return real(self, *records)
 
-    monkeypatch.setattr(path_mod._Tracer, "evaluate", corrupt)
+    monkeypatch.setattr(path_mod, "YIELD_EVERY", 8)
+    monkeypatch.setattr(path_mod._Tracer, "_run", corrupt)
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation.*exact path failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):

@@ -1,0 +1,694 @@
+"""Compiled inner loop of the weight path (:mod:`wsvmgui.ladder.path`).
+
+One call of :func:`run` advances a tracer through many breakpoints without returning to
+Python: the elbow solve and its residual check, the event search over all n points, the
+bordering updates of the elbow inverse, the running sums over L and the breakpoint
+records.  It returns a status when Python is needed (progress and cancellation every
+``YIELD`` steps, a refactorisation, full buffers, the end, a breakdown).  All state lives
+in arrays owned by the caller (layouts below), so the functions hold no Python objects
+and release the GIL (``nogil``); they are compiled once per machine and cached on disk
+(:func:`_jit`), with ``fastmath`` off: every operation rounds as in numpy.
+
+Math and conventions are those of :mod:`wsvmgui.ladder.path` and
+:mod:`wsvmgui.ladder.path_linalg`: ``c = a * y``; ``side`` is +1 in R, -1 in L, 0 on the
+elbow and for parked points; ``sy = side * y``; the elbow system is the explicit inverse
+of ``A = K_EE + eps I + kappa 11'`` (``eps`` the ridge), updated by bordering.
+
+Array layouts (n points, cap >= elbow size):
+
+* ``pt`` (4, n): ``y``, ``w`` (multiplicities), ``pos`` (1 for y = +1), ``1 / (w C)``.
+* ``prm`` (P_SIZE,): constants, indices ``P_*``.
+* ``fs`` (F_SIZE,) floats and ``iv`` (I_SIZE,) ints: mutable scalars, indices ``F_*``, ``I_*``.
+* ``state`` (n,) int8 set codes; ``sd`` (2, n): ``side``, ``sy``; ``parked`` (n,) int64.
+* ``S`` (2, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over negatives.
+* ``idx`` (cap,), ``where`` (n,) int64; ``inv`` (cap, cap); ``u`` (cap,) = ``A^-1 1``;
+  ``V`` (cap, 2): ``c_E`` and ``dc_E / dpi``; ``FH`` (2, n): ``f`` and ``df / dpi``.
+* Records (breakpoints of one direction, in tracing order): ``rec_f`` (R, 2) pi and b,
+  ``rec_p`` (R, 2) start offsets into the value and event buffers, ``rec_merged`` (R,)
+  int8; values ``t_idx`` (T,) int64, ``t_val`` (T,); events ``ev`` (Q, 3) int64 (point,
+  old set, new set).  A record is *open* from the event that creates it until the next
+  solve gives its intercept and elbow values; a closed record at the same pi and
+  intercept as the previous one is merged into it (values appended, the later ones win).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+logger = logging.getLogger("wsvmgui.ladder")
+
+#: Set codes: right of the elbow (c = 0), on the elbow, left of it (c at its bound).
+R_SET, E_SET, L_SET = 0, 1, 2
+
+# prm: constants of one tracer.
+P_C, P_RIDGE, P_KAPPA, P_RANK_TOL, P_PATH_TOL, P_KMAX, P_WRATIO, P_WMAX = range(8)
+P_SGN, P_MAX_STEPS, P_REFINE_TOL, P_REFACTOR_TOL, P_REFACTOR_EVERY = range(8, 13)
+P_SUM_REFRESH, P_DUAL_TOL, P_END_TIE, P_END_ABS, P_YIELD = range(13, 18)
+P_SIZE = 18
+# fs: float scalars.
+F_PI, F_B, F_NPOS, F_NNEG, F_MAX_MARGIN, F_MAX_DUAL, F_US, F_BETA0, F_BETA1 = range(9)
+F_RESID, F_VIOL, F_DUAL, F_END_DEV = range(9, 13)
+F_SIZE = 13
+# iv: int scalars.
+I_M, I_UPDATES, I_SUM_UPDATES, I_NPARKED, I_MAX_ELBOW, I_REFINES, I_U_VALID = range(7)
+I_REFACTORED, I_ZERO_RUN, I_STEP, I_NREC, I_NT, I_NEV, I_OPEN, I_SINCE_YIELD = range(7, 15)
+I_SIZE = 15
+
+# Statuses of run() and evaluate().
+ST_OK, ST_END, ST_YIELD, ST_GROW, ST_GROW_ELBOW, ST_REFACTOR = range(6)
+ST_ILL, ST_KKT, ST_CYCLE, ST_MAX_STEPS, ST_NO_JOIN = range(6, 11)
+
+
+def _jit(sig: str, entry: bool = False):
+    """``njit(sig, nogil=True, cache=True)``; without the on-disk cache where none is found.
+
+    Explicit signatures keep every function monomorphic (one compilation, whatever the
+    argument types at a call site, e.g. literal ints).  numba caches next to the source
+    (``__pycache__``) when that is writable, otherwise in ``NUMBA_CACHE_DIR`` or the
+    user-wide cache directory; if none of them is writable it refuses ``cache=True`` at
+    decoration time, and the functions are compiled in memory on every first use.
+    """
+    full = sig
+    for alias, typ in _TYPES.items():
+        full = full.replace(alias, typ)
+
+    # Internal functions need no wrapper for calls from Python (less to compile).
+    options = {"nogil": True, "no_cpython_wrapper": not entry, "no_cfunc_wrapper": True}
+
+    def wrap(fn):
+        try:
+            return _njit(full, cache=True, **options)(fn)
+        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
+            logger.info("path kernel compiled without an on-disk cache: %s", exc)
+            return _njit(full, **options)(fn)
+
+    return wrap
+
+
+#: numba's type stubs do not list the wrapper options.
+_njit: Any = njit
+#: Shorthands in the signatures: C-contiguous arrays.
+_TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
+          "I1": "int64[::1]", "B1": "int8[::1]"}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------
+# The elbow system
+# ----------------------------------------------------------------------------------------
+@_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
+def elbow_add(K, prm, idx, where, inv, iv, j):
+    """Append point j to the elbow; False (nothing changed) if it is dependent."""
+    m = iv[I_M]
+    ridge, kappa = prm[P_RIDGE], prm[P_KAPPA]
+    alpha = K[j, j] + ridge + kappa
+    if m == 0:
+        if not alpha > 0:
+            return False
+        inv[0, 0] = 1.0 / alpha
+    else:
+        a = np.empty(m)
+        for k in range(m):
+            a[k] = K[idx[k], j] + kappa
+        u = np.empty(m)
+        d = alpha
+        for k in range(m):
+            s = 0.0
+            for k2 in range(m):
+                s += inv[k, k2] * a[k2]
+            u[k] = s
+        for k in range(m):
+            d -= a[k] * u[k]
+        if not d > prm[P_RANK_TOL] * alpha:
+            return False
+        ud = u / d
+        for k in range(m):
+            uk = u[k]
+            for k2 in range(m):
+                inv[k, k2] += uk * ud[k2]
+        for k in range(m):
+            inv[k, m] = -ud[k]
+            inv[m, k] = inv[k, m]
+        inv[m, m] = 1.0 / d
+    idx[m] = j
+    where[j] = m
+    iv[I_M] = m + 1
+    iv[I_UPDATES] += 1
+    iv[I_U_VALID] = 0
+    if m + 1 > iv[I_MAX_ELBOW]:
+        iv[I_MAX_ELBOW] = m + 1
+    return True
+
+
+@_jit("void(I1, I1, F2, I1, int64)")
+def elbow_remove(idx, where, inv, iv, j):
+    """Remove point j from the elbow (the last member takes its slot)."""
+    m = iv[I_M]
+    p = where[j]
+    last = m - 1
+    where[j] = -1
+    if p != last:
+        idx[p] = idx[last]
+        where[idx[p]] = p
+        for k in range(m):
+            tmp = inv[p, k]
+            inv[p, k] = inv[last, k]
+            inv[last, k] = tmp
+        for k in range(m):
+            tmp = inv[k, p]
+            inv[k, p] = inv[k, last]
+            inv[k, last] = tmp
+    if last:
+        piv = inv[last, last]
+        for k in range(last):
+            bk = inv[k, last] / piv
+            for k2 in range(last):
+                inv[k, k2] -= inv[k2, last] * bk
+    iv[I_M] = last
+    iv[I_UPDATES] += 1
+    iv[I_U_VALID] = 0
+
+
+@_jit("void(F2, F1, F1, I1, float64, F2, float64, float64, F2, F1)")
+def _solve(inv, u, fs, iv, kappa, R, q0, q1, V, beta):
+    """Solve ``K_EE v + beta 1 = r, 1'v = q`` for two right-hand sides (``R`` (m, 2)).
+
+    ``v = A^-1 r + gamma A^-1 1``, ``gamma = (q - 1'A^-1 r) / (1'A^-1 1)``, ``beta = kappa q
+    - gamma`` (:mod:`wsvmgui.ladder.path_linalg`); ``A^-1 1`` is cached in ``u``.
+    """
+    m = iv[I_M]
+    if iv[I_U_VALID] == 0:
+        us = 0.0
+        for k in range(m):
+            s = 0.0
+            for k2 in range(m):
+                s += inv[k, k2]
+            u[k] = s
+            us += s
+        fs[F_US] = us
+        iv[I_U_VALID] = 1
+    w0s = 0.0
+    w1s = 0.0
+    for k in range(m):
+        s0 = 0.0
+        s1 = 0.0
+        for k2 in range(m):
+            s0 += inv[k, k2] * R[k2, 0]
+            s1 += inv[k, k2] * R[k2, 1]
+        V[k, 0] = s0
+        V[k, 1] = s1
+        w0s += s0
+        w1s += s1
+    g0 = (q0 - w0s) / fs[F_US]
+    g1 = (q1 - w1s) / fs[F_US]
+    for k in range(m):
+        V[k, 0] += u[k] * g0
+        V[k, 1] += u[k] * g1
+    beta[0] = kappa * q0 - g0
+    beta[1] = kappa * q1 - g1
+
+
+# ----------------------------------------------------------------------------------------
+# Sets and running sums
+# ----------------------------------------------------------------------------------------
+@_jit("void(F2, F2, F1, B1, F2, F1, I1)", entry=True)
+def recompute_sums(K, pt, prm, state, S, fs, iv):
+    """Sums over L from scratch (and ``n_pos``, ``n_neg``)."""
+    n = state.size
+    ridge = prm[P_RIDGE]
+    S[:, :] = 0.0
+    npos = 0.0
+    nneg = 0.0
+    for j in range(n):
+        if state[j] != L_SET:
+            continue
+        wj = pt[1, j]
+        row = 0 if pt[2, j] > 0 else 1
+        if row == 0:
+            npos += wj
+        else:
+            nneg += wj
+        Kj = K[j]
+        for i in range(n):
+            S[row, i] += wj * Kj[i]
+        S[row, j] += ridge * wj
+    fs[F_NPOS] = npos
+    fs[F_NNEG] = nneg
+    iv[I_SUM_UPDATES] = 0
+
+
+@_jit("void(F2, F2, F1, F2, F1, I1, int64, float64)")
+def _l_change(K, pt, prm, S, fs, iv, j, sign):
+    wj = sign * pt[1, j]
+    row = 0 if pt[2, j] > 0 else 1
+    Kj = K[j]
+    Sr = S[row]
+    for i in range(Sr.size):
+        Sr[i] += wj * Kj[i]
+    Sr[j] += wj * prm[P_RIDGE]
+    if row == 0:
+        fs[F_NPOS] += wj
+    else:
+        fs[F_NNEG] += wj
+    iv[I_SUM_UPDATES] += 1
+
+
+@_jit("void(F2, B1, F2, I1, I1)")
+def _unpark(pt, state, sd, parked, iv):
+    for p in range(iv[I_NPARKED]):
+        j = parked[p]
+        s = 1.0 if state[j] == R_SET else -1.0
+        sd[0, j] = s
+        sd[1, j] = s * pt[0, j]
+    iv[I_NPARKED] = 0
+
+
+@_jit("boolean(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, I1, int64, int64)", entry=True)
+def move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, new):
+    """Move point j to set ``new``; False (nothing changed) if the elbow refuses it."""
+    old = state[j]
+    if old == new:
+        return True
+    if new == E_SET and not elbow_add(K, prm, idx, where, inv, iv, j):
+        return False
+    if old == E_SET:
+        elbow_remove(idx, where, inv, iv, j)
+    if old == L_SET:
+        _l_change(K, pt, prm, S, fs, iv, j, -1.0)
+    if new == L_SET:
+        _l_change(K, pt, prm, S, fs, iv, j, 1.0)
+    state[j] = new
+    s = 1.0 if new == R_SET else (-1.0 if new == L_SET else 0.0)
+    sd[0, j] = s
+    sd[1, j] = s * pt[0, j]
+    if iv[I_NPARKED]:
+        _unpark(pt, state, sd, parked, iv)
+    if iv[I_SUM_UPDATES] > prm[P_SUM_REFRESH]:  # after the state change, not before
+        recompute_sums(K, pt, prm, state, S, fs, iv)
+    return True
+
+
+# ----------------------------------------------------------------------------------------
+# The solution at the current pi
+# ----------------------------------------------------------------------------------------
+@_jit("float64(F2, F2, F1, I1, F2, F2, F1, F2, float64, int64)")
+def _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m):
+    """Residuals ``y_E - f_E`` and ``-h_E`` of the elbow equations (into res); the max."""
+    ridge = prm[P_RIDGE]
+    e0 = 0.0
+    e1 = 0.0
+    for k in range(m):
+        e = idx[k]
+        f0 = base[k, 0]
+        f1 = base[k, 1]
+        for k2 in range(m):
+            kv = K[idx[k2], e]
+            f0 += V[k2, 0] * kv
+            f1 += V[k2, 1] * kv
+        f0 += ridge * V[k, 0] + beta[0]
+        f1 += ridge * V[k, 1] + beta[1]
+        res[k, 0] = pt[0, e] - f0
+        res[k, 1] = -f1
+        e0 = max(e0, abs(res[k, 0]))
+        e1 = max(e1, abs(res[k, 1]))
+    r = max(e0, e1 / hscale)
+    if math.isnan(e0) or math.isnan(e1):
+        r = math.nan
+    return r
+
+
+@_jit("void(F2, F1, F2, I1, F2, F2, float64, float64, float64, float64, float64, int64)")
+def _full_pass(K, prm, S, idx, V, FH, c00, c01, C, b0, b1, m):
+    """``f = c00 S_0 + c01 S_1 + K(., E) c_E + b`` and its slope at all n points."""
+    n = S.shape[1]
+    F0 = FH[0]
+    F1 = FH[1]
+    S0 = S[0]
+    S1 = S[1]
+    for i in range(n):
+        F0[i] = c00 * S0[i] + c01 * S1[i] + b0
+        F1[i] = -C * S0[i] - C * S1[i] + b1
+    k = 0
+    while k + 1 < m:  # two elbow rows per sweep: half the traffic on FH
+        ra = K[idx[k]]
+        rb = K[idx[k + 1]]
+        a0, a1 = V[k, 0], V[k, 1]
+        b0_, b1_ = V[k + 1, 0], V[k + 1, 1]
+        for i in range(n):
+            F0[i] += a0 * ra[i] + b0_ * rb[i]
+            F1[i] += a1 * ra[i] + b1_ * rb[i]
+        k += 2
+    if k < m:
+        ra = K[idx[k]]
+        a0, a1 = V[k, 0], V[k, 1]
+        for i in range(n):
+            F0[i] += a0 * ra[i]
+            F1[i] += a1 * ra[i]
+    ridge = prm[P_RIDGE]
+    if ridge != 0.0:
+        for k in range(m):
+            F0[idx[k]] += ridge * V[k, 0]
+            F1[idx[k]] += ridge * V[k, 1]
+
+
+@_jit("int64(F2, F2, F1, F2, I1, F2, F1, F2, F2, F1, I1)", entry=True)
+def evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv):
+    """``c_E``, ``dc_E/dpi`` (V), ``b``, ``db/dpi`` (fs) and ``f``, ``h`` (FH) at the current pi.
+
+    The elbow equations' residual (max of ``|y_E - f_E|`` and ``|h_E| / hscale``) is
+    computed on the elbow (O(m^2)) before the O(n m) pass over all points.  Above
+    ``REFINE_TOL`` a step of iterative refinement is taken; above ``REFACTOR_TOL`` (at once
+    or after one refinement) the caller must refactorise (``ST_REFACTOR``) and call again;
+    after a refactorisation and two refinements, above ``path_tol / 10`` it is
+    ``ST_ILL``.  With an empty elbow only ``f`` is computed (``h`` is NaN).
+    """
+    n = S.shape[1]
+    C = prm[P_C]
+    pi = fs[F_PI]
+    c00 = C * (1.0 - pi)
+    c01 = -C * pi
+    m = iv[I_M]
+    if m == 0:
+        b = fs[F_B]
+        for i in range(n):
+            FH[0, i] = c00 * S[0, i] + c01 * S[1, i] + b
+            FH[1, i] = math.nan
+        return ST_OK
+    if iv[I_UPDATES] >= prm[P_REFACTOR_EVERY] and iv[I_REFACTORED] == 0:
+        return ST_REFACTOR
+    npos, nneg = fs[F_NPOS], fs[F_NNEG]
+    q0 = -C * ((1.0 - pi) * npos - pi * nneg)
+    q1 = C * (npos + nneg)
+    kappa = prm[P_KAPPA]
+    base = np.empty((m, 2))
+    R = np.empty((m, 2))
+    for k in range(m):
+        e = idx[k]
+        base[k, 0] = c00 * S[0, e] + c01 * S[1, e]
+        base[k, 1] = -C * S[0, e] - C * S[1, e]
+        R[k, 0] = pt[0, e] - base[k, 0]
+        R[k, 1] = -base[k, 1]
+    beta = np.empty(2)
+    _solve(inv, u, fs, iv, kappa, R, q0, q1, V, beta)
+    hscale = 1.0 + C * (npos + nneg + prm[P_WMAX]) * prm[P_KMAX]
+    res = R  # reused
+    r = _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m)
+    dV = np.empty((m, 2))
+    dbeta = np.empty(2)
+    attempt = 0
+    while True:
+        if attempt == 0:
+            thr = prm[P_REFINE_TOL]
+        elif attempt == 1:
+            thr = prm[P_REFACTOR_TOL]
+        else:
+            thr = 0.1 * prm[P_PATH_TOL]
+        if r <= thr:
+            break
+        fs[F_RESID] = r
+        if attempt == 2:
+            return ST_ILL
+        if (attempt == 1 or not r <= prm[P_REFACTOR_TOL]) and iv[I_REFACTORED] == 0:
+            return ST_REFACTOR
+        _solve(inv, u, fs, iv, kappa, res, 0.0, 0.0, dV, dbeta)
+        for k in range(m):
+            V[k, 0] += dV[k, 0]
+            V[k, 1] += dV[k, 1]
+        beta[0] += dbeta[0]
+        beta[1] += dbeta[1]
+        iv[I_REFINES] += 1
+        r = _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m)
+        attempt += 1
+    iv[I_REFACTORED] = 0
+    fs[F_BETA0] = beta[0]
+    fs[F_BETA1] = beta[1]
+    _full_pass(K, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m)
+    return ST_OK
+
+
+# ----------------------------------------------------------------------------------------
+# One step: the next event
+# ----------------------------------------------------------------------------------------
+@_jit("float64(F2, B1, F2, I1, F2, I1)")
+def _margin_violation(pt, state, sd, parked, FH, iv):
+    """Largest margin violation off the elbow, parked points included."""
+    n = state.size
+    viol = 0.0
+    for i in range(n):
+        g = sd[1, i] * FH[0, i] - sd[0, i]
+        if -g > viol:
+            viol = -g
+    for p in range(iv[I_NPARKED]):
+        j = parked[p]
+        s = 1.0 if state[j] == R_SET else -1.0
+        g = s * (pt[0, j] * FH[0, j] - 1.0)
+        if -g > viol:
+            viol = -g
+    return viol
+
+
+@_jit("UniTuple(int64, 2)(F2, F1, B1, F2, I1, I1, F2, F2, F1, I1, F1)")
+def _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out):
+    """Step length, kind (0 end, 1 enter, 2 zero, 3 upper) and point of the next event.
+
+    Writes ``out[0] = t`` and returns ``(kind, j)``; records the margin violation and
+    the largest violation of the elbow duals' bounds in ``fs``.
+    """
+    n = state.size
+    sgn = prm[P_SGN]
+    pi = fs[F_PI]
+    C = prm[P_C]
+    npos, nneg = fs[F_NPOS], fs[F_NNEG]
+    t_end = (1.0 - pi) if sgn > 0 else pi
+    m = iv[I_M]
+    fs[F_VIOL] = _margin_violation(pt, state, sd, parked, FH, iv)
+    sdc = 0.0
+    for k in range(m):
+        sdc += abs(V[k, 1])
+    dtol = 1e-12 * (1.0 + prm[P_KMAX] * (C * (npos + nneg) + sdc))
+    best_t = t_end
+    kind = 0
+    jb = -1
+    # Points of L and R reaching their margin: gap side (y f - 1) >= 0 closing at rate v.
+    tmin = math.inf
+    jmin = -1
+    for i in range(n):
+        v = -sgn * (sd[1, i] * FH[1, i])
+        if v > dtol:
+            g = sd[1, i] * FH[0, i] - sd[0, i]
+            if g < 0.0:
+                g = 0.0
+            r = g / v
+            if r < tmin:
+                tmin = r
+                jmin = i
+    if jmin >= 0 and tmin < best_t:
+        best_t, kind, jb = tmin, 1, jmin
+    dual = 0.0
+    if m:
+        etol = 1e-13 * (npos + nneg + 1.0) * prm[P_WRATIO]
+        gmin = math.inf
+        kmin = -1
+        for k in range(m):
+            e = idx[k]
+            ye = pt[0, e]
+            a = V[k, 0] * pt[3, e] * ye  # a and da relative to the largest bound w C
+            da = V[k, 1] * pt[3, e] * ye * sgn
+            room = pt[2, e] - ye * pi - a  # U / (w C) - a
+            if -a > dual:
+                dual = -a
+            if -room > dual:
+                dual = -room
+            rate = -da
+            if rate > etol:
+                g = (a if a > 0.0 else 0.0) / rate
+                if g < gmin:
+                    gmin = g
+                    kmin = 2 * k
+            rate = da + sgn * ye  # d(a - U)/dt, relative (dU/dpi = -C w y)
+            if rate > etol:
+                g = (room if room > 0.0 else 0.0) / rate
+                if g < gmin:
+                    gmin = g
+                    kmin = 2 * k + 1
+        if kmin >= 0 and gmin < best_t:
+            best_t = gmin
+            kind = 3 if kmin % 2 else 2
+            jb = idx[kmin // 2]
+    fs[F_DUAL] = dual
+    # Near either end every margin and every dual vanishes like the distance to it, so
+    # they all "hit" together with the end; ties with the end are the end.
+    if kind != 0 and (best_t >= t_end * (1.0 - prm[P_END_TIE]) or t_end <= prm[P_END_ABS]):
+        best_t, kind, jb = t_end, 0, -1
+    out[0] = best_t
+    return kind, jb
+
+
+# ----------------------------------------------------------------------------------------
+# Records
+# ----------------------------------------------------------------------------------------
+@_jit("void(F2, I2, I1, float64)")
+def _open(rec_f, rec_p, iv, pi):
+    k = iv[I_NREC]
+    rec_f[k, 0] = pi
+    rec_f[k, 1] = math.nan
+    rec_p[k, 0] = iv[I_NT]
+    rec_p[k, 1] = iv[I_NEV]
+    iv[I_NREC] = k + 1
+    iv[I_OPEN] = 1
+
+
+@_jit("void(I1, F1, I1, int64, float64)")
+def _value(t_idx, t_val, iv, j, v):
+    p = iv[I_NT]
+    t_idx[p] = j
+    t_val[p] = v
+    iv[I_NT] = p + 1
+
+
+@_jit("void(I2, I1, int64, int64, int64)")
+def _event(ev, iv, j, old, new):
+    p = iv[I_NEV]
+    ev[p, 0] = j
+    ev[p, 1] = old
+    ev[p, 2] = new
+    iv[I_NEV] = p + 1
+
+
+@_jit("void(F2, I2, B1, I1, F1, I1, F2, I1, float64, boolean)")
+def _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, with_elbow):
+    """Close the open record with intercept b (and the elbow values); merge if nothing moved."""
+    k = iv[I_NREC] - 1
+    rec_f[k, 1] = b
+    rec_merged[k] = 0
+    if with_elbow:
+        for p in range(iv[I_M]):
+            _value(t_idx, t_val, iv, idx[p], V[p, 0])
+    iv[I_OPEN] = 0
+    if k >= 1:
+        lb = rec_f[k - 1, 1]
+        if rec_f[k, 0] == rec_f[k - 1, 0] and abs(b - lb) <= 1e-12 * (1.0 + abs(b)):
+            rec_merged[k - 1] = 1  # record k's values and events follow k - 1's
+            iv[I_NREC] = k
+
+
+# ----------------------------------------------------------------------------------------
+# Tracing
+# ----------------------------------------------------------------------------------------
+@_jit(
+    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
+    entry=True,
+)
+def run(
+    K, pt, prm, state, sd, parked, S, idx, where, inv, u, V, FH, fs, iv,
+    rec_f, rec_p, rec_merged, t_idx, t_val, ev,
+):  # fmt: skip
+    """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller."""
+    sgn = prm[P_SGN]
+    cap = idx.size
+    out = np.empty(1)
+    while True:
+        m = iv[I_M]
+        if iv[I_STEP] >= prm[P_MAX_STEPS]:
+            return ST_MAX_STEPS
+        if iv[I_SINCE_YIELD] >= prm[P_YIELD]:
+            iv[I_SINCE_YIELD] = 0
+            return ST_YIELD
+        if (
+            iv[I_NREC] + 4 > rec_f.shape[0]
+            or iv[I_NT] + 2 * m + 8 > t_idx.size
+            or iv[I_NEV] + 4 > ev.shape[0]
+        ):
+            return ST_GROW
+        if m + 2 > cap:
+            return ST_GROW_ELBOW
+        if m == 0:
+            # Empty elbow: close the open record at the intercept where the elbow emptied.
+            b_before = fs[F_B]
+            if iv[I_OPEN]:
+                k = iv[I_NREC] - 1
+                if math.isfinite(rec_f[k, 1]):
+                    b_before = rec_f[k, 1]
+                _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_before, False)
+            fs[F_B] = b_before
+            _unpark(pt, state, sd, parked, iv)
+            evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv)
+            gmin = math.inf
+            j = -1
+            for i in range(state.size):
+                if sd[1, i] == sgn:
+                    g = sd[1, i] * FH[0, i] - sd[0, i]
+                    if g < gmin:
+                        gmin = g
+                        j = i
+            if j < 0 or not math.isfinite(gmin):
+                return ST_NO_JOIN
+            fs[F_B] = b_before - sgn * max(gmin, 0.0)
+            old = state[j]
+            move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, E_SET)
+            _open(rec_f, rec_p, iv, fs[F_PI])
+            _event(ev, iv, j, old, E_SET)
+            m = iv[I_M]
+        st = evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv)
+        if st != ST_OK:
+            return st
+        b, db = fs[F_BETA0], fs[F_BETA1]
+        fs[F_B] = b
+        kind, j = _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out)
+        t = out[0]
+        viol, dual = fs[F_VIOL], fs[F_DUAL]
+        if viol > fs[F_MAX_MARGIN]:
+            fs[F_MAX_MARGIN] = viol
+        if dual > fs[F_MAX_DUAL]:
+            fs[F_MAX_DUAL] = dual
+        if viol > prm[P_PATH_TOL] or dual > prm[P_DUAL_TOL]:
+            return ST_KKT
+        if iv[I_OPEN]:
+            _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, True)
+        if kind == 0:
+            end_pi = 1.0 if sgn > 0 else 0.0
+            dpi = end_pi - fs[F_PI]
+            _open(rec_f, rec_p, iv, end_pi)
+            dev = 0.0
+            for p in range(m):
+                c = V[p, 0] + dpi * V[p, 1]
+                _value(t_idx, t_val, iv, idx[p], c)
+                dev = max(dev, abs(c))
+            b_end = b + dpi * db
+            _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_end, False)
+            target = 1.0 if end_pi == 0.0 else -1.0
+            fs[F_END_DEV] = max(dev / (prm[P_C] * prm[P_WMAX]), abs(b_end - target))
+            fs[F_B] = b_end
+            return ST_END
+        pi = fs[F_PI]
+        new_pi = min(max(pi + sgn * t, 0.0), 1.0)
+        iv[I_ZERO_RUN] = iv[I_ZERO_RUN] + 1 if new_pi == pi else 0
+        if iv[I_ZERO_RUN] > 50 + 2 * m:
+            return ST_CYCLE
+        fs[F_PI] = new_pi
+        iv[I_STEP] += 1
+        iv[I_SINCE_YIELD] += 1
+        if kind == 1:
+            old = state[j]
+            if not move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, E_SET):
+                # Dependent on the elbow: its margin cannot move while the elbow is unchanged.
+                parked[iv[I_NPARKED]] = j
+                iv[I_NPARKED] += 1
+                sd[0, j] = 0.0
+                sd[1, j] = 0.0
+                continue
+            _open(rec_f, rec_p, iv, new_pi)
+            _event(ev, iv, j, old, E_SET)
+        else:
+            new = R_SET if kind == 2 else L_SET
+            move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, new)
+            value = 0.0 if new == R_SET else pt[1, j] * prm[P_C] * (pt[2, j] - new_pi)
+            _open(rec_f, rec_p, iv, new_pi)
+            _value(t_idx, t_val, iv, j, value)
+            _event(ev, iv, j, E_SET, new)
+        if iv[I_M] == 0:
+            rec_f[iv[I_NREC] - 1, 1] = b + sgn * t * db  # where the last elbow point left
