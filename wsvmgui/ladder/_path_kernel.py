@@ -2,7 +2,7 @@
 
 One call of :func:`run` advances a tracer through many breakpoints without returning to
 Python: the elbow solve and its residual check, the event search over all n points, the
-bordering updates of the elbow inverse, the running sums over L and the breakpoint
+updates of the elbow system's Cholesky factor, the running sums over L and the breakpoint
 records.  It returns a status when Python is needed (progress and cancellation every
 ``YIELD`` steps, a refactorisation, full buffers, the end, a breakdown).  All state lives
 in arrays owned by the caller (layouts below), so the functions hold no Python objects
@@ -11,8 +11,9 @@ and release the GIL (``nogil``); they are compiled once per machine and cached o
 
 Math and conventions are those of :mod:`wsvmgui.ladder.path` and
 :mod:`wsvmgui.ladder.path_linalg`: ``c = a * y``; ``side`` is +1 in R, -1 in L, 0 on the
-elbow and for parked points; ``sy = side * y``; the elbow system is the explicit inverse
-of ``A = K_EE + eps I + kappa 11'`` (``eps`` the ridge), updated by bordering.
+elbow and for parked points; ``sy = side * y``; the elbow system is the Cholesky factor
+``L`` of ``A = K_EE + eps I + kappa 11'`` (``eps`` the ridge), a row appended for a point
+that joins, Givens rotations for one that leaves.
 
 Array layouts (n points, cap >= elbow size):
 
@@ -21,7 +22,8 @@ Array layouts (n points, cap >= elbow size):
 * ``fs`` (F_SIZE,) floats and ``iv`` (I_SIZE,) ints: mutable scalars, indices ``F_*``, ``I_*``.
 * ``state`` (n,) int8 set codes; ``sd`` (2, n): ``side``, ``sy``; ``parked`` (n,) int64.
 * ``S`` (2, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over negatives.
-* ``idx`` (cap,), ``where`` (n,) int64; ``inv`` (cap, cap); ``u`` (cap,) = ``A^-1 1``;
+* ``idx`` (cap,) elbow points in factorisation order, ``where`` (n,) their positions
+  (int64); ``L`` (cap, cap) lower triangle; ``U`` (cap, 1) = ``A^-1 1``;
   ``V`` (cap, 2): ``c_E`` and ``dc_E / dpi``; ``FH`` (2, n): ``f`` and ``df / dpi``.
 * Records (breakpoints of one direction, in tracing order): ``rec_f`` (R, 2) pi and b,
   ``rec_p`` (R, 2) start offsets into the value and event buffers, ``rec_merged`` (R,)
@@ -101,39 +103,29 @@ _TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
 # The elbow system
 # ----------------------------------------------------------------------------------------
 @_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
-def elbow_add(K, prm, idx, where, inv, iv, j):
-    """Append point j to the elbow; False (nothing changed) if it is dependent."""
+def elbow_add(K, prm, idx, where, L, iv, j):
+    """Append point j to the elbow (a row of the Cholesky factor); False if it is dependent.
+
+    The new row ``l`` solves ``L l = a`` (``a = K[E, j] + kappa``); the pivot
+    ``d = alpha - l'l`` (``alpha = K_jj + eps + kappa``) is the Schur complement that adding
+    j creates.  Below ``rank_tol * alpha`` the point is dependent and nothing changes.
+    """
     m = iv[I_M]
     ridge, kappa = prm[P_RIDGE], prm[P_KAPPA]
     alpha = K[j, j] + ridge + kappa
-    if m == 0:
-        if not alpha > 0:
-            return False
-        inv[0, 0] = 1.0 / alpha
-    else:
-        a = np.empty(m)
+    d = alpha
+    if m:
+        row = L[m]
         for k in range(m):
-            a[k] = K[idx[k], j] + kappa
-        u = np.empty(m)
-        d = alpha
-        for k in range(m):
-            s = 0.0
-            for k2 in range(m):
-                s += inv[k, k2] * a[k2]
-            u[k] = s
-        for k in range(m):
-            d -= a[k] * u[k]
-        if not d > prm[P_RANK_TOL] * alpha:
-            return False
-        ud = u / d
-        for k in range(m):
-            uk = u[k]
-            for k2 in range(m):
-                inv[k, k2] += uk * ud[k2]
-        for k in range(m):
-            inv[k, m] = -ud[k]
-            inv[m, k] = inv[k, m]
-        inv[m, m] = 1.0 / d
+            s = K[idx[k], j] + kappa
+            Lk = L[k]
+            for i in range(k):
+                s -= Lk[i] * row[i]
+            row[k] = s / Lk[k]
+            d -= row[k] * row[k]
+    if not d > prm[P_RANK_TOL] * alpha:
+        return False
+    L[m, m] = math.sqrt(d)
     idx[m] = j
     where[j] = m
     iv[I_M] = m + 1
@@ -145,69 +137,92 @@ def elbow_add(K, prm, idx, where, inv, iv, j):
 
 
 @_jit("void(I1, I1, F2, I1, int64)")
-def elbow_remove(idx, where, inv, iv, j):
-    """Remove point j from the elbow (the last member takes its slot)."""
+def elbow_remove(idx, where, L, iv, j):
+    """Remove point j from the elbow: its row of the factor, then Givens rotations.
+
+    Deleting row p of ``L`` leaves the rows below it with one entry right of the
+    diagonal; rotating columns (k, k + 1) for k = p, ..., m - 2 restores a lower triangle
+    with a positive diagonal.  O((m - p) m).
+    """
     m = iv[I_M]
     p = where[j]
-    last = m - 1
     where[j] = -1
-    if p != last:
-        idx[p] = idx[last]
-        where[idx[p]] = p
-        for k in range(m):
-            tmp = inv[p, k]
-            inv[p, k] = inv[last, k]
-            inv[last, k] = tmp
-        for k in range(m):
-            tmp = inv[k, p]
-            inv[k, p] = inv[k, last]
-            inv[k, last] = tmp
-    if last:
-        piv = inv[last, last]
-        for k in range(last):
-            bk = inv[k, last] / piv
-            for k2 in range(last):
-                inv[k, k2] -= inv[k2, last] * bk
-    iv[I_M] = last
+    for r in range(p + 1, m):
+        idx[r - 1] = idx[r]
+        where[idx[r - 1]] = r - 1
+        src = L[r]
+        dst = L[r - 1]
+        for i in range(r + 1):
+            dst[i] = src[i]
+    for k in range(p, m - 1):
+        a = L[k, k]
+        b = L[k, k + 1]
+        h = math.hypot(a, b)
+        c = a / h
+        s = b / h
+        for r in range(k, m - 1):
+            x = L[r, k]
+            z = L[r, k + 1]
+            L[r, k] = c * x + s * z
+            L[r, k + 1] = c * z - s * x
+        L[k, k + 1] = 0.0
+    iv[I_M] = m - 1
     iv[I_UPDATES] += 1
     iv[I_U_VALID] = 0
 
 
-@_jit("void(F2, F1, F1, I1, float64, F2, float64, float64, F2, F1)")
-def _solve(inv, u, fs, iv, kappa, R, q0, q1, V, beta):
+@_jit("void(F2, int64, F2, int64)")
+def _chol_solve(L, m, X, ncol):
+    """``X[:m, :ncol] <- A^-1 X[:m, :ncol]`` for ``A = L L'``: forward, then back substitution."""
+    for k in range(m):
+        Lk = L[k]
+        for c in range(ncol):
+            s = X[k, c]
+            for i in range(k):
+                s -= Lk[i] * X[i, c]
+            X[k, c] = s / Lk[k]
+    for k in range(m - 1, -1, -1):
+        Lk = L[k]
+        for c in range(ncol):
+            xk = X[k, c] / Lk[k]
+            X[k, c] = xk
+            for i in range(k):
+                X[i, c] -= Lk[i] * xk
+
+
+@_jit("void(F2, F2, F1, I1, float64, F2, float64, float64, F2, F1)")
+def _solve(L, U, fs, iv, kappa, R, q0, q1, V, beta):
     """Solve ``K_EE v + beta 1 = r, 1'v = q`` for two right-hand sides (``R`` (m, 2)).
 
     ``v = A^-1 r + gamma A^-1 1``, ``gamma = (q - 1'A^-1 r) / (1'A^-1 1)``, ``beta = kappa q
-    - gamma`` (:mod:`wsvmgui.ladder.path_linalg`); ``A^-1 1`` is cached in ``u``.
+    - gamma`` (:mod:`wsvmgui.ladder.path_linalg`); ``A^-1 1`` is cached in ``U[:, 0]`` and,
+    when the elbow has changed, solved for together with ``R``.
     """
     m = iv[I_M]
-    if iv[I_U_VALID] == 0:
+    fresh = iv[I_U_VALID] == 0
+    X = np.empty((m, 3))
+    for k in range(m):
+        X[k, 0] = R[k, 0]
+        X[k, 1] = R[k, 1]
+        X[k, 2] = 1.0
+    _chol_solve(L, m, X, 3 if fresh else 2)
+    if fresh:
         us = 0.0
         for k in range(m):
-            s = 0.0
-            for k2 in range(m):
-                s += inv[k, k2]
-            u[k] = s
-            us += s
+            U[k, 0] = X[k, 2]
+            us += X[k, 2]
         fs[F_US] = us
         iv[I_U_VALID] = 1
     w0s = 0.0
     w1s = 0.0
     for k in range(m):
-        s0 = 0.0
-        s1 = 0.0
-        for k2 in range(m):
-            s0 += inv[k, k2] * R[k2, 0]
-            s1 += inv[k, k2] * R[k2, 1]
-        V[k, 0] = s0
-        V[k, 1] = s1
-        w0s += s0
-        w1s += s1
+        w0s += X[k, 0]
+        w1s += X[k, 1]
     g0 = (q0 - w0s) / fs[F_US]
     g1 = (q1 - w1s) / fs[F_US]
     for k in range(m):
-        V[k, 0] += u[k] * g0
-        V[k, 1] += u[k] * g1
+        V[k, 0] = X[k, 0] + U[k, 0] * g0
+        V[k, 1] = X[k, 1] + U[k, 0] * g1
     beta[0] = kappa * q0 - g0
     beta[1] = kappa * q1 - g1
 
@@ -268,15 +283,15 @@ def _unpark(pt, state, sd, parked, iv):
 
 
 @_jit("boolean(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, I1, int64, int64)", entry=True)
-def move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, new):
+def move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, new):
     """Move point j to set ``new``; False (nothing changed) if the elbow refuses it."""
     old = state[j]
     if old == new:
         return True
-    if new == E_SET and not elbow_add(K, prm, idx, where, inv, iv, j):
+    if new == E_SET and not elbow_add(K, prm, idx, where, L, iv, j):
         return False
     if old == E_SET:
-        elbow_remove(idx, where, inv, iv, j)
+        elbow_remove(idx, where, L, iv, j)
     if old == L_SET:
         _l_change(K, pt, prm, S, fs, iv, j, -1.0)
     if new == L_SET:
@@ -295,76 +310,78 @@ def move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, new):
 # ----------------------------------------------------------------------------------------
 # The solution at the current pi
 # ----------------------------------------------------------------------------------------
-@_jit("float64(F2, F2, F1, I1, F2, F2, F1, F2, float64, int64)")
-def _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m):
-    """Residuals ``y_E - f_E`` and ``-h_E`` of the elbow equations (into res); the max."""
-    ridge = prm[P_RIDGE]
+@_jit("float64(F2, I1, F2, F2, float64, int64)")
+def _elbow_residual(pt, idx, FH, res, hscale, m):
+    """Residuals ``y_E - f_E`` and ``-h_E`` of the elbow equations (into res); the max.
+
+    The max is of ``|y_E - f_E|`` and ``|h_E| / hscale``; NaN if any residual is NaN.
+    """
     e0 = 0.0
     e1 = 0.0
     for k in range(m):
         e = idx[k]
-        f0 = base[k, 0]
-        f1 = base[k, 1]
-        for k2 in range(m):
-            kv = K[idx[k2], e]
-            f0 += V[k2, 0] * kv
-            f1 += V[k2, 1] * kv
-        f0 += ridge * V[k, 0] + beta[0]
-        f1 += ridge * V[k, 1] + beta[1]
-        res[k, 0] = pt[0, e] - f0
-        res[k, 1] = -f1
+        res[k, 0] = pt[0, e] - FH[0, e]
+        res[k, 1] = -FH[1, e]
         e0 = max(e0, abs(res[k, 0]))
         e1 = max(e1, abs(res[k, 1]))
-    r = max(e0, e1 / hscale)
-    if math.isnan(e0) or math.isnan(e1):
-        r = math.nan
-    return r
+        if math.isnan(res[k, 0]) or math.isnan(res[k, 1]):
+            return math.nan
+    return max(e0, e1 / hscale)
 
 
-@_jit("void(F2, F1, F2, I1, F2, F2, float64, float64, float64, float64, float64, int64)")
-def _full_pass(K, prm, S, idx, V, FH, c00, c01, C, b0, b1, m):
-    """``f = c00 S_0 + c01 S_1 + K(., E) c_E + b`` and its slope at all n points."""
+@_jit("void(F2, F1, F2, I1, F2, F2, float64, float64, float64, float64, float64, int64, boolean)")
+def _accumulate(K, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
+    """``f``, ``h`` at all n points (``fresh``) or their correction by ``(W, b)``.
+
+    ``f = c00 S_0 + c01 S_1 + (K + eps I)(., E) W[:, 0] + b0``, ``h = -C (S_0 + S_1) +
+    (K + eps I)(., E) W[:, 1] + b1``; without ``fresh`` only the last two terms are added.
+    """
     n = S.shape[1]
     F0 = FH[0]
     F1 = FH[1]
-    S0 = S[0]
-    S1 = S[1]
-    for i in range(n):
-        F0[i] = c00 * S0[i] + c01 * S1[i] + b0
-        F1[i] = -C * S0[i] - C * S1[i] + b1
+    if fresh:
+        S0 = S[0]
+        S1 = S[1]
+        for i in range(n):
+            F0[i] = c00 * S0[i] + c01 * S1[i] + b0
+            F1[i] = -C * S0[i] - C * S1[i] + b1
+    else:
+        for i in range(n):
+            F0[i] += b0
+            F1[i] += b1
     k = 0
     while k + 1 < m:  # two elbow rows per sweep: half the traffic on FH
         ra = K[idx[k]]
         rb = K[idx[k + 1]]
-        a0, a1 = V[k, 0], V[k, 1]
-        b0_, b1_ = V[k + 1, 0], V[k + 1, 1]
+        a0, a1 = W[k, 0], W[k, 1]
+        z0, z1 = W[k + 1, 0], W[k + 1, 1]
         for i in range(n):
-            F0[i] += a0 * ra[i] + b0_ * rb[i]
-            F1[i] += a1 * ra[i] + b1_ * rb[i]
+            F0[i] += a0 * ra[i] + z0 * rb[i]
+            F1[i] += a1 * ra[i] + z1 * rb[i]
         k += 2
     if k < m:
         ra = K[idx[k]]
-        a0, a1 = V[k, 0], V[k, 1]
+        a0, a1 = W[k, 0], W[k, 1]
         for i in range(n):
             F0[i] += a0 * ra[i]
             F1[i] += a1 * ra[i]
     ridge = prm[P_RIDGE]
     if ridge != 0.0:
         for k in range(m):
-            F0[idx[k]] += ridge * V[k, 0]
-            F1[idx[k]] += ridge * V[k, 1]
+            F0[idx[k]] += ridge * W[k, 0]
+            F1[idx[k]] += ridge * W[k, 1]
 
 
-@_jit("int64(F2, F2, F1, F2, I1, F2, F1, F2, F2, F1, I1)", entry=True)
-def evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv):
+@_jit("int64(F2, F2, F1, F2, I1, F2, F2, F2, F2, F1, I1)", entry=True)
+def evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv):
     """``c_E``, ``dc_E/dpi`` (V), ``b``, ``db/dpi`` (fs) and ``f``, ``h`` (FH) at the current pi.
 
-    The elbow equations' residual (max of ``|y_E - f_E|`` and ``|h_E| / hscale``) is
-    computed on the elbow (O(m^2)) before the O(n m) pass over all points.  Above
-    ``REFINE_TOL`` a step of iterative refinement is taken; above ``REFACTOR_TOL`` (at once
-    or after one refinement) the caller must refactorise (``ST_REFACTOR``) and call again;
-    after a refactorisation and two refinements, above ``path_tol / 10`` it is
-    ``ST_ILL``.  With an empty elbow only ``f`` is computed (``h`` is NaN).
+    The elbow equations' residual (max of ``|y_E - f_E|`` and ``|h_E| / hscale``) comes with
+    the decision values.  Above ``REFINE_TOL`` a step of iterative refinement is taken;
+    above ``REFACTOR_TOL`` (at once or after one refinement) the caller must refactorise
+    (``ST_REFACTOR``) and call again; after a refactorisation and two refinements, above
+    ``path_tol / 10`` it is ``ST_ILL``.  With an empty elbow only ``f`` is computed (``h``
+    is NaN).
     """
     n = S.shape[1]
     C = prm[P_C]
@@ -384,19 +401,17 @@ def evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv):
     q0 = -C * ((1.0 - pi) * npos - pi * nneg)
     q1 = C * (npos + nneg)
     kappa = prm[P_KAPPA]
-    base = np.empty((m, 2))
     R = np.empty((m, 2))
     for k in range(m):
         e = idx[k]
-        base[k, 0] = c00 * S[0, e] + c01 * S[1, e]
-        base[k, 1] = -C * S[0, e] - C * S[1, e]
-        R[k, 0] = pt[0, e] - base[k, 0]
-        R[k, 1] = -base[k, 1]
+        R[k, 0] = pt[0, e] - (c00 * S[0, e] + c01 * S[1, e])
+        R[k, 1] = C * S[0, e] + C * S[1, e]
     beta = np.empty(2)
-    _solve(inv, u, fs, iv, kappa, R, q0, q1, V, beta)
+    _solve(L, U, fs, iv, kappa, R, q0, q1, V, beta)
+    _accumulate(K, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m, True)
     hscale = 1.0 + C * (npos + nneg + prm[P_WMAX]) * prm[P_KMAX]
     res = R  # reused
-    r = _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m)
+    r = _elbow_residual(pt, idx, FH, res, hscale, m)
     dV = np.empty((m, 2))
     dbeta = np.empty(2)
     attempt = 0
@@ -414,49 +429,32 @@ def evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv):
             return ST_ILL
         if (attempt == 1 or not r <= prm[P_REFACTOR_TOL]) and iv[I_REFACTORED] == 0:
             return ST_REFACTOR
-        _solve(inv, u, fs, iv, kappa, res, 0.0, 0.0, dV, dbeta)
+        _solve(L, U, fs, iv, kappa, res, 0.0, 0.0, dV, dbeta)
         for k in range(m):
             V[k, 0] += dV[k, 0]
             V[k, 1] += dV[k, 1]
         beta[0] += dbeta[0]
         beta[1] += dbeta[1]
+        _accumulate(K, prm, S, idx, dV, FH, c00, c01, C, dbeta[0], dbeta[1], m, False)
         iv[I_REFINES] += 1
-        r = _elbow_residual(K, pt, prm, idx, base, V, beta, res, hscale, m)
+        r = _elbow_residual(pt, idx, FH, res, hscale, m)
         attempt += 1
     iv[I_REFACTORED] = 0
     fs[F_BETA0] = beta[0]
     fs[F_BETA1] = beta[1]
-    _full_pass(K, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m)
     return ST_OK
 
 
 # ----------------------------------------------------------------------------------------
 # One step: the next event
 # ----------------------------------------------------------------------------------------
-@_jit("float64(F2, B1, F2, I1, F2, I1)")
-def _margin_violation(pt, state, sd, parked, FH, iv):
-    """Largest margin violation off the elbow, parked points included."""
-    n = state.size
-    viol = 0.0
-    for i in range(n):
-        g = sd[1, i] * FH[0, i] - sd[0, i]
-        if -g > viol:
-            viol = -g
-    for p in range(iv[I_NPARKED]):
-        j = parked[p]
-        s = 1.0 if state[j] == R_SET else -1.0
-        g = s * (pt[0, j] * FH[0, j] - 1.0)
-        if -g > viol:
-            viol = -g
-    return viol
-
-
 @_jit("UniTuple(int64, 2)(F2, F1, B1, F2, I1, I1, F2, F2, F1, I1, F1)")
 def _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out):
     """Step length, kind (0 end, 1 enter, 2 zero, 3 upper) and point of the next event.
 
-    Writes ``out[0] = t`` and returns ``(kind, j)``; records the margin violation and
-    the largest violation of the elbow duals' bounds in ``fs``.
+    Writes ``out[0] = t`` and returns ``(kind, j)``; records the largest margin violation
+    off the elbow (parked points included) and the largest violation of the elbow duals'
+    bounds in ``fs``.
     """
     n = state.size
     sgn = prm[P_SGN]
@@ -465,7 +463,6 @@ def _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out):
     npos, nneg = fs[F_NPOS], fs[F_NNEG]
     t_end = (1.0 - pi) if sgn > 0 else pi
     m = iv[I_M]
-    fs[F_VIOL] = _margin_violation(pt, state, sd, parked, FH, iv)
     sdc = 0.0
     for k in range(m):
         sdc += abs(V[k, 1])
@@ -473,19 +470,36 @@ def _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out):
     best_t = t_end
     kind = 0
     jb = -1
-    # Points of L and R reaching their margin: gap side (y f - 1) >= 0 closing at rate v.
+    # Points of L and R reaching their margin: the gap g = side (y f - 1) >= 0 closes at
+    # rate v; the first (smallest index) of the smallest g / v wins.  g < 0 is a margin
+    # violation.  (The product test only skips divisions that cannot win.)
+    viol = 0.0
     tmin = math.inf
     jmin = -1
+    F0 = FH[0]
+    F1 = FH[1]
+    side = sd[0]
+    sy = sd[1]
     for i in range(n):
-        v = -sgn * (sd[1, i] * FH[1, i])
+        g = sy[i] * F0[i] - side[i]
+        if -g > viol:
+            viol = -g
+        v = -sgn * (sy[i] * F1[i])
         if v > dtol:
-            g = sd[1, i] * FH[0, i] - sd[0, i]
             if g < 0.0:
                 g = 0.0
-            r = g / v
-            if r < tmin:
-                tmin = r
-                jmin = i
+            if g <= tmin * v * (1.0 + 1e-12):
+                r = g / v
+                if r < tmin:
+                    tmin = r
+                    jmin = i
+    for p in range(iv[I_NPARKED]):
+        j = parked[p]
+        s = 1.0 if state[j] == R_SET else -1.0
+        g = s * (pt[0, j] * F0[j] - 1.0)
+        if -g > viol:
+            viol = -g
+    fs[F_VIOL] = viol
     if jmin >= 0 and tmin < best_t:
         best_t, kind, jb = tmin, 1, jmin
     dual = 0.0
@@ -580,11 +594,11 @@ def _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, with_elbow):
 # Tracing
 # ----------------------------------------------------------------------------------------
 @_jit(
-    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
+    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
     entry=True,
 )
 def run(
-    K, pt, prm, state, sd, parked, S, idx, where, inv, u, V, FH, fs, iv,
+    K, pt, prm, state, sd, parked, S, idx, where, L, U, V, FH, fs, iv,
     rec_f, rec_p, rec_merged, t_idx, t_val, ev,
 ):  # fmt: skip
     """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller."""
@@ -616,7 +630,7 @@ def run(
                 _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_before, False)
             fs[F_B] = b_before
             _unpark(pt, state, sd, parked, iv)
-            evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv)
+            evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv)
             gmin = math.inf
             j = -1
             for i in range(state.size):
@@ -629,11 +643,11 @@ def run(
                 return ST_NO_JOIN
             fs[F_B] = b_before - sgn * max(gmin, 0.0)
             old = state[j]
-            move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, E_SET)
+            move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, E_SET)
             _open(rec_f, rec_p, iv, fs[F_PI])
             _event(ev, iv, j, old, E_SET)
             m = iv[I_M]
-        st = evaluate(K, pt, prm, S, idx, inv, u, V, FH, fs, iv)
+        st = evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv)
         if st != ST_OK:
             return st
         b, db = fs[F_BETA0], fs[F_BETA1]
@@ -674,7 +688,7 @@ def run(
         iv[I_SINCE_YIELD] += 1
         if kind == 1:
             old = state[j]
-            if not move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, E_SET):
+            if not move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, E_SET):
                 # Dependent on the elbow: its margin cannot move while the elbow is unchanged.
                 parked[iv[I_NPARKED]] = j
                 iv[I_NPARKED] += 1
@@ -685,7 +699,7 @@ def run(
             _event(ev, iv, j, old, E_SET)
         else:
             new = R_SET if kind == 2 else L_SET
-            move(K, pt, prm, state, sd, parked, S, idx, where, inv, fs, iv, j, new)
+            move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, new)
             value = 0.0 if new == R_SET else pt[1, j] * prm[P_C] * (pt[2, j] - new_pi)
             _open(rec_f, rec_p, iv, new_pi)
             _value(t_idx, t_val, iv, j, value)

@@ -32,16 +32,16 @@ or after many updates.  The solve itself is
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cholesky
 
 #: Pivots below this fraction of the new diagonal entry mark a dependent point.
 DEFAULT_RANK_TOL = 1e-10
 
 
-def elbow_inverse(
+def elbow_cholesky(
     K: np.ndarray, members: np.ndarray, kappa: float, ridge: float
 ) -> np.ndarray | None:
-    """``A^-1`` for ``A = K_EE + ridge I + kappa 11'`` from scratch (Cholesky).
+    """Lower Cholesky factor of ``A = K_EE + ridge I + kappa 11'``, from scratch.
 
     Parameters
     ----------
@@ -53,14 +53,14 @@ def elbow_inverse(
     Returns
     -------
     ndarray, shape (m, m), or None
-        None when ``A`` is not numerically positive definite.
+        ``L`` with ``L L' = A`` (zeros above the diagonal); None when ``A`` is not
+        numerically positive definite.
     """
     m = members.size
     A = K[np.ix_(members, members)] + kappa
     A[np.diag_indices(m)] += ridge
     try:
-        factor = cho_factor(A, lower=False, check_finite=False)
+        L = cholesky(A, lower=True, check_finite=False)
     except LinAlgError:
         return None
-    inv = cho_solve(factor, np.eye(m), check_finite=False)
-    return inv if np.all(np.isfinite(inv)) else None
+    return L if np.all(np.isfinite(L)) else None
