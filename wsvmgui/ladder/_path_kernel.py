@@ -11,9 +11,9 @@ and release the GIL (``nogil``); they are compiled once per machine and cached o
 
 Math and conventions are those of :mod:`wsvmgui.ladder.path` and
 :mod:`wsvmgui.ladder.path_linalg`: ``c = a * y``; ``side`` is +1 in R, -1 in L, 0 on the
-elbow and for parked points; ``sy = side * y``; the elbow system is the Cholesky factor
-``L`` of ``A = K_EE + eps I + kappa 11'`` (``eps`` the ridge), a row appended for a point
-that joins, Givens rotations for one that leaves.
+elbow and for parked points; ``sy = side * y``; the elbow system is the upper Cholesky
+factor ``R`` of ``A = K_EE + eps I + kappa 11' = R'R`` (``eps`` the ridge), a column
+appended for a point that joins, Givens rotations of rows for one that leaves.
 
 Array layouts (n points, cap >= elbow size):
 
@@ -23,7 +23,7 @@ Array layouts (n points, cap >= elbow size):
 * ``state`` (n,) int8 set codes; ``sd`` (2, n): ``side``, ``sy``; ``parked`` (n,) int64.
 * ``S`` (2, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over negatives.
 * ``idx`` (cap,) elbow points in factorisation order, ``where`` (n,) their positions
-  (int64); ``L`` (cap, cap) lower triangle; ``U`` (cap, 1) = ``A^-1 1``;
+  (int64); ``R`` (cap, cap) upper triangle;
   ``V`` (cap, 2): ``c_E`` and ``dc_E / dpi``; ``FH`` (2, n): ``f`` and ``df / dpi``.
 * Records (breakpoints of one direction, in tracing order): ``rec_f`` (R, 2) pi and b,
   ``rec_p`` (R, 2) start offsets into the value and event buffers, ``rec_merged`` (R,)
@@ -53,13 +53,13 @@ P_SGN, P_MAX_STEPS, P_REFINE_TOL, P_REFACTOR_TOL, P_REFACTOR_EVERY = range(8, 13
 P_SUM_REFRESH, P_DUAL_TOL, P_END_TIE, P_END_ABS, P_YIELD = range(13, 18)
 P_SIZE = 18
 # fs: float scalars.
-F_PI, F_B, F_NPOS, F_NNEG, F_MAX_MARGIN, F_MAX_DUAL, F_US, F_BETA0, F_BETA1 = range(9)
-F_RESID, F_VIOL, F_DUAL, F_END_DEV = range(9, 13)
-F_SIZE = 13
+F_PI, F_B, F_NPOS, F_NNEG, F_MAX_MARGIN, F_MAX_DUAL, F_BETA0, F_BETA1 = range(8)
+F_RESID, F_VIOL, F_DUAL, F_END_DEV = range(8, 12)
+F_SIZE = 12
 # iv: int scalars.
-I_M, I_UPDATES, I_SUM_UPDATES, I_NPARKED, I_MAX_ELBOW, I_REFINES, I_U_VALID = range(7)
-I_REFACTORED, I_ZERO_RUN, I_STEP, I_NREC, I_NT, I_NEV, I_OPEN, I_SINCE_YIELD = range(7, 15)
-I_SIZE = 15
+I_M, I_UPDATES, I_SUM_UPDATES, I_NPARKED, I_MAX_ELBOW, I_REFINES = range(6)
+I_REFACTORED, I_ZERO_RUN, I_STEP, I_NREC, I_NT, I_NEV, I_OPEN, I_SINCE_YIELD = range(6, 14)
+I_SIZE = 14
 
 # Statuses of run() and evaluate().
 ST_OK, ST_END, ST_YIELD, ST_GROW, ST_GROW_ELBOW, ST_REFACTOR = range(6)
@@ -102,11 +102,42 @@ _TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
 # ----------------------------------------------------------------------------------------
 # The elbow system
 # ----------------------------------------------------------------------------------------
-@_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
-def elbow_add(K, prm, idx, where, L, iv, j):
-    """Append point j to the elbow (a row of the Cholesky factor); False if it is dependent.
+@_jit("float64(F1, F1, int64, int64)")
+def _dot(a, b, lo, hi):
+    """``sum_{lo <= i < hi} a_i b_i`` in four interleaved partial sums (vectorisable)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    i = lo
+    while i + 3 < hi:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    while i < hi:
+        s0 += a[i] * b[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
 
-    The new row ``l`` solves ``L l = a`` (``a = K[E, j] + kappa``); the pivot
+
+@_jit("void(F2, int64, F1)")
+def _forward(R, m, x):
+    """``x[:m] <- R'^-1 x[:m]`` (column by column of ``R'``: contiguous rows of ``R``)."""
+    for k in range(m):
+        Rk = R[k]
+        z = x[k] / Rk[k]
+        x[k] = z
+        for i in range(k + 1, m):
+            x[i] -= Rk[i] * z
+
+
+@_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
+def elbow_add(K, prm, idx, where, R, iv, j):
+    """Append point j to the elbow (a column of the Cholesky factor); False if dependent.
+
+    The new column ``l`` solves ``R' l = a`` (``a = K[E, j] + kappa``); the pivot
     ``d = alpha - l'l`` (``alpha = K_jj + eps + kappa``) is the Schur complement that adding
     j creates.  Below ``rank_tol * alpha`` the point is dependent and nothing changes.
     """
@@ -115,114 +146,147 @@ def elbow_add(K, prm, idx, where, L, iv, j):
     alpha = K[j, j] + ridge + kappa
     d = alpha
     if m:
-        row = L[m]
+        col = np.empty(m)
+        Kj = K[j]
         for k in range(m):
-            s = K[idx[k], j] + kappa
-            Lk = L[k]
-            for i in range(k):
-                s -= Lk[i] * row[i]
-            row[k] = s / Lk[k]
-            d -= row[k] * row[k]
-    if not d > prm[P_RANK_TOL] * alpha:
+            col[k] = Kj[idx[k]] + kappa
+        _forward(R, m, col)
+        d -= _dot(col, col, 0, m)
+        if not d > prm[P_RANK_TOL] * alpha:
+            return False
+        for k in range(m):
+            R[k, m] = col[k]
+    elif not d > 0:
         return False
-    L[m, m] = math.sqrt(d)
+    R[m, m] = math.sqrt(d)
     idx[m] = j
     where[j] = m
     iv[I_M] = m + 1
     iv[I_UPDATES] += 1
-    iv[I_U_VALID] = 0
     if m + 1 > iv[I_MAX_ELBOW]:
         iv[I_MAX_ELBOW] = m + 1
     return True
 
 
 @_jit("void(I1, I1, F2, I1, int64)")
-def elbow_remove(idx, where, L, iv, j):
-    """Remove point j from the elbow: its row of the factor, then Givens rotations.
+def elbow_remove(idx, where, R, iv, j):
+    """Remove point j from the elbow: its column of the factor, then Givens rotations.
 
-    Deleting row p of ``L`` leaves the rows below it with one entry right of the
-    diagonal; rotating columns (k, k + 1) for k = p, ..., m - 2 restores a lower triangle
-    with a positive diagonal.  O((m - p) m).
+    Deleting column p of ``R`` leaves an upper Hessenberg matrix (rows below p gain one
+    entry left of the diagonal); rotating rows (k, k + 1) for k = p, ..., m - 2 restores
+    an upper triangle with a positive diagonal and empties the last row.  O(m (m - p)),
+    on contiguous rows.
     """
     m = iv[I_M]
     p = where[j]
     where[j] = -1
-    for r in range(p + 1, m):
-        idx[r - 1] = idx[r]
-        where[idx[r - 1]] = r - 1
-        src = L[r]
-        dst = L[r - 1]
-        for i in range(r + 1):
-            dst[i] = src[i]
+    for r in range(m):
+        Rr = R[r]
+        for c in range(max(r, p + 1), m):
+            Rr[c - 1] = Rr[c]
     for k in range(p, m - 1):
-        a = L[k, k]
-        b = L[k, k + 1]
+        Rk = R[k]
+        Rn = R[k + 1]
+        a = Rk[k]
+        b = Rn[k]
         h = math.hypot(a, b)
         c = a / h
         s = b / h
-        for r in range(k, m - 1):
-            x = L[r, k]
-            z = L[r, k + 1]
-            L[r, k] = c * x + s * z
-            L[r, k + 1] = c * z - s * x
-        L[k, k + 1] = 0.0
+        Rk[k] = h
+        Rn[k] = 0.0
+        for col in range(k + 1, m - 1):
+            x = Rk[col]
+            z = Rn[col]
+            Rk[col] = c * x + s * z
+            Rn[col] = c * z - s * x
+    for r in range(p + 1, m):
+        idx[r - 1] = idx[r]
+        where[idx[r - 1]] = r - 1
     iv[I_M] = m - 1
     iv[I_UPDATES] += 1
-    iv[I_U_VALID] = 0
 
 
-@_jit("void(F2, int64, F2, int64)")
-def _chol_solve(L, m, X, ncol):
-    """``X[:m, :ncol] <- A^-1 X[:m, :ncol]`` for ``A = L L'``: forward, then back substitution."""
+@_jit("void(F2, int64, F2)")
+def _chol_solve3(R, m, X):
+    """``X[c, :m] <- A^-1 X[c, :m]`` (c = 0, 1, 2) for ``A = R'R``, one sweep of R each way.
+
+    Forward ``R'z = x`` by columns of ``R'`` (contiguous rows of ``R``), then back
+    ``R x = z`` by dot products with the rows; the three right-hand sides share every
+    read of ``R`` (O(m^2) memory traffic, the cost on large elbows).
+    """
+    x0 = X[0]
+    x1 = X[1]
+    x2 = X[2]
     for k in range(m):
-        Lk = L[k]
-        for c in range(ncol):
-            s = X[k, c]
-            for i in range(k):
-                s -= Lk[i] * X[i, c]
-            X[k, c] = s / Lk[k]
+        Rk = R[k]
+        d = Rk[k]
+        z0 = x0[k] / d
+        z1 = x1[k] / d
+        z2 = x2[k] / d
+        x0[k] = z0
+        x1[k] = z1
+        x2[k] = z2
+        for i in range(k + 1, m):
+            r = Rk[i]
+            x0[i] -= r * z0
+            x1[i] -= r * z1
+            x2[i] -= r * z2
     for k in range(m - 1, -1, -1):
-        Lk = L[k]
-        for c in range(ncol):
-            xk = X[k, c] / Lk[k]
-            X[k, c] = xk
-            for i in range(k):
-                X[i, c] -= Lk[i] * xk
+        Rk = R[k]
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        i = k + 1
+        while i + 1 < m:  # two interleaved partial sums per right-hand side
+            r = Rk[i]
+            q = Rk[i + 1]
+            s0 += r * x0[i]
+            s1 += r * x1[i]
+            s2 += r * x2[i]
+            t0 += q * x0[i + 1]
+            t1 += q * x1[i + 1]
+            t2 += q * x2[i + 1]
+            i += 2
+        if i < m:
+            r = Rk[i]
+            s0 += r * x0[i]
+            s1 += r * x1[i]
+            s2 += r * x2[i]
+        d = Rk[k]
+        x0[k] = (x0[k] - (s0 + t0)) / d
+        x1[k] = (x1[k] - (s1 + t1)) / d
+        x2[k] = (x2[k] - (s2 + t2)) / d
 
 
-@_jit("void(F2, F2, F1, I1, float64, F2, float64, float64, F2, F1)")
-def _solve(L, U, fs, iv, kappa, R, q0, q1, V, beta):
-    """Solve ``K_EE v + beta 1 = r, 1'v = q`` for two right-hand sides (``R`` (m, 2)).
+@_jit("void(F2, float64, F2, float64, float64, F2, F1, int64)")
+def _solve(R, kappa, B, q0, q1, V, beta, m):
+    """Solve ``K_EE v + beta 1 = r, 1'v = q`` for two right-hand sides (``B`` (m, 2)).
 
     ``v = A^-1 r + gamma A^-1 1``, ``gamma = (q - 1'A^-1 r) / (1'A^-1 1)``, ``beta = kappa q
-    - gamma`` (:mod:`wsvmgui.ladder.path_linalg`); ``A^-1 1`` is cached in ``U[:, 0]`` and,
-    when the elbow has changed, solved for together with ``R``.
+    - gamma`` (:mod:`wsvmgui.ladder.path_linalg`); ``A^-1 1`` is solved for together with
+    ``B`` (it changes with every elbow change).
     """
-    m = iv[I_M]
-    fresh = iv[I_U_VALID] == 0
-    X = np.empty((m, 3))
+    X = np.empty((3, m))
     for k in range(m):
-        X[k, 0] = R[k, 0]
-        X[k, 1] = R[k, 1]
-        X[k, 2] = 1.0
-    _chol_solve(L, m, X, 3 if fresh else 2)
-    if fresh:
-        us = 0.0
-        for k in range(m):
-            U[k, 0] = X[k, 2]
-            us += X[k, 2]
-        fs[F_US] = us
-        iv[I_U_VALID] = 1
+        X[0, k] = B[k, 0]
+        X[1, k] = B[k, 1]
+        X[2, k] = 1.0
+    _chol_solve3(R, m, X)
     w0s = 0.0
     w1s = 0.0
+    us = 0.0
     for k in range(m):
-        w0s += X[k, 0]
-        w1s += X[k, 1]
-    g0 = (q0 - w0s) / fs[F_US]
-    g1 = (q1 - w1s) / fs[F_US]
+        w0s += X[0, k]
+        w1s += X[1, k]
+        us += X[2, k]
+    g0 = (q0 - w0s) / us
+    g1 = (q1 - w1s) / us
     for k in range(m):
-        V[k, 0] = X[k, 0] + U[k, 0] * g0
-        V[k, 1] = X[k, 1] + U[k, 0] * g1
+        V[k, 0] = X[0, k] + X[2, k] * g0
+        V[k, 1] = X[1, k] + X[2, k] * g1
     beta[0] = kappa * q0 - g0
     beta[1] = kappa * q1 - g1
 
@@ -283,15 +347,15 @@ def _unpark(pt, state, sd, parked, iv):
 
 
 @_jit("boolean(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, I1, int64, int64)", entry=True)
-def move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, new):
+def move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
     """Move point j to set ``new``; False (nothing changed) if the elbow refuses it."""
     old = state[j]
     if old == new:
         return True
-    if new == E_SET and not elbow_add(K, prm, idx, where, L, iv, j):
+    if new == E_SET and not elbow_add(K, prm, idx, where, R, iv, j):
         return False
     if old == E_SET:
-        elbow_remove(idx, where, L, iv, j)
+        elbow_remove(idx, where, R, iv, j)
     if old == L_SET:
         _l_change(K, pt, prm, S, fs, iv, j, -1.0)
     if new == L_SET:
@@ -372,8 +436,8 @@ def _accumulate(K, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
             F1[idx[k]] += ridge * W[k, 1]
 
 
-@_jit("int64(F2, F2, F1, F2, I1, F2, F2, F2, F2, F1, I1)", entry=True)
-def evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv):
+@_jit("int64(F2, F2, F1, F2, I1, F2, F2, F2, F1, I1)", entry=True)
+def evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv):
     """``c_E``, ``dc_E/dpi`` (V), ``b``, ``db/dpi`` (fs) and ``f``, ``h`` (FH) at the current pi.
 
     The elbow equations' residual (max of ``|y_E - f_E|`` and ``|h_E| / hscale``) comes with
@@ -401,16 +465,16 @@ def evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv):
     q0 = -C * ((1.0 - pi) * npos - pi * nneg)
     q1 = C * (npos + nneg)
     kappa = prm[P_KAPPA]
-    R = np.empty((m, 2))
+    B = np.empty((m, 2))
     for k in range(m):
         e = idx[k]
-        R[k, 0] = pt[0, e] - (c00 * S[0, e] + c01 * S[1, e])
-        R[k, 1] = C * S[0, e] + C * S[1, e]
+        B[k, 0] = pt[0, e] - (c00 * S[0, e] + c01 * S[1, e])
+        B[k, 1] = C * S[0, e] + C * S[1, e]
     beta = np.empty(2)
-    _solve(L, U, fs, iv, kappa, R, q0, q1, V, beta)
+    _solve(R, kappa, B, q0, q1, V, beta, m)
     _accumulate(K, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m, True)
     hscale = 1.0 + C * (npos + nneg + prm[P_WMAX]) * prm[P_KMAX]
-    res = R  # reused
+    res = B  # reused
     r = _elbow_residual(pt, idx, FH, res, hscale, m)
     dV = np.empty((m, 2))
     dbeta = np.empty(2)
@@ -429,7 +493,7 @@ def evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv):
             return ST_ILL
         if (attempt == 1 or not r <= prm[P_REFACTOR_TOL]) and iv[I_REFACTORED] == 0:
             return ST_REFACTOR
-        _solve(L, U, fs, iv, kappa, res, 0.0, 0.0, dV, dbeta)
+        _solve(R, kappa, res, 0.0, 0.0, dV, dbeta, m)
         for k in range(m):
             V[k, 0] += dV[k, 0]
             V[k, 1] += dV[k, 1]
@@ -594,11 +658,11 @@ def _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, with_elbow):
 # Tracing
 # ----------------------------------------------------------------------------------------
 @_jit(
-    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
+    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
     entry=True,
 )
 def run(
-    K, pt, prm, state, sd, parked, S, idx, where, L, U, V, FH, fs, iv,
+    K, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv,
     rec_f, rec_p, rec_merged, t_idx, t_val, ev,
 ):  # fmt: skip
     """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller."""
@@ -630,7 +694,7 @@ def run(
                 _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_before, False)
             fs[F_B] = b_before
             _unpark(pt, state, sd, parked, iv)
-            evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv)
+            evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
             gmin = math.inf
             j = -1
             for i in range(state.size):
@@ -643,11 +707,11 @@ def run(
                 return ST_NO_JOIN
             fs[F_B] = b_before - sgn * max(gmin, 0.0)
             old = state[j]
-            move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, E_SET)
+            move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET)
             _open(rec_f, rec_p, iv, fs[F_PI])
             _event(ev, iv, j, old, E_SET)
             m = iv[I_M]
-        st = evaluate(K, pt, prm, S, idx, L, U, V, FH, fs, iv)
+        st = evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
         if st != ST_OK:
             return st
         b, db = fs[F_BETA0], fs[F_BETA1]
@@ -688,7 +752,7 @@ def run(
         iv[I_SINCE_YIELD] += 1
         if kind == 1:
             old = state[j]
-            if not move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, E_SET):
+            if not move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET):
                 # Dependent on the elbow: its margin cannot move while the elbow is unchanged.
                 parked[iv[I_NPARKED]] = j
                 iv[I_NPARKED] += 1
@@ -699,7 +763,7 @@ def run(
             _event(ev, iv, j, old, E_SET)
         else:
             new = R_SET if kind == 2 else L_SET
-            move(K, pt, prm, state, sd, parked, S, idx, where, L, fs, iv, j, new)
+            move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new)
             value = 0.0 if new == R_SET else pt[1, j] * prm[P_C] * (pt[2, j] - new_pi)
             _open(rec_f, rec_p, iv, new_pi)
             _value(t_idx, t_val, iv, j, value)

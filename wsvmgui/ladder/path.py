@@ -257,8 +257,7 @@ class _Tracer:
     """
 
     idx: np.ndarray  # (cap,) elbow points in factorisation order
-    L: np.ndarray  # (cap, cap) Cholesky factor of the elbow matrix
-    U: np.ndarray  # (cap, 1) A^-1 1
+    R: np.ndarray  # (cap, cap) upper Cholesky factor of the elbow matrix
     V: np.ndarray  # (cap, 2) c_E and dc_E / dpi
 
     def __init__(
@@ -363,12 +362,11 @@ class _Tracer:
     def _alloc_elbow(self, cap: int) -> None:
         m = self.m
         idx = np.empty(cap, dtype=np.int64)
-        L = np.zeros((cap, cap))
+        R = np.zeros((cap, cap))
         if m:
             idx[:m] = self.idx[:m]
-            L[:m, :m] = self.L[:m, :m]
-        self.idx, self.L = idx, L
-        self.U = np.empty((cap, 1))
+            R[:m, :m] = self.R[:m, :m]
+        self.idx, self.R = idx, R
         self.V = np.zeros((cap, 2))
 
     def _room(self, extra: int) -> None:
@@ -381,13 +379,13 @@ class _Tracer:
         """Install sets; elbow points are added in ``order``; returns the refused ones (now R)."""
         pk, iv = self.pk, self.iv
         self.state[:] = state.astype(np.int8)
-        iv[pk.I_M] = iv[pk.I_UPDATES] = iv[pk.I_U_VALID] = iv[pk.I_NPARKED] = 0
+        iv[pk.I_M] = iv[pk.I_UPDATES] = iv[pk.I_NPARKED] = 0
         self.where[:] = -1
         self._room(int(order.size) + 2)
         refused = []
         for j in order.tolist():
             if self.state[j] == E_SET and not pk.elbow_add(
-                self.K, self.prm, self.idx, self.where, self.L, iv, j
+                self.K, self.prm, self.idx, self.where, self.R, iv, j
             ):
                 refused.append(j)
                 self.state[j] = R_SET
@@ -411,7 +409,7 @@ class _Tracer:
                 self.S,
                 self.idx,
                 self.where,
-                self.L,
+                self.R,
                 self.fs,
                 self.iv,
                 j,
@@ -424,12 +422,11 @@ class _Tracer:
         """Recompute the elbow factor from scratch; a breakdown if the system is singular."""
         pk, m = self.pk, self.m
         if m:
-            L = elbow_cholesky(self.K, self.members, self.kappa, self.ridge)
-            if L is None:
+            R = elbow_cholesky(self.K, self.members, self.kappa, self.ridge)
+            if R is None:
                 raise _breakdown(f"the elbow system ({m} points) is singular", self.pi, self.lam)
-            self.L[:m, :m] = L
+            self.R[:m, :m] = R
         self.iv[pk.I_UPDATES] = 0
-        self.iv[pk.I_U_VALID] = 0
         self.iv[pk.I_REFACTORED] = 1
         self.n_refactors += 1
 
@@ -462,7 +459,7 @@ class _Tracer:
         pk = self.pk
         while True:
             status = pk.evaluate(
-                self.K, self.pt, self.prm, self.S, self.idx, self.L, self.U, self.V,
+                self.K, self.pt, self.prm, self.S, self.idx, self.R, self.V,
                 self.FH, self.fs, self.iv,
             )  # fmt: skip
             if status == pk.ST_OK:
@@ -549,8 +546,7 @@ class _Tracer:
                 self.S,
                 self.idx,
                 self.where,
-                self.L,
-                self.U,
+                self.R,
                 self.V,
                 self.FH,
                 self.fs,

@@ -21,11 +21,16 @@ augmented feature vector is a linear combination of the others'.  A point whose 
 diagonal is *dependent*: it is refused, and the caller keeps it off the elbow (its
 margin cannot move while the elbow is unchanged, so that is consistent).
 
-``A^-1`` is kept explicitly and updated by the bordering formulas, O(m^2) per point
-added or removed (m = elbow size; compiled, :func:`wsvmgui.ladder._path_kernel.elbow_add`
-and :func:`~wsvmgui.ladder._path_kernel.elbow_remove`), and recomputed from scratch here
-(:func:`elbow_inverse`, Cholesky, O(m^3)) when the caller's residual checks ask for it
-or after many updates.  The solve itself is
+``A`` is kept as its upper Cholesky factor ``R`` (``A = R'R``), O(m^2) per point added
+(a new column: one triangular solve, whose last pivot is the Schur complement above) or
+removed (its column deleted, then Givens rotations of consecutive rows), m the elbow
+size; compiled, :func:`wsvmgui.ladder._path_kernel.elbow_add` and
+:func:`~wsvmgui.ladder._path_kernel.elbow_remove`.  Solves with the factor are backward
+stable: their residuals stay near rounding even when ``A`` is ill-conditioned, unlike
+products with an explicitly updated inverse (which on the large, nearly singular elbows
+of smooth kernels needed a refactorisation at almost every step).  The factor is
+recomputed from scratch here (:func:`elbow_cholesky`, O(m^3)) when the caller's residual
+checks ask for it or after many updates; the solve itself is
 :func:`wsvmgui.ladder._path_kernel.evaluate`.
 """
 
@@ -41,7 +46,7 @@ DEFAULT_RANK_TOL = 1e-10
 def elbow_cholesky(
     K: np.ndarray, members: np.ndarray, kappa: float, ridge: float
 ) -> np.ndarray | None:
-    """Lower Cholesky factor of ``A = K_EE + ridge I + kappa 11'``, from scratch.
+    """Upper Cholesky factor of ``A = K_EE + ridge I + kappa 11'``, from scratch.
 
     Parameters
     ----------
@@ -53,14 +58,14 @@ def elbow_cholesky(
     Returns
     -------
     ndarray, shape (m, m), or None
-        ``L`` with ``L L' = A`` (zeros above the diagonal); None when ``A`` is not
+        ``R`` with ``R'R = A`` (zeros below the diagonal); None when ``A`` is not
         numerically positive definite.
     """
     m = members.size
     A = K[np.ix_(members, members)] + kappa
     A[np.diag_indices(m)] += ridge
     try:
-        L = cholesky(A, lower=True, check_finite=False)
+        R = cholesky(A, lower=False, check_finite=False)
     except LinAlgError:
         return None
-    return L if np.all(np.isfinite(L)) else None
+    return R if np.all(np.isfinite(R)) else None
