@@ -112,6 +112,7 @@ grid ladder (20x at n = 1000 on ``wang2008_ex1``).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from types import ModuleType
@@ -1239,50 +1240,46 @@ class WeightPath:
 
     # -- decision values at the breakpoints, in blocks -------------------------------------
     @cached_property
+    def _plan(self) -> tuple[np.ndarray, ...]:
+        """Flat block plan ``(v_ptr, v_idx, w_flat, w_ptr, lind)`` (:mod:`._path_predict`)."""
+        from . import _path_predict
+
+        i64 = np.int64
+        return tuple(
+            _path_predict.plan(
+                np.ascontiguousarray(self.pis, dtype=float),
+                np.ascontiguousarray(self.intercepts, dtype=float),
+                np.ascontiguousarray(self.t_ptr, dtype=i64),
+                np.ascontiguousarray(self.t_idx, dtype=i64),
+                np.ascontiguousarray(self.t_val, dtype=float),
+                np.ascontiguousarray(self.ev_ptr, dtype=i64),
+                np.ascontiguousarray(self.ev_idx, dtype=i64),
+                np.ascontiguousarray(self.ev_state, dtype=np.int8),
+                np.ascontiguousarray(self.state0, dtype=np.int8),
+                (self.y > 0).astype(float),
+                float(self.C),
+                BLOCK,
+            )
+        )
+
+    @cached_property
     def _blocks(self) -> list[_Block]:
-        blocks: list[_Block] = []
+        """The plan as one :class:`_Block` per block of ``BLOCK`` breakpoints (views)."""
+        v_ptr, v_idx, w_flat, w_ptr, lind = self._plan
         B = self.n_breakpoints
-        pos = self.y > 0
-        state = self.state0.copy()
-        a, b = self.ev_ptr[0], self.ev_ptr[1]
-        state[self.ev_idx[a:b]] = self.ev_state[a:b]
-        k0 = 0
-        while k0 < B - 1:
-            k1 = min(k0 + BLOCK, B - 1)
-            V = np.unique(
-                np.concatenate(
-                    [
-                        self.t_idx[self.t_ptr[k0] : self.t_ptr[k1 + 1]],
-                        self.ev_idx[self.ev_ptr[k0] : self.ev_ptr[k1 + 1]],
-                    ]
+        blocks = []
+        for b in range(v_ptr.size - 1):
+            k0, k1 = b * BLOCK, min((b + 1) * BLOCK, B - 1)
+            a0, a1 = int(v_ptr[b]), int(v_ptr[b + 1])
+            blocks.append(
+                _Block(
+                    k0,
+                    k1,
+                    v_idx[a0:a1],
+                    w_flat[w_ptr[b] : w_ptr[b + 1]].reshape(k1 - k0 + 1, a1 - a0 + 3),
+                    lind[4 * a0 : 4 * a1].reshape(a1 - a0, 4),
                 )
             )
-            nb = k1 - k0 + 1
-            Wt = np.empty((nb, V.size + 3))
-            stV = state[V].copy()
-            posV = pos[V]
-            Lind = np.zeros((V.size, 4))
-            Lind[:, 0] = (stV == L_SET) & posV
-            Lind[:, 1] = (stV == L_SET) & ~posV
-            for k in range(k0, k1 + 1):
-                if k > k0:
-                    a, b = self.ev_ptr[k], self.ev_ptr[k + 1]
-                    if b > a:
-                        stV[np.searchsorted(V, self.ev_idx[a:b])] = self.ev_state[a:b]
-                        state[self.ev_idx[a:b]] = self.ev_state[a:b]
-                row = Wt[k - k0]
-                row[: V.size] = np.where(stV == L_SET, self.C * (posV - self.pis[k]), 0.0)
-                a, b = self.t_ptr[k], self.t_ptr[k + 1]
-                row[np.searchsorted(V, self.t_idx[a:b])] = self.t_val[a:b]
-            p = self.pis[k0 : k1 + 1]
-            Wt[:, V.size] = self.C * (1.0 - p)
-            Wt[:, V.size + 1] = -self.C * p
-            Wt[:, V.size + 2] = self.intercepts[k0 : k1 + 1]
-            L1 = stV == L_SET
-            Lind[:, 2] = (L1 & posV).astype(float) - Lind[:, 0]
-            Lind[:, 3] = (L1 & ~posV).astype(float) - Lind[:, 1]
-            blocks.append(_Block(k0, k1, V, Wt, Lind))
-            k0 = k1
         return blocks
 
     def _initial_left(self) -> np.ndarray:
@@ -1313,13 +1310,24 @@ class WeightPath:
             S += corr[2:]
             yield blk.k0, blk.Wt @ buf
 
-    def _chunks(self, K_cross: np.ndarray):
+    def _chunks(self, K_cross: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+        """``(r0, KT)``: the transposed cross kernel in chunks of rows, shape (n, rows).
+
+        Chunks hold about 8e6 values (64 MB); the transposes share one buffer.
+        """
+        from . import _path_predict
+
         K_cross = np.asarray(K_cross, dtype=float)
         if K_cross.ndim != 2 or K_cross.shape[1] != self.n:
             raise InputError(f"cross kernel has shape {K_cross.shape}, expected (m, {self.n})")
-        rows = int(np.clip(8_000_000 // max(self.n, 1), 256, 8192))
-        for r0 in range(0, K_cross.shape[0], rows):
-            yield r0, np.ascontiguousarray(K_cross[r0 : r0 + rows].T)
+        m = K_cross.shape[0]
+        rows = min(int(np.clip(8_000_000 // max(self.n, 1), 256, 8192)), max(m, 1))
+        buf = np.empty((self.n, rows))
+        for r0 in range(0, m, rows):
+            part = K_cross[r0 : r0 + rows]
+            KT = buf if part.shape[0] == rows else np.empty((self.n, part.shape[0]))
+            _path_predict.transpose(part, KT)
+            yield r0, KT
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
         """Decision values at every breakpoint.
@@ -1377,63 +1385,31 @@ class WeightPath:
         assert p.size == m
         return LadderEstimate(p=p, lo=lo, hi=hi, monotone=mono)
 
-    def _estimate_chunk(self, KT: np.ndarray):
+    def _estimate_chunk(
+        self, KT: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Count measure, first and last zero of f at the points of ``KT`` (n, m).
 
-        Per block only the points whose sign changes inside it need the exact zeros;
-        the others add the block's length to the measure when positive throughout.
+        Compiled (:func:`wsvmgui.ladder._path_predict.estimate`): per block one product
+        for the decision values at its breakpoints, reduced at once; only points whose sign
+        changes inside a block need its exact zeros.
         """
+        from . import _path_predict
+
         m = KT.shape[1]
         measure = np.zeros(m)
         lo = np.full(m, np.nan)
         hi = np.full(m, np.nan)
-        first_np = np.full(m, -1)
-        last_pos = np.full(m, -1)
-        for k0, F in self._iter_blocks(KT):
-            nb = F.shape[0]
-            p = self.pis[k0 : k0 + nb]
-            pos = F > 0
-            npos = np.count_nonzero(pos, axis=0)
-            allpos = npos == nb
-            measure += (p[-1] - p[0]) * allpos
-            np.putmask(last_pos, allpos, k0 + nb - 1)  # its zero lies further on
-            mixed = np.flatnonzero(npos % nb != 0)
-            if mixed.size:
-                self._mixed(
-                    F[:, mixed], pos[:, mixed], p, k0, mixed, measure, lo, hi, first_np, last_pos
-                )
+        first_np = np.full(m, -1, dtype=np.int64)
+        last_pos = np.full(m, -1, dtype=np.int64)
+        S = np.ascontiguousarray(self._initial_left().T @ KT)  # (2, m): kernel sums over L
+        v_ptr, v_idx, w_flat, w_ptr, lind = self._plan
+        _path_predict.estimate(
+            KT, np.ascontiguousarray(self.pis, dtype=float), v_ptr, v_idx, w_flat, w_ptr,
+            lind, BLOCK, S, measure, lo, hi, first_np, last_pos,
+        )  # fmt: skip
         mono = last_pos < first_np
         out = np.clip(measure, lo, hi)
         out[mono] = lo[mono]
         hi[mono] = lo[mono]
         return out, lo, hi, mono
-
-    def _mixed(self, F, pos, p, k0, cols, measure, lo, hi, first_np, last_pos) -> None:
-        """Exact zeros on a block for the points ``cols`` whose sign changes in it."""
-        nb = F.shape[0]
-        P = np.maximum(F, 0.0)
-        A = np.abs(F)
-        num = P[:-1] + P[1:]
-        den = A[:-1] + A[1:]
-        measure[cols] += np.diff(p) @ (num / np.where(den > 0, den, 1.0))
-        need = first_np[cols] < 0
-        if need.any():
-            kk = np.argmax(~pos[:, need], axis=0)  # every mixed column has a non-positive
-            sub = np.flatnonzero(need)
-            lo[cols[sub]] = self._crossing(F, p, kk - 1, sub)
-            first_np[cols[sub]] = k0 + kk
-        kl = nb - 1 - np.argmax(pos[::-1], axis=0)  # last positive (exists: mixed)
-        done = kl < nb - 1
-        hi[cols[done]] = self._crossing(F, p, kl[done], np.flatnonzero(done))
-        last_pos[cols] = k0 + kl
-
-    @staticmethod
-    def _crossing(F: np.ndarray, p: np.ndarray, s: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Zero of f on segment ``s`` (``f(p_s) > 0 >= f(p_{s+1})``); ``p_0`` where s < 0."""
-        out = np.empty(cols.size)
-        first = s < 0
-        out[first] = p[0]
-        s, c = s[~first], cols[~first]
-        f0, f1 = F[s, c], F[s + 1, c]
-        out[~first] = p[s] + (p[s + 1] - p[s]) * (f0 / (f0 - f1))
-        return out
