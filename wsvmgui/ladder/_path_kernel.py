@@ -70,28 +70,41 @@ def _jit(sig: str, entry: bool = False):
     """``njit(sig, nogil=True, cache=True)``; without the on-disk cache where none is found.
 
     Explicit signatures keep every function monomorphic (one compilation, whatever the
-    argument types at a call site, e.g. literal ints).  numba caches next to the source
-    (``__pycache__``) when that is writable, otherwise in ``NUMBA_CACHE_DIR`` or the
-    user-wide cache directory; if none of them is writable it refuses ``cache=True`` at
-    decoration time, and the functions are compiled in memory on every first use.
+    argument types at a call site, e.g. literal ints) and compile (or load from the
+    cache) when this module is imported, which :mod:`wsvmgui.ladder.path` does on the
+    first path.  numba's cache goes to ``NUMBA_CACHE_DIR`` when that is set, otherwise
+    next to the source (``__pycache__``, e.g. an editable install) when that is writable,
+    otherwise to the user-wide cache (``~/.cache/numba`` on Linux, e.g. a read-only
+    site-packages); if none is writable numba refuses ``cache=True`` at decoration time,
+    and the functions are compiled in memory in every process instead.
     """
     full = sig
     for alias, typ in _TYPES.items():
         full = full.replace(alias, typ)
 
     # Internal functions need no wrapper for calls from Python (less to compile).
-    options = {"nogil": True, "no_cpython_wrapper": not entry, "no_cfunc_wrapper": True}
+    # IEEE semantics for division (inf / NaN, as numpy; the residual checks catch them).
+    options = {
+        "nogil": True,
+        "error_model": "numpy",
+        "no_cpython_wrapper": not entry,
+        "no_cfunc_wrapper": True,
+    }
 
     def wrap(fn):
         try:
             return _njit(full, cache=True, **options)(fn)
         except RuntimeError as exc:  # "cannot cache function ...: no locator available"
-            logger.info("path kernel compiled without an on-disk cache: %s", exc)
+            if not _no_cache:
+                logger.info("path kernels compiled in memory (no writable cache): %s", exc)
+            _no_cache.append(fn.__name__)
             return _njit(full, **options)(fn)
 
     return wrap
 
 
+#: Functions compiled without the on-disk cache (nowhere writable), in order.
+_no_cache: list[str] = []
 #: numba's type stubs do not list the wrapper options.
 _njit: Any = njit
 #: Shorthands in the signatures: C-contiguous arrays.
@@ -102,37 +115,6 @@ _TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
 # ----------------------------------------------------------------------------------------
 # The elbow system
 # ----------------------------------------------------------------------------------------
-@_jit("float64(F1, F1, int64, int64)")
-def _dot(a, b, lo, hi):
-    """``sum_{lo <= i < hi} a_i b_i`` in four interleaved partial sums (vectorisable)."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    i = lo
-    while i + 3 < hi:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        i += 4
-    while i < hi:
-        s0 += a[i] * b[i]
-        i += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@_jit("void(F2, int64, F1)")
-def _forward(R, m, x):
-    """``x[:m] <- R'^-1 x[:m]`` (column by column of ``R'``: contiguous rows of ``R``)."""
-    for k in range(m):
-        Rk = R[k]
-        z = x[k] / Rk[k]
-        x[k] = z
-        for i in range(k + 1, m):
-            x[i] -= Rk[i] * z
-
-
 @_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
 def elbow_add(K, prm, idx, where, R, iv, j):
     """Append point j to the elbow (a column of the Cholesky factor); False if dependent.
@@ -150,8 +132,13 @@ def elbow_add(K, prm, idx, where, R, iv, j):
         Kj = K[j]
         for k in range(m):
             col[k] = Kj[idx[k]] + kappa
-        _forward(R, m, col)
-        d -= _dot(col, col, 0, m)
+        for k in range(m):  # R' col = a, by columns of R' (rows of R)
+            Rk = R[k]
+            z = col[k] / Rk[k]
+            col[k] = z
+            d -= z * z
+            for i in range(k + 1, m):
+                col[i] -= Rk[i] * z
         if not d > prm[P_RANK_TOL] * alpha:
             return False
         for k in range(m):
@@ -320,22 +307,6 @@ def recompute_sums(K, pt, prm, state, S, fs, iv):
     iv[I_SUM_UPDATES] = 0
 
 
-@_jit("void(F2, F2, F1, F2, F1, I1, int64, float64)")
-def _l_change(K, pt, prm, S, fs, iv, j, sign):
-    wj = sign * pt[1, j]
-    row = 0 if pt[2, j] > 0 else 1
-    Kj = K[j]
-    Sr = S[row]
-    for i in range(Sr.size):
-        Sr[i] += wj * Kj[i]
-    Sr[j] += wj * prm[P_RIDGE]
-    if row == 0:
-        fs[F_NPOS] += wj
-    else:
-        fs[F_NNEG] += wj
-    iv[I_SUM_UPDATES] += 1
-
-
 @_jit("void(F2, B1, F2, I1, I1)")
 def _unpark(pt, state, sd, parked, iv):
     for p in range(iv[I_NPARKED]):
@@ -356,10 +327,16 @@ def move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
         return False
     if old == E_SET:
         elbow_remove(idx, where, R, iv, j)
-    if old == L_SET:
-        _l_change(K, pt, prm, S, fs, iv, j, -1.0)
-    if new == L_SET:
-        _l_change(K, pt, prm, S, fs, iv, j, 1.0)
+    if old == L_SET or new == L_SET:  # the running sums over L
+        wj = pt[1, j] if new == L_SET else -pt[1, j]
+        row = 0 if pt[2, j] > 0 else 1
+        Kj = K[j]
+        Sr = S[row]
+        for i in range(Sr.size):
+            Sr[i] += wj * Kj[i]
+        Sr[j] += wj * prm[P_RIDGE]
+        fs[F_NPOS + row] += wj
+        iv[I_SUM_UPDATES] += 1
     state[j] = new
     s = 1.0 if new == R_SET else (-1.0 if new == L_SET else 0.0)
     sd[0, j] = s
@@ -609,8 +586,9 @@ def _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out):
 # ----------------------------------------------------------------------------------------
 # Records
 # ----------------------------------------------------------------------------------------
-@_jit("void(F2, I2, I1, float64)")
-def _open(rec_f, rec_p, iv, pi):
+@_jit("void(F2, I2, I2, I1, float64, int64, int64, int64)")
+def _open(rec_f, rec_p, ev, iv, pi, j, old, new):
+    """Open a record at pi with the event (j: old -> new); no event when j < 0."""
     k = iv[I_NREC]
     rec_f[k, 0] = pi
     rec_f[k, 1] = math.nan
@@ -618,23 +596,12 @@ def _open(rec_f, rec_p, iv, pi):
     rec_p[k, 1] = iv[I_NEV]
     iv[I_NREC] = k + 1
     iv[I_OPEN] = 1
-
-
-@_jit("void(I1, F1, I1, int64, float64)")
-def _value(t_idx, t_val, iv, j, v):
-    p = iv[I_NT]
-    t_idx[p] = j
-    t_val[p] = v
-    iv[I_NT] = p + 1
-
-
-@_jit("void(I2, I1, int64, int64, int64)")
-def _event(ev, iv, j, old, new):
-    p = iv[I_NEV]
-    ev[p, 0] = j
-    ev[p, 1] = old
-    ev[p, 2] = new
-    iv[I_NEV] = p + 1
+    if j >= 0:
+        q = iv[I_NEV]
+        ev[q, 0] = j
+        ev[q, 1] = old
+        ev[q, 2] = new
+        iv[I_NEV] = q + 1
 
 
 @_jit("void(F2, I2, B1, I1, F1, I1, F2, I1, float64, boolean)")
@@ -644,8 +611,11 @@ def _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, with_elbow):
     rec_f[k, 1] = b
     rec_merged[k] = 0
     if with_elbow:
+        q = iv[I_NT]
         for p in range(iv[I_M]):
-            _value(t_idx, t_val, iv, idx[p], V[p, 0])
+            t_idx[q + p] = idx[p]
+            t_val[q + p] = V[p, 0]
+        iv[I_NT] = q + iv[I_M]
     iv[I_OPEN] = 0
     if k >= 1:
         lb = rec_f[k - 1, 1]
@@ -708,8 +678,7 @@ def run(
             fs[F_B] = b_before - sgn * max(gmin, 0.0)
             old = state[j]
             move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET)
-            _open(rec_f, rec_p, iv, fs[F_PI])
-            _event(ev, iv, j, old, E_SET)
+            _open(rec_f, rec_p, ev, iv, fs[F_PI], j, old, E_SET)
             m = iv[I_M]
         st = evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
         if st != ST_OK:
@@ -730,12 +699,15 @@ def run(
         if kind == 0:
             end_pi = 1.0 if sgn > 0 else 0.0
             dpi = end_pi - fs[F_PI]
-            _open(rec_f, rec_p, iv, end_pi)
+            _open(rec_f, rec_p, ev, iv, end_pi, -1, 0, 0)
             dev = 0.0
+            q = iv[I_NT]
             for p in range(m):
                 c = V[p, 0] + dpi * V[p, 1]
-                _value(t_idx, t_val, iv, idx[p], c)
+                t_idx[q + p] = idx[p]
+                t_val[q + p] = c
                 dev = max(dev, abs(c))
+            iv[I_NT] = q + m
             b_end = b + dpi * db
             _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_end, False)
             target = 1.0 if end_pi == 0.0 else -1.0
@@ -759,14 +731,14 @@ def run(
                 sd[0, j] = 0.0
                 sd[1, j] = 0.0
                 continue
-            _open(rec_f, rec_p, iv, new_pi)
-            _event(ev, iv, j, old, E_SET)
+            _open(rec_f, rec_p, ev, iv, new_pi, j, old, E_SET)
         else:
             new = R_SET if kind == 2 else L_SET
             move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new)
             value = 0.0 if new == R_SET else pt[1, j] * prm[P_C] * (pt[2, j] - new_pi)
-            _open(rec_f, rec_p, iv, new_pi)
-            _value(t_idx, t_val, iv, j, value)
-            _event(ev, iv, j, E_SET, new)
+            _open(rec_f, rec_p, ev, iv, new_pi, j, E_SET, new)
+            t_idx[iv[I_NT]] = j
+            t_val[iv[I_NT]] = value
+            iv[I_NT] += 1
         if iv[I_M] == 0:
             rec_f[iv[I_NREC] - 1, 1] = b + sgn * t * db  # where the last elbow point left

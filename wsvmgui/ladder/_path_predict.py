@@ -1,7 +1,7 @@
 """Compiled prediction from a weight path (:meth:`wsvmgui.ladder.path.WeightPath.estimate`).
 
-Two functions, compiled like :mod:`wsvmgui.ladder._path_kernel` (``nogil``, cached,
-explicit signatures, no ``fastmath``):
+Compiled like :mod:`wsvmgui.ladder._path_kernel` (``nogil``, cached, explicit
+signatures, no ``fastmath``):
 
 * :func:`plan` builds the block plan of a path once: for blocks of G consecutive
   breakpoints ``k0..k1`` the points V whose coefficient is stored or whose set changes in
@@ -12,12 +12,13 @@ explicit signatures, no ``fastmath``):
 * :func:`estimate` evaluates the decision values of m points at all breakpoints block by
   block (one ``Wt @ [K(V, x); sums; 1]`` product per block, through BLAS) and reduces
   them at once to the count measure of ``{pi : f > 0}`` and the first and last zeros, so
-  the (m, B) matrix is never formed.
+  the (m, B) matrix is never formed;
+* :func:`transpose` copies the cross kernel into the (n, m) layout the blocks read.
 
 Flat plan arrays: block b spans breakpoints ``G b .. min(G (b + 1), B - 1)``; its points
-are ``v_idx[v_ptr[b]:v_ptr[b + 1]]`` (sorted), ``Wt`` is ``w_flat[w_ptr[b]:w_ptr[b + 1]]``
-in row-major order and ``Lind`` is ``lind[4 v_ptr[b]:4 v_ptr[b + 1]]`` (row-major, 4
-columns).
+are ``v_idx[v_ptr[b]:v_ptr[b + 1]]`` (in order of first appearance), ``Wt`` is
+``w_flat[w_ptr[b]:w_ptr[b + 1]]`` in row-major order and ``Lind`` is
+``lind[4 v_ptr[b]:4 v_ptr[b + 1]]`` (row-major, 4 columns).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def plan(pis, intercepts, t_ptr, t_idx, t_val, ev_ptr, ev_idx, ev_state, state0,
     B = pis.size
     n = state0.size
     nblk = (B - 1 + G - 1) // G
-    stamp = np.full(n, -1, dtype=np.int64)
+    stamp = np.empty(n, dtype=np.int64)
+    where = np.empty(n, dtype=np.int64)
+    stamp[:] = -1
     v_ptr = np.zeros(nblk + 1, dtype=np.int64)
     w_ptr = np.zeros(nblk + 1, dtype=np.int64)
     for b in range(nblk):
@@ -63,7 +66,6 @@ def plan(pis, intercepts, t_ptr, t_idx, t_val, ev_ptr, ev_idx, ev_state, state0,
     state = state0.copy()
     for q in range(ev_ptr[0], ev_ptr[1]):
         state[ev_idx[q]] = ev_state[q]
-    where = np.full(n, -1, dtype=np.int64)
     stamp[:] = -1
     for b in range(nblk):
         k0 = b * G
@@ -81,8 +83,7 @@ def plan(pis, intercepts, t_ptr, t_idx, t_val, ev_ptr, ev_idx, ev_state, state0,
                 stamp[ev_idx[q]] = b
                 v_idx[a0 + cnt] = ev_idx[q]
                 cnt += 1
-        V = np.sort(v_idx[a0 : a0 + nv])
-        v_idx[a0 : a0 + nv] = V
+        V = v_idx[a0 : a0 + nv]
         stV = np.empty(nv, dtype=np.int8)
         for i in range(nv):
             where[V[i]] = i

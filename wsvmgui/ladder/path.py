@@ -1291,12 +1291,13 @@ class WeightPath:
         pos = self.y > 0
         return np.column_stack([inL & pos, inL & ~pos]).astype(float)
 
-    def _iter_blocks(self, KT: np.ndarray):
+    def _iter_blocks(self, KT: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(k0, F)``, F of shape (k1 - k0 + 1, m): decision values at breakpoints.
 
         ``KT`` is the transposed cross kernel, shape (n, m), C-contiguous.  Per block: the
         rows ``KT[V]``, the two running L sums (less V's share) and a row of ones are
-        stacked and multiplied by ``Wt`` in one product.
+        stacked and multiplied by ``Wt`` in one product (as
+        :func:`wsvmgui.ladder._path_predict.estimate` does, compiled).
         """
         S = self._initial_left().T @ KT  # (2, m): kernel sums over L
         m = KT.shape[1]
