@@ -438,6 +438,22 @@ def test_breakdown_is_a_solver_error():
     from wsvmgui.errors import SolverError
 
     assert issubclass(PathBreakdown, SolverError)
+    assert issubclass(path_mod.PathTooCostly, PathBreakdown)
+
+
+def test_max_elbow_stops_large_elbows_only(fitted):
+    """An elbow beyond ``max_elbow`` stops the path (the caller takes the grid); at or
+    above the path's own largest elbow nothing changes."""
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    lam = 1.0 / (2 * y.size * C)
+    assert path.work > 0 and path.max_elbow > 3
+    cap = path.max_elbow - 1
+    with pytest.raises(path_mod.PathTooCostly, match=rf"pi=.*lambda=.*grew to {cap + 1} points"):
+        fit_path(K, y, lam, max_elbow=cap)
+    same = fit_path(K, y, lam, max_elbow=path.max_elbow)
+    assert same.pis.tobytes() == path.pis.tobytes() and same.work == path.work
+    assert path_mod.auto_max_elbow(y.size) >= 50
+    assert path_mod.auto_max_elbow(10_000) == int(path_mod.AUTO_ELBOW_FRACTION * 10_000)
 
 
 def test_cancellation_and_progress(fitted):

@@ -50,12 +50,12 @@ R_SET, E_SET, L_SET = 0, 1, 2
 # prm: constants of one tracer.
 P_C, P_RIDGE, P_KAPPA, P_RANK_TOL, P_PATH_TOL, P_KMAX, P_WRATIO, P_WMAX = range(8)
 P_SGN, P_MAX_STEPS, P_REFINE_TOL, P_REFACTOR_TOL, P_REFACTOR_EVERY = range(8, 13)
-P_SUM_REFRESH, P_DUAL_TOL, P_END_TIE, P_END_ABS, P_YIELD = range(13, 18)
-P_SIZE = 18
+P_SUM_REFRESH, P_DUAL_TOL, P_END_TIE, P_END_ABS, P_YIELD, P_MAX_ELBOW = range(13, 19)
+P_SIZE = 19
 # fs: float scalars.
 F_PI, F_B, F_NPOS, F_NNEG, F_MAX_MARGIN, F_MAX_DUAL, F_BETA0, F_BETA1 = range(8)
-F_RESID, F_VIOL, F_DUAL, F_END_DEV = range(8, 12)
-F_SIZE = 12
+F_RESID, F_VIOL, F_DUAL, F_END_DEV, F_WORK = range(8, 13)
+F_SIZE = 13
 # iv: int scalars.
 I_M, I_UPDATES, I_SUM_UPDATES, I_NPARKED, I_MAX_ELBOW, I_REFINES = range(6)
 I_REFACTORED, I_ZERO_RUN, I_STEP, I_NREC, I_NT, I_NEV, I_OPEN, I_SINCE_YIELD = range(6, 14)
@@ -63,7 +63,7 @@ I_SIZE = 14
 
 # Statuses of run() and evaluate().
 ST_OK, ST_END, ST_YIELD, ST_GROW, ST_GROW_ELBOW, ST_REFACTOR = range(6)
-ST_ILL, ST_KKT, ST_CYCLE, ST_MAX_STEPS, ST_NO_JOIN = range(6, 11)
+ST_ILL, ST_KKT, ST_CYCLE, ST_MAX_STEPS, ST_NO_JOIN, ST_TOO_LARGE = range(6, 12)
 
 
 def _jit(sig: str, entry: bool = False):
@@ -643,6 +643,8 @@ def run(
         m = iv[I_M]
         if iv[I_STEP] >= prm[P_MAX_STEPS]:
             return ST_MAX_STEPS
+        if m > prm[P_MAX_ELBOW]:
+            return ST_TOO_LARGE
         if iv[I_SINCE_YIELD] >= prm[P_YIELD]:
             iv[I_SINCE_YIELD] = 0
             return ST_YIELD
@@ -683,6 +685,7 @@ def run(
         st = evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
         if st != ST_OK:
             return st
+        fs[F_WORK] += float(m) * (state.size + m)  # the O(n m + m^2) of a step
         b, db = fs[F_BETA0], fs[F_BETA1]
         fs[F_B] = b
         kind, j = _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out)

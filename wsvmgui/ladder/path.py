@@ -163,12 +163,18 @@ START_TOL = 1e-8
 SUM_REFRESH = 4096
 #: Steps of the compiled loop between returns to Python (progress, cancellation).
 YIELD_EVERY = 64
+#: Elbow size (fraction of n) past which the grid ladder is expected cheaper (auto_max_elbow).
+AUTO_ELBOW_FRACTION = 0.2
 #: Units of the progress callback: permille of (0, 1) covered.
 PROGRESS_UNITS = 1000
 
 
 class PathBreakdown(SolverError):
     """The solution path could not be traced or failed its checks; use the grid ladder."""
+
+
+class PathTooCostly(PathBreakdown):
+    """The elbow grew beyond ``max_elbow`` (:func:`fit_path`): the grid is expected cheaper."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -293,6 +299,7 @@ class _Tracer:
         prm[pk.P_REFACTOR_EVERY], prm[pk.P_SUM_REFRESH] = REFACTOR_EVERY, SUM_REFRESH
         prm[pk.P_DUAL_TOL], prm[pk.P_END_TIE], prm[pk.P_END_ABS] = DUAL_TOL, END_TIE, END_ABS
         prm[pk.P_YIELD] = YIELD_EVERY
+        prm[pk.P_MAX_ELBOW] = np.inf
         self.prm = prm
         self.fs = np.zeros(pk.F_SIZE)
         self.fs[pk.F_PI], self.fs[pk.F_B] = 0.5, np.nan
@@ -491,11 +498,33 @@ class _Tracer:
 
     # -- tracing ---------------------------------------------------------------------------
     def trace(
-        self, sgn: float, max_steps: int, report: _Progress, covered_other: float, pi0: float
+        self,
+        sgn: float,
+        max_steps: int,
+        report: _Progress,
+        covered_other: float,
+        pi0: float,
+        limits: _Limits,
     ) -> _Records:
-        """Trace from the current (polished) solution towards pi = 1 (sgn = +1) or 0 (-1)."""
-        pk, iv = self.pk, self.iv
+        """Trace from the current (polished) solution towards pi = 1 (sgn = +1) or 0 (-1).
+
+        The work of the steps (:attr:`WeightPath.work`) is added to ``limits.work``; an
+        elbow larger than ``limits.max_elbow`` stops the trace with :class:`PathTooCostly`.
+        """
+        pk = self.pk
         self.prm[pk.P_SGN], self.prm[pk.P_MAX_STEPS] = sgn, max_steps
+        self.prm[pk.P_MAX_ELBOW] = limits.max_elbow
+        self.fs[pk.F_WORK] = limits.work
+        try:
+            return self._trace(max_steps, report, covered_other, pi0)
+        finally:
+            limits.work = float(self.fs[pk.F_WORK])
+
+    def _trace(
+        self, max_steps: int, report: _Progress, covered_other: float, pi0: float
+    ) -> _Records:
+        pk, iv = self.pk, self.iv
+        sgn = float(self.prm[pk.P_SGN])
         iv[pk.I_STEP] = iv[pk.I_ZERO_RUN] = iv[pk.I_SINCE_YIELD] = 0
         cap = 4 * self.n + 64
         rec_f, rec_p = np.empty((cap, 2)), np.empty((cap, 2), dtype=np.int64)
@@ -573,6 +602,12 @@ class _Tracer:
             why = f"more than {max_steps} steps"
         elif status == pk.ST_NO_JOIN:
             why = "empty elbow and no point can join it"
+        elif status == pk.ST_TOO_LARGE:
+            return PathTooCostly(
+                f"solution path at pi={self.pi:.6g}, lambda={self.lam:.4g}: the elbow grew to "
+                f"{self.m} points (max_elbow={self.prm[pk.P_MAX_ELBOW]:g}, ridge "
+                f"{self.ridge:.3g}); the grid ladder is expected to be cheaper"
+            )
         else:  # pragma: no cover - every status is handled above
             why = f"unexpected kernel status {status}"
         return _breakdown(why, self.pi, self.lam)
@@ -830,6 +865,23 @@ def _check_inputs(K: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray,
     return K, y, penalty_to_C(lam, y.size)
 
 
+def auto_max_elbow(n: int) -> int:
+    """Elbow size beyond which the grid ladder is expected to be cheaper than the path.
+
+    ``AUTO_ELBOW_FRACTION * n`` (at least 50).  Measured (``benchmarks/results/
+    path_speed.md``, CPU, RBF with sigma_M): paths whose largest elbow stays below 0.2 n
+    cost 0.1-0.75 of the default grid ladder; those above (``wang2008_ex1``, elbows up to
+    0.4 n near the ends, probabilities flat at 0.2 / 0.8) 1.05-2 of it, and they pass
+    0.2 n after only 13-21 % of their work, so stopping there wastes little.
+
+    Parameters
+    ----------
+    n : int
+        Number of training points.
+    """
+    return max(50, int(AUTO_ELBOW_FRACTION * n))
+
+
 def fit_path(
     K: np.ndarray,
     y: np.ndarray,
@@ -844,6 +896,7 @@ def fit_path(
     ridge: float | None = None,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
+    max_elbow: int | None = None,
 ) -> WeightPath:
     """The exact solution path of the weighted SVM over pi in (0, 1), checked.
 
@@ -880,7 +933,13 @@ def fit_path(
     progress : callable, optional
         ``progress(done, 1000, None)``, ``done`` the permille of (0, 1) covered so far.
     should_cancel : callable, optional
-        Polled every 32 steps; True raises :class:`~wsvmgui.errors.Cancelled`.
+        Polled every ``YIELD_EVERY`` steps; True raises :class:`~wsvmgui.errors.Cancelled`.
+    max_elbow : int, optional
+        Stop with :class:`PathTooCostly` as soon as more points than this sit on the elbow
+        (after merging duplicates).  The cost of a step grows with the elbow, and large
+        elbows (smooth kernels, piecewise flat probabilities) make the path slower than the
+        grid ladder; :func:`auto_max_elbow` is the limit measured to separate the two (for
+        an "auto" engine that falls back to the grid).  Deterministic (no timing).
 
     Returns
     -------
@@ -891,7 +950,7 @@ def fit_path(
     PathBreakdown
         Too many steps, cycling, an elbow system that cannot be solved accurately, a
         failed limit at pi = 0 or 1, or a KKT check that fails; the message names why,
-        pi and lambda.
+        pi and lambda.  :class:`PathTooCostly` (a subclass) when ``max_elbow`` is exceeded.
     """
     K, y, C = _check_inputs(K, y, lam)
     n = y.size
@@ -903,16 +962,23 @@ def fit_path(
     Ku = K if reps.size == n else np.ascontiguousarray(K[np.ix_(reps, reps)])
     yu, w = y[reps], mult.astype(float)
     steps = int(max_steps) if max_steps is not None else 50 * n + 1000
-    prob = _Problem(Ku, yu, w, C, float(lam), float(start), steps, rank_tol, path_tol, report)
+    limits = _Limits(max_elbow=np.inf if max_elbow is None else float(max_elbow))
+    prob = _Problem(
+        Ku, yu, w, C, float(lam), float(start), steps, rank_tol, path_tol, report, limits
+    )
     scale = float(np.abs(np.diag(K)).max())
     if ridge is not None:
         flat, info = _trace_both(prob, float(ridge) * scale)
     else:
         try:
             flat, info = _trace_both(prob, 0.0)
+        except PathTooCostly:
+            raise
         except PathBreakdown as exact_failure:
             try:
                 flat, info = _trace_both(prob, DEFAULT_RIDGE * scale)
+            except PathTooCostly:
+                raise
             except PathBreakdown as exc:
                 raise PathBreakdown(f"{exc} (exact path failed first: {exact_failure})") from exc
     if reps.size < n:
@@ -928,6 +994,7 @@ def fit_path(
         dual_residual=info.dual_residual,
         max_elbow=info.max_elbow,
         ridge=info.ridge,
+        work=limits.work,
     )
     resid = _verify(path, K, n_checks, kkt_tol)
     report(1.0)
@@ -948,6 +1015,15 @@ class _Problem:
     rank_tol: float
     path_tol: float
     report: _Progress
+    limits: _Limits
+
+
+@dataclass
+class _Limits:
+    """Largest elbow allowed, and the work of a whole fit (all attempts) so far."""
+
+    max_elbow: float = np.inf
+    work: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -975,8 +1051,8 @@ def _trace_both(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
         assert error is not None
         raise error
     tr_down = _clone(tr_up)
-    up = tr_up.trace(1.0, prob.steps, prob.report, 0.0, pi0)
-    down = tr_down.trace(-1.0, prob.steps, prob.report, 1.0 - pi0, pi0)
+    up = tr_up.trace(1.0, prob.steps, prob.report, 0.0, pi0, prob.limits)
+    down = tr_down.trace(-1.0, prob.steps, prob.report, 1.0 - pi0, pi0, prob.limits)
     info = _TraceInfo(
         path_residual=max(tr_up.max_margin, tr_down.max_margin),
         dual_residual=max(tr_up.max_dual, tr_down.max_dual),
@@ -1072,6 +1148,9 @@ class WeightPath:
         Training points merged into an identical one while tracing.
     ridge : float
         ``eps`` of the kernel ``K + eps I`` the path was traced for (0: exact for ``K``).
+    work : float
+        Work of all traced steps (both attempts when the exact path broke down), in
+        multiply-adds of their O(n |E| + |E|^2) passes: ``sum (n + |E|) |E|``.
     """
 
     lam: float
@@ -1092,6 +1171,7 @@ class WeightPath:
     max_elbow: int
     n_duplicates: int = 0
     ridge: float = 0.0
+    work: float = 0.0
 
     # -- basic facts ---------------------------------------------------------------------
     @property
