@@ -29,14 +29,16 @@ Algorithm (:func:`fit_path`)
   none do (two nearby start weights are tried if that fails).
 * Trace up to ``pi = 1`` and down to ``pi = 0``.  At every breakpoint ``(c_E, b)`` and
   their slopes are solved afresh from the current sets (no integration drift); the
-  decision values and slopes at all n points cost one (n, |E|) x (|E|, 2) product on a
-  contiguous copy of ``K[E, :]``, and the sums ``s`` over L are kept as running vectors,
-  so a step costs O(n |E| + |E|^2).
-* The elbow system is kept as an updated inverse (:mod:`wsvmgui.ladder.path_linalg`),
-  O(|E|^2) per point that enters or leaves.  The residuals of the elbow equations come
-  free with the decision values at every step; above ``REFINE_TOL`` one step of
-  iterative refinement is taken, and the inverse is recomputed from scratch (Cholesky)
-  when that is not enough or after ``REFACTOR_EVERY`` updates.
+  decision values and slopes at all n points cost one pass over the rows ``K[E, :]``,
+  and the sums ``s`` over L are kept as running vectors, so a step costs
+  O(n |E| + |E|^2).  The steps run compiled (:mod:`wsvmgui.ladder._path_kernel`, numba,
+  without the GIL); Python sets up, starts, polishes, refactorises, checks and stores.
+* The elbow system is kept as an updated Cholesky factor
+  (:mod:`wsvmgui.ladder.path_linalg`), O(|E|^2) per point that enters or leaves, whose
+  solves are backward stable.  The residuals of the elbow equations come free with the
+  decision values at every step; above ``REFINE_TOL`` one step of iterative refinement
+  is taken, and the factor is recomputed from scratch when that is not enough or after
+  ``REFACTOR_EVERY`` updates.
 * Singular and ill-conditioned systems: smooth kernels (RBF with sigma near the data's
   scale) are numerically low-rank, and near the ends of the path hundreds of points can
   sit on the elbow, far more than that rank.  The path is therefore traced exactly for
@@ -93,20 +95,23 @@ of |V| rows of the transposed cross kernel; only points whose sign changes insid
 need its exact zeros.  Predicting m points costs about ``2 m B (mean|E| + G)`` flops
 (against ``2 m n B`` for the naive product) and O(m (G + |V|)) memory beyond the cross
 kernel: the estimate streams over the blocks and never holds the (m, B) matrix.  The
-block plan is built once per path (O(B mean|E|)).  Measured (n = 5000, B = 12,534,
-10,000 new points): see ``benchmarks/results/path_speed.md``.
+block plan is built once per path (O(B mean|E|)); plan and per-block reduction are
+compiled (:mod:`wsvmgui.ladder._path_predict`), the products go through BLAS.  Measured
+(n = 5000, 10,000 new points): ``benchmarks/results/path_speed.md``.
 
 Cost of fitting
 ---------------
-About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic plus ~100
-numpy calls; with small elbows the calls dominate (~0.3 ms a step on the benchmark
-machine).  Measured (``benchmarks/results/path_speed.md``, RBF, C = 1, CPU seconds): the
-path costs 1.2x the default grid ladder at n = 2000 and 0.4x at n = 5000, but 5-17x one
-``SVC(probability=True)`` fit (n = 10,000 ... 500); the issue's target (no more than that
-fit at n = 2000) is missed by about 10x.  A compiled inner loop would remove most of the
-per-step overhead.  Where the probability is piecewise flat (hundreds of points on the
-elbow near the ends) the O(|E|^2) updates dominate and the path is far slower than the
-grid ladder (20x at n = 1000 on ``wang2008_ex1``).
+About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic
+(:attr:`WeightPath.work` counts it), compiled: ~30 us a step at n = 2000.  Beyond the
+steps: the libsvm start, the duplicate check (one n x n product) and the independent
+KKT check (``2 n_checks n^2`` flops).  The first path in a process loads the compiled
+kernels (~1 s: numba and its cache); the first ever compiles them (~20 s, cached on
+disk; see :mod:`wsvmgui.ladder._path_kernel` for where).  Measured, with the grid ladder
+and ``SVC(probability=True)`` side by side: ``benchmarks/results/path_speed.md``.  Where
+the probability is piecewise flat, hundreds of points sit on the elbow near the ends
+(smooth kernels; the ridge retrace) and the path costs 1-2x the grid ladder
+(``wang2008_ex1``, n = 1000-2000, growing with n); ``max_elbow`` /
+:func:`auto_max_elbow` stop such paths early so that callers can take the grid instead.
 """
 
 from __future__ import annotations
