@@ -4,11 +4,13 @@ with the grid, the fallback to the grid, tuning through the path, and the settin
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 import pytest
 
 import wsvmgui.ladder.engines as engines
+from wsvmgui.app.analysis import engine_notes
 from wsvmgui.app.schemes import SCHEMES, make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.errors import InputError
@@ -135,6 +137,52 @@ def test_fallback_in_tuning_is_counted_and_reported(data, monkeypatch):
     assert est.tuning_.engines == {"path": 3, "grid": 1}
     assert len(est.tuning_.fallbacks) == 1 and "forced" in est.tuning_.fallbacks[0]
     assert est.fit_info_["path_fallbacks"] == 1
+
+
+# ------------------------------------------------------------------ auto
+def test_auto_gives_costly_paths_to_the_grid_without_a_warning(data, monkeypatch, caplog):
+    X, y, Xt = data
+    # An elbow limit of one point: every path of this data stops (PathTooCostly).
+    monkeypatch.setattr(engines, "auto_max_elbow", lambda n: 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PathFallbackWarning)
+        with caplog.at_level(logging.INFO, logger="wsvmgui.ladder.engines"):
+            est = WeightedSVMClassifier(
+                engine="auto", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10
+            ).fit(X, y)
+    assert isinstance(est.ladder_, Ladder) and "elbow" in est.ladder_.switched
+    assert est.ladder_.fallback == ""
+    info = est.fit_info_
+    assert info["tuning_engines"] == {"grid": 4} and info["final_engines"] == {"grid": 1}
+    assert info["auto_grid"] == 5 and info["path_fallbacks"] == 0
+    notes = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert sum("auto: grid ladder" in m for m in notes) == 5
+    grid = WeightedSVMClassifier(
+        engine="grid", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10
+    ).fit(X, y)
+    np.testing.assert_array_equal(est.predict_proba(Xt), grid.predict_proba(Xt))
+    assert engine_notes(info) == [
+        "Engine auto: the grid ladder for 5 of 5 ladders (large elbows), the exact path "
+        "for the rest."
+    ]
+
+
+def test_auto_keeps_paths_with_small_elbows_and_still_falls_back_on_breakdown(data, monkeypatch):
+    X, y, Xt = data
+    auto = WeightedSVMClassifier(engine="auto", **FIXED).fit(X, y)
+    path = WeightedSVMClassifier(engine="path", **FIXED).fit(X, y)
+    assert auto.ladder_.path.max_elbow <= engines.auto_max_elbow(y.size)
+    assert auto.fit_info_["final_engines"] == {"path": 1} and auto.fit_info_["auto_grid"] == 0
+    np.testing.assert_array_equal(auto.predict_proba(Xt), path.predict_proba(Xt))
+    assert engine_notes(auto.fit_info_) == []
+    monkeypatch.setattr(engines, "fit_path", _break)
+    with pytest.warns(PathFallbackWarning, match="forced breakdown"):
+        est = WeightedSVMClassifier(engine="auto", n_weights=10, **FIXED).fit(X, y)
+    assert est.fit_info_["path_fallbacks"] == 1 and est.fit_info_["auto_grid"] == 0
+    assert engine_notes(est.fit_info_) == [
+        "Weight path broke down for 1 of 1 ladders; the grid ladder answered for them "
+        "(reasons in the log)."
+    ]
 
 
 def _recorder(seen):
@@ -329,3 +377,37 @@ def test_cli_engine_round_trip(capsys, tmp_path):
         assert RunSettings.from_dict(sidecar["settings"]).engine == engine
     code = main([*argv, *fast, "--engine", "bogus"])
     assert code != 0 and "engine" in capsys.readouterr().err
+
+
+def test_cli_notes_paths_that_broke_down(capsys, tmp_path, monkeypatch):
+    import pandas as pd
+
+    from wsvmgui.cli import main
+
+    d = simulate("wuliu2011_ex1", 60, seed=1)
+    frame = pd.DataFrame(d.X, columns=["x1", "x2"])
+    frame["label"] = np.where(d.y > 0, "good", "bad")
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    argv = ["fit", str(tmp_path / "train.csv"), "--label", "label"]
+    fast = ["--lambda", "0.01", "--sigma", "1.0", "--out"]
+    assert main([*argv, *fast, str(tmp_path / "ok.csv")]) == 0
+    assert "broke down" not in capsys.readouterr().err
+    monkeypatch.setattr(engines, "fit_path", _break)
+    with pytest.warns(PathFallbackWarning):
+        assert main([*argv, *fast, str(tmp_path / "fallback.csv")]) == 0
+    assert "Weight path broke down for 1 of 1 ladders" in capsys.readouterr().err
+
+
+def test_app_run_notes_paths_that_broke_down(monkeypatch):
+    from wsvmgui.app.analysis import RunRequest, run_analysis
+    from wsvmgui.app.datasets import load_builtin, split_dataset
+
+    split = split_dataset(load_builtin("design:wuliu2011_ex1", n=80, seed=2), seed=2)
+    settings = RunSettings(scheme="binary", lambdas=[0.01], sigmas=[1.0], n_weights=10)
+    ok = run_analysis(RunRequest(settings, split, grid_size=20))
+    assert not any("broke down" in n for n in ok.notes)
+    monkeypatch.setattr(engines, "fit_path", _break)
+    with pytest.warns(PathFallbackWarning):
+        res = run_analysis(RunRequest(settings, split, grid_size=20))
+    assert res.estimator.fit_info_["path_fallbacks"] == 1
+    assert any("Weight path broke down for 1 of 1 ladders" in n for n in res.notes)

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ._version import __version__
+from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
@@ -404,6 +405,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
+    for text in engine_notes(getattr(estimator, "fit_info_", None)):
+        _note(args, text)
     model_meta = {
         "training data": train.summary(),
         "label": args.label,
@@ -492,6 +495,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
+    for text in engine_notes(getattr(est, "fit_info_", None)):
+        print(f"note     {text}")
     if hasattr(est, "lambda_"):
         print(
             f"tuned    lambda = {est.lambda_:.4g}, sigma = {est.sigma_:.4g}, "

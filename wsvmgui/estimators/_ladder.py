@@ -268,18 +268,23 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
     -------
     dict
         ``engine``; ``final_engines`` and ``tuning_engines`` (engine -> ladders answered);
-        ``path_fallbacks`` (paths that broke down, the grid answering).
+        ``path_fallbacks`` (paths that broke down, the grid answering); ``auto_grid``
+        (ladders for which ``"auto"`` stopped the path and chose the grid).
     """
     final = Counter(str(getattr(lad, "engine", "grid")) for lad in ladders)
     tuned: Counter = Counter()
     fallbacks = sum(bool(getattr(lad, "fallback", "")) for lad in ladders)
+    switched = sum(bool(getattr(lad, "switched", "")) for lad in ladders)
     for t in tunings:
         if t is not None:
             tuned.update(t.engines)
             fallbacks += len(t.fallbacks)
+            if engine == "auto":  # a grid cell is a breakdown's fallback or auto's choice
+                switched += t.engines.get("grid", 0) - len(t.fallbacks)
     return {
         "engine": engine,
         "final_engines": dict(final),
         "tuning_engines": dict(tuned),
         "path_fallbacks": int(fallbacks),
+        "auto_grid": int(switched),
     }

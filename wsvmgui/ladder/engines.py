@@ -12,6 +12,12 @@ of their tuning searches) is fitted by :func:`fit_binary_ladder`, which runs one
     too many steps, an elbow system it cannot solve), the grid ladder answers instead,
     with a :class:`PathFallbackWarning` and a log record naming why; that answer is
     KKT-checked like every grid ladder.  Never an unchecked answer.
+``"auto"``
+    The path, stopped as soon as its elbow holds more than
+    :func:`~wsvmgui.ladder.path.auto_max_elbow` points
+    (:class:`~wsvmgui.ladder.path.PathTooCostly`: the grid is expected to be cheaper);
+    the grid ladder then answers for that (lambda, kernel) with a log record (info), no
+    warning.  A path that breaks down falls back as under ``"path"``.
 ``"grid"``
     One weighted SVM per weight of the grid (:func:`~wsvmgui.ladder.grid.fit_ladder`);
     probabilities quantised to the grid.
@@ -36,13 +42,13 @@ from ..progress import CancelCheck, ProgressCallback
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
-from .path import PathBreakdown, WeightPath, fit_path
+from .path import PathBreakdown, PathTooCostly, WeightPath, auto_max_elbow, fit_path
 from .rules import LadderEstimate
 from .weights import check_weights
 
 logger = logging.getLogger(__name__)
 
-ENGINES = ("path", "grid")
+ENGINES = ("path", "auto", "grid")
 #: The engine of every ladder scheme unless told otherwise.
 DEFAULT_ENGINE = "path"
 
@@ -75,6 +81,7 @@ class PathLadder:
     weights: np.ndarray
     engine: ClassVar[str] = "path"
     fallback: ClassVar[str] = ""
+    switched: ClassVar[str] = ""
 
     @property
     def lam(self) -> float:
@@ -134,7 +141,7 @@ def fit_binary_ladder(
     weights : ndarray, shape (M - 1,)
         The grid engine's weights; the path's drawing weights.
     lam : float
-    engine : {"path", "grid"}
+    engine : {"path", "auto", "grid"}
     solver, qp_solver : str
         Weighted-SVM solver of the grid ladder (also on fallback).
     progress : callable, optional
@@ -155,7 +162,8 @@ def fit_binary_ladder(
     Returns
     -------
     PathLadder or Ladder
-        A grid ladder that answers for a broken-down path has ``fallback`` set to why.
+        A grid ladder that answers for a broken-down path has ``fallback`` set to why;
+        one that ``"auto"`` chose has ``switched`` set to why.
     """
     check_engine(engine)
     weights = check_weights(weights)
@@ -163,10 +171,20 @@ def fit_binary_ladder(
     units = _Units(weights.size, progress, reserve=shown.size)
     if engine == "grid":
         return _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
+    limit = auto_max_elbow(y.size) if engine == "auto" else None
+    where = f" ({context})" if context else ""
     try:
-        path = fit_path(K, y, lam, progress=units.path_progress, should_cancel=should_cancel)
+        path = fit_path(
+            K, y, lam, progress=units.path_progress, should_cancel=should_cancel,
+            max_elbow=limit,
+        )  # fmt: skip
+    except PathTooCostly as exc:
+        why = f"auto: grid ladder{where}: {exc}"
+        logger.info("%s", why)
+        ladder = _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
+        return replace(ladder, switched=why)
     except PathBreakdown as exc:
-        why = f"weight path broke down{' (' + context + ')' if context else ''}: {exc}"
+        why = f"weight path broke down{where}: {exc}"
         warnings.warn(
             f"{why}; the grid ladder of {weights.size} weights answers instead",
             PathFallbackWarning,

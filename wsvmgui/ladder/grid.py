@@ -64,6 +64,8 @@ class Ladder:
     fallback : str
         Empty, or why the exact weight path broke down so that this ladder answers
         instead (:mod:`wsvmgui.ladder.engines`).
+    switched : str
+        Empty, or why the ``"auto"`` engine stopped the path and chose this ladder.
     """
 
     weights: np.ndarray
@@ -72,6 +74,7 @@ class Ladder:
     intercept: np.ndarray
     kkt_residual: np.ndarray
     fallback: str = ""
+    switched: str = ""
     engine: ClassVar[str] = "grid"
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
@@ -103,6 +106,7 @@ class Ladder:
                 self.intercept,
                 self.kkt_residual,
                 self.fallback,
+                self.switched,
             ),
             keep,
         )
