@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", nargs="+", default=["e2e", "accuracy", "collapse"])
     ap.add_argument("--sizes", type=int, nargs="+", default=[500, 2000, 5000])
     ap.add_argument("--e2e-methods", nargs="+", default=list(E2E_METHODS))
+    ap.add_argument("--designs", nargs="+", help="only these designs / data sets")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--n-test", type=int, default=5000)
     ap.add_argument("--timeout", type=float, default=3600.0)
@@ -224,44 +225,42 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     out_json = RESULTS / "path_integration.json"
     res = json.loads(out_json.read_text()) if out_json.exists() else {"rows": {}}
-    start = time.time()
-    load0 = os.getloadavg()
     command = "python benchmarks/path_integration.py " + " ".join(argv or sys.argv[1:])
+    run = {
+        "command": command,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs shared with other jobs",
+        "load": [os.getloadavg(), os.getloadavg()],
+        "python": platform.python_version(),
+        "seconds": 0.0,
+        "n_test": opts.n_test,
+        "seeds": opts.seeds,
+    }
+    res.pop("meta", None)
+    res["runs"] = [*res.get("runs", []), run]
+    start = time.time()
     for part in opts.parts:
-        cases = _cases(part, opts)
+        cases = [c for c in _cases(part, opts) if not opts.designs or c[1] in opts.designs]
         # Rows of cases not run this time are kept (a part can be completed in pieces).
-        done = {(m, d, n, s) for m, d, n, s in cases}
-        rows = [
-            r
-            for r in res["rows"].get(part, [])
-            if (r["method"], r["design"], r["n"], r["seed"]) not in done
-        ]
+        todo = set(cases)
+        rows = res["rows"].setdefault(part, [])
+        rows[:] = [r for r in rows if (r["method"], r["design"], r["n"], r["seed"]) not in todo]
         for m, d, n, s in cases:
             row = {"method": m, "design": d, "n": n, "seed": s, "run": command}
             n_test = -1 if part == "collapse" else opts.n_test
             row.update(_run([m, d, str(n), str(s), str(n_test)], opts.timeout))
             rows.append(row)
             print(json.dumps(row), flush=True)
-        res["rows"][part] = rows
-    runs = res.get("runs", [])
-    runs.append(
-        {
-            "command": command,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs shared with other jobs",
-            "load": [load0, os.getloadavg()],
-            "python": platform.python_version(),
-            "seconds": time.time() - start,
-            "n_test": opts.n_test,
-            "seeds": opts.seeds,
-        }
-    )
-    res["runs"] = runs
-    res.pop("meta", None)
+            run["load"][-1], run["seconds"] = os.getloadavg(), time.time() - start
+            _save(out_json, res)  # after every row: a stopped run keeps what it measured
+    _save(out_json, res)
+    return 0
+
+
+def _save(out_json: Path, res: dict) -> None:
     RESULTS.mkdir(exist_ok=True)
     out_json.write_text(json.dumps(res, indent=1))
     (RESULTS / "path_integration.md").write_text(_report(res))
-    return 0
 
 
 # ------------------------------------------------------------------------------- report
