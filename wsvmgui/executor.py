@@ -280,7 +280,11 @@ class ClusterExecutor(Executor):
         self.client.run(fn, *args)
 
     def memory_slots(self) -> tuple[int | None, int]:
-        workers = self.client.scheduler_info(n_workers=-1)["workers"].values()
+        try:
+            info = self.client.scheduler_info(n_workers=-1)
+        except TypeError:  # distributed before 2025 lists every worker by default
+            info = self.client.scheduler_info()
+        workers = info["workers"].values()
         limits = [int(w.get("memory_limit") or 0) for w in workers]
         threads = max([int(w.get("nthreads", 1)) for w in workers] or [1])
         known = [m for m in limits if m > 0]

@@ -160,10 +160,15 @@ class KernelStorage:
 
 
 def _per_fit(n_fit: int, n_rows: int, n_weights: int, cache_bytes: float) -> float:
-    """Bytes one running ladder fit holds beside the kernel matrix."""
-    arrays = 4 * n_weights * n_fit * 8  # each fit's alpha and coef, the ladder, its check
+    """Bytes one running ladder fit holds beside the kernel matrix.
+
+    Its weighted fits' coefficients and the ladder made of them (three arrays of
+    ``n_weights x n_fit``), and at any one time the largest of libsvm's cache (during a
+    fit), the KKT check's arrays and two blocks of kernel rows (scoring, products).
+    """
+    arrays = 3 * n_weights * n_fit * 8
     check = 6 * min(n_weights, CHECK_CHUNK) * n_rows * 8
-    return arrays + check + 2 * BLOCK_BYTES + cache_bytes + 200 * n_fit
+    return arrays + max(cache_bytes, check, 2 * BLOCK_BYTES) + 200 * n_fit
 
 
 def ladder_storage(
@@ -228,14 +233,14 @@ def ladder_storage(
         raise MemoryBudgetError(_refusal(what, n_rows, dense, slots, cluster))
     if not kernel_free:
         raise MemoryBudgetError(f"{what} needs a dense kernel matrix, not values on the fly")
-    fixed = 8 * n_rows * n_features + slots * _per_fit(n_fit, n_rows, n_weights, 0.0)
-    cache = FLY_CACHE_MAX_MB * 2**20
+    data = 8 * n_rows * n_features
+    cache = min(FLY_CACHE_MAX_MB * 2**20, q_bytes)
     if budget is not None:
-        cache = min(cache, (budget - fixed) / (2 * slots))
-    cache = max(min(cache, q_bytes), FLY_CACHE_MIN_MB * 2**20)
-    fly = KernelStorage(
-        "on-the-fly", cache / 2**20, int(fixed + slots * cache), available, kernel_bytes
-    )
+        room = (budget - data) / slots - _per_fit(n_fit, n_rows, n_weights, 0.0)
+        cache = min(cache, room / 2)  # half of what is left per fit, for headroom
+    cache = max(cache, FLY_CACHE_MIN_MB * 2**20)
+    need = data + slots * _per_fit(n_fit, n_rows, n_weights, cache)
+    fly = KernelStorage("on-the-fly", cache / 2**20, int(need), available, kernel_bytes)
     if fits(fly):
         return fly
     raise MemoryBudgetError(_refusal(what, n_rows, fly, slots, cluster))
