@@ -104,12 +104,12 @@ def test_estimator_chooses_on_the_fly_by_itself_and_agrees_with_the_dense_fit():
 
 def test_estimators_refuse_before_fitting_when_nothing_fits():
     d = simulate("zeng_ex3", 150, seed=0)
-    with memory_limits(available=64 * 1024):
-        with pytest.raises(MemoryBudgetError, match="not enough memory.*150 rows"):
-            MulticlassWeightedSVMClassifier(scheme="ova", lam=0.01, sigma=1.0).fit(d.X, d.y)
-    with memory_limits(storage="on-the-fly"):  # the QP reference needs the dense matrix
-        with pytest.raises(MemoryBudgetError, match="needs a dense kernel matrix"):
-            WeightedSVMClassifier(lam=0.01, sigma=1.0, solver="qp").fit(d.X[:40], d.y[:40] == 1)
+    tiny = memory_limits(available=64 * 1024)
+    with tiny, pytest.raises(MemoryBudgetError, match="not enough memory.*150 rows"):
+        MulticlassWeightedSVMClassifier(scheme="ova", lam=0.01, sigma=1.0).fit(d.X, d.y)
+    fly = memory_limits(storage="on-the-fly")  # the QP reference needs the dense matrix
+    with fly, pytest.raises(MemoryBudgetError, match="needs a dense kernel matrix"):
+        WeightedSVMClassifier(lam=0.01, sigma=1.0, solver="qp").fit(d.X[:40], d.y[:40] == 1)
 
 
 def test_command_line_shows_the_refusal_in_one_line_and_exits_2(tmp_path: Path, capsys):
