@@ -42,8 +42,14 @@ import numpy as np
 from ..errors import InputError, SolverError
 from ..executor import ClusterExecutor, Executor, Shared, Task, TaskContext, current_executor
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers._libsvm_direct import CACHE_MB
-from ..solvers.gram import DenseGram, Gram, OnTheFlyGram, drop_kernels, shared_kernel
+from ..solvers.gram import (
+    FLY_CACHE_MB,
+    DenseGram,
+    Gram,
+    OnTheFlyGram,
+    drop_kernels,
+    shared_kernel,
+)
 from ..solvers.kernels import Kernel
 from ..solvers.memory import KernelStorage, available_memory, ladder_storage
 from .grid import FitEvent, Ladder, fit_ladder
@@ -130,7 +136,7 @@ def score_cell(
     rule: str,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
-    cache_mb: float = CACHE_MB,
+    cache_mb: float = FLY_CACHE_MB,
 ) -> tuple[float, float]:
     """Fit a ladder for one (lambda, sigma) on one fold's training rows; score its tuning rows.
 

@@ -131,6 +131,11 @@ def libsvm_kernel(kernel: Kernel) -> dict[str, Any]:
     return {"kernel": "linear"}
 
 
+#: Default libsvm cache (MB) when kernel values are made on the fly; there it saves
+#: recomputing kernel columns, unlike for a precomputed matrix.
+FLY_CACHE_MB = 200.0
+
+
 class OnTheFlyGram(Gram):
     """Rows ``rows`` of the data, their kernel values computed when needed, never stored.
 
@@ -150,7 +155,7 @@ class OnTheFlyGram(Gram):
         X: np.ndarray,
         kernel: Kernel,
         rows: np.ndarray | None = None,
-        cache_mb: float = libsvm.CACHE_MB,
+        cache_mb: float = FLY_CACHE_MB,
     ) -> None:
         self.X_all = np.asarray(X, dtype=float)
         self.X = self.X_all if rows is None else self.X_all[np.asarray(rows, dtype=np.intp)]
