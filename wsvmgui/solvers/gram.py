@@ -184,7 +184,7 @@ def as_gram(K: np.ndarray | Gram) -> Gram:
 
 
 # --------------------------------------------------------------------- shared matrices
-_shared: dict[Hashable, np.ndarray] = {}
+_shared: dict[tuple[Hashable, Kernel], np.ndarray] = {}
 _shared_lock = threading.Lock()
 #: Dense kernel matrices this process has built (tests and benchmarks read it).
 build_count = {"built": 0}
