@@ -58,8 +58,8 @@ def test_the_plan_is_dense_when_it_fits_and_on_the_fly_when_it_does_not():
     assert roomy.dense and roomy.kernel_bytes == kernel
     # One kernel plus two fits' working memory: under 1.5 kernels + 400 MB (issue 13).
     assert kernel < roomy.need < 1.5 * kernel + 400 * MB
-    tight = ladder_storage(n, 5, n, 153, 2, 500 * MB, kernel_free=True)
-    assert tight.mode == "on-the-fly" and tight.need <= 0.9 * 500 * MB
+    tight = ladder_storage(n, 5, n, 153, 2, 400 * MB, kernel_free=True)
+    assert tight.mode == "on-the-fly" and tight.need <= 0.9 * 400 * MB
     assert tight.cache_mb >= memory.FLY_CACHE_MIN_MB
     assert "on the fly" in tight.describe() and "275 MB" in tight.describe()
     unknown = ladder_storage(n, 5, n, 153, 2, None, kernel_free=False)

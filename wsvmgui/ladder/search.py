@@ -51,7 +51,12 @@ from ..solvers.gram import (
     shared_kernel,
 )
 from ..solvers.kernels import Kernel
-from ..solvers.memory import KernelStorage, available_memory, ladder_storage
+from ..solvers.memory import (
+    KernelStorage,
+    available_memory,
+    forced_available,
+    ladder_storage,
+)
 from .grid import FitEvent, Ladder, fit_ladder
 from .rules import estimate_from_decision
 from .splits import Fold
@@ -209,7 +214,8 @@ def plan_storage(
     """:func:`~wsvmgui.solvers.memory.ladder_storage` for the processes of ``executor``."""
     limit, slots = executor.memory_slots()
     cluster = isinstance(executor, ClusterExecutor)
-    available = available_memory() if not cluster else (limit if limit is not None else None)
+    forced = forced_available()  # memory_limits() holds for a cluster's workers too
+    available = forced if forced is not None else limit if cluster else available_memory()
     return ladder_storage(
         n_rows,
         n_features,

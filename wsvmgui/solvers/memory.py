@@ -83,11 +83,17 @@ def available_memory() -> int | None:
     The value set by :func:`memory_limits` when inside one; else the smaller of
     ``MemAvailable`` and the room under the cgroup limit.
     """
-    forced = _limit.get()
-    if forced is not None and forced[0] is not None:
-        return forced[0]
+    forced = forced_available()
+    if forced is not None:
+        return forced
     found = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
     return min(found) if found else None
+
+
+def forced_available() -> int | None:
+    """The bytes set by :func:`memory_limits` (None when none)."""
+    forced = _limit.get()
+    return None if forced is None else forced[0]
 
 
 def forced_storage() -> str:
