@@ -78,7 +78,9 @@ def test_without_a_cluster_work_runs_on_threads():
 
 def test_an_unreachable_scheduler_is_one_line_input_error():
     start = time.perf_counter()
-    refused = pytest.raises(InputError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    refused = pytest.raises(
+        InputError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"
+    )
     with refused, use_scheduler("tcp://127.0.0.1:9", timeout=1):
         pass
     assert time.perf_counter() - start < 30

@@ -323,8 +323,11 @@ class ClusterExecutor(Executor):
                     results[i] = f.result()  # re-raises a task's error here
                     tracker.step(tasks[i].units)
         except BaseException:
-            Event(event_name, client=self.client).set()
-            self.client.cancel(futures)
+            try:  # running tasks stop at their next fit; the others never start
+                Event(event_name, client=self.client).set()
+                self.client.cancel(futures)
+            except Exception:  # pragma: no cover - a lost connection: nothing to stop
+                pass
             raise
         finally:
             del futures, pending

@@ -108,9 +108,15 @@ class DenseGram(Gram):
         coef = np.atleast_2d(coef)
         if self.rows is None:
             return coef @ self.K
-        full = np.zeros((coef.shape[0], self.K.shape[0]))
-        full[:, self.rows] = coef
-        return (full @ self.K)[:, self.rows]
+        full = np.zeros((self.K.shape[0], coef.shape[0]))
+        full[self.rows] = coef.T
+        # K is symmetric: column r of coef @ K is row r of K times coef; a block of the
+        # fit's rows of K at a time (n x N x m multiplications, no n x n copy).
+        out = np.empty(coef.shape)
+        step = block_rows(self.K.shape[0])
+        for lo in range(0, self.n, step):
+            out[:, lo : lo + step] = (self.K[self.rows[lo : lo + step]] @ full).T
+        return out
 
     def cross(self, rows: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.intp)
