@@ -12,7 +12,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, Future, LocalCluster
 
 from wsvmgui.cli import main
 from wsvmgui.errors import Cancelled
@@ -90,6 +90,46 @@ def test_joint_on_the_cluster_is_the_local_fit(client):
     np.testing.assert_array_equal(remote.predict_proba(d.X), local.predict_proba(d.X))
     # Two lambdas on the hold-out, then the refit: 4 warm-start segments each (n_jobs=2).
     assert sum(done) == 3 * 4 and min(done) >= 1
+
+
+def _arrays(value):
+    """Every ndarray in ``value`` (nested tuples and lists)."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in _arrays(v)]
+    return []
+
+
+def test_data_is_scattered_once_per_stage_and_progress_counts_every_fit(client, monkeypatch):
+    d = simulate("wuliu2011_ex1", 300, seed=7)
+    scattered, submitted, seen = [], [], []
+    scatter, submit = client.scatter, client.submit
+
+    def record_scatter(data, **kw):
+        scattered.append(kw)
+        return scatter(data, **kw)
+
+    def record_submit(fn, *args, **kw):
+        submitted.append(args)
+        return submit(fn, *args, **kw)
+
+    monkeypatch.setattr(client, "scatter", record_scatter)
+    monkeypatch.setattr(client, "submit", record_submit)
+    params = dict(n_weights=10, lambdas=[0.01, 0.001], sigmas=[0.5, 1.0, 2.0], cv=2)
+    with use_scheduler(client):
+        WeightedSVMClassifier(**params).fit(
+            d.X, d.y, progress=lambda done, total, _p: seen.append((done, total))
+        )
+    # Once for the tuning cells, once for the final fit, each to every worker.
+    assert len(scattered) == 2 and all(kw["broadcast"] for kw in scattered)
+    assert len(submitted) == 3 * 2 * 2 + 1
+    for args in submitted:  # (fn, event, data, ...): the data travel as a future
+        assert isinstance(args[2], Future)
+        assert all(a.size < d.y.size for a in _arrays(args[3:]))  # no rows of the data
+    # Progress grows to its total over the cluster's tasks, never beyond it.
+    assert seen[-1][0] == seen[-1][1] == (3 * 2 * 2 + 1) * 9
+    assert all(done <= total for done, total in seen)
 
 
 def test_joblib_dask_backend_sends_the_fits_to_the_cluster(client):
