@@ -121,6 +121,12 @@ class SettingsPanel(QWidget):
         self.n_jobs = QSpinBox()
         self.n_jobs.setRange(0, 64)
         self.n_jobs.setSpecialValueText("all cores")
+        self.scheduler = QLineEdit()
+        self.scheduler.setPlaceholderText("this machine")
+        self.scheduler.setToolTip(
+            "Address of a Dask scheduler, e.g. tcp://host:8786, to run the fits on its "
+            "workers (needs pip install 'wsvmgui[cluster]'); empty: this machine"
+        )
         self.solver = QComboBox()
         self.solver.addItems(list(SOLVERS))
         self.options = QLineEdit()
@@ -147,6 +153,7 @@ class SettingsPanel(QWidget):
         form.addRow("", self.refit)
         form.addRow("seed", self.seed)
         form.addRow("workers", self.n_jobs)
+        form.addRow("Dask scheduler", self.scheduler)
         form.addRow("solver", self.solver)
         form.addRow("options", self.options)
         form.addRow("", self.compare)
@@ -161,7 +168,7 @@ class SettingsPanel(QWidget):
             w.valueChanged.connect(self._on_change)
         for w in (self.coef0, self.poly_gamma, self.tune_fraction):
             w.valueChanged.connect(self._on_change)
-        for w in (self.sigmas, self.lambdas, self.options):
+        for w in (self.sigmas, self.lambdas, self.options, self.scheduler):
             w.textChanged.connect(self._on_change)
         self.refit.toggled.connect(self._on_change)
         self.compare.toggled.connect(self._on_change)
@@ -231,6 +238,7 @@ class SettingsPanel(QWidget):
         self.refit.setChecked(s.refit)
         self.seed.setValue(s.seed)
         self.n_jobs.setValue(s.n_jobs)
+        self.scheduler.setText(s.scheduler)
         self.solver.setCurrentText(s.solver)
         self.options.setText(json.dumps(s.options) if s.options else "")
         for w in widgets:
@@ -263,6 +271,7 @@ class SettingsPanel(QWidget):
             refit=self.refit.isChecked(),
             seed=self.seed.value(),
             n_jobs=self.n_jobs.value(),
+            scheduler=self.scheduler.text().strip(),
             solver=self.solver.currentText(),
             options=options,
         )
