@@ -49,6 +49,11 @@ def window(qtbot, app_state):
     from wsvmgui.gui.main_window import MainWindow
 
     win = MainWindow(app_state)
+
+    def unexpected_ask(title, text, choices, default):
+        raise AssertionError(f"unexpected question: {title}: {text}")
+
+    win.ask = unexpected_ask  # a modal question would block the test; tests that expect one set it
     win.resize(1200, 800)
     qtbot.addWidget(win)
     win.show()
@@ -62,6 +67,6 @@ def run_and_wait(qtbot, window, settings: RunSettings, timeout: int = 60000):
     window.settings_panel.set_settings(settings)
     job = window.start_run()
     assert job is not None, window.messages.text()
-    qtbot.waitUntil(lambda: not window.runner.is_running("run"), timeout=timeout)
-    qtbot.waitUntil(lambda: not window._pending_views, timeout=timeout)  # deferred views
+    # the run, its deferred views, the baselines and planes it started
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=timeout)
     return window.result

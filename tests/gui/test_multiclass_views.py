@@ -76,8 +76,9 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
         for m, (x, y) in enumerate(curves):
             if x.size == 0:
                 continue
-            f = decisions(np.column_stack([x, y]))[k][:, m]
-            scale = np.abs(decisions(result.split.dataset.X)[k][:, m]).max()
+            # curves in raw units, the model on standardised inputs
+            f = decisions(result.split.transform(np.column_stack([x, y])))[k][:, m]
+            scale = np.abs(decisions(result.split.X_all)[k][:, m]).max()
             assert np.max(np.abs(f)) < 0.05 * scale
     # the selected point's three ladders, one row each, with their brackets
     row = int(result.split.test.index[0])

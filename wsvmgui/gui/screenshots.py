@@ -31,7 +31,7 @@ def _wait(app, window, timeout: float) -> bool:
     start = time.perf_counter()
 
     def check() -> None:
-        idle = not window.runner.is_running("run") and not window._pending_views
+        idle = not window.is_busy()
         if idle or time.perf_counter() - start > timeout:
             loop.quit()
 

@@ -72,7 +72,8 @@ def shape_to_path(el: ET.Element) -> list[tuple[str, np.ndarray]]:
     get = el.get
     if tag == "path":
         out = []
-        for cmd, args in re.findall(r"([A-Za-z])([^A-Za-z]*)", get("d", "")):
+        # path commands are letters other than the "e" of exponents ("1.4e-17")
+        for cmd, args in re.findall(r"([A-DF-Za-df-z])([^A-DF-Za-df-z]*)", get("d", "")):
             if cmd not in "MLCZ":
                 raise ValueError(f"path command {cmd!r} not handled")
             pts = _points(args) if cmd != "Z" else np.empty((0, 2))

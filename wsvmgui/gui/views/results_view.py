@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .common import cache_axes, fixed_lines
+from .common import add_title, cache_axes, fixed_lines
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
@@ -38,7 +38,7 @@ class ResultsView(QWidget):
         self.summary = QLabel("No run yet: press Run.")
         fixed_lines(self.summary, 3)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.baseline_button = QPushButton("Compare with baselines")
+        self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
             "the same split and add their test measures to the table"
@@ -48,12 +48,15 @@ class ResultsView(QWidget):
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumWidth(160)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.plot = self.graphics.addPlot(
-            row=0, col=0, title="tuning surface: EGKL on the tuning set"
-        )
+        self.graphics.setMinimumSize(200, 200)
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.title = add_title(self.plot, "tuning: EGKL")
         self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setMinimumSize(100, 100)
         cache_axes(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -64,8 +67,9 @@ class ResultsView(QWidget):
         )
         self.plot.addItem(self.best)
         self.colorbar = pg.ColorBarItem(
-            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=14
+            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=12
         )
+        self.colorbar.getAxis("right").setWidth(40)
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
         self.note = pg.TextItem("", color=(80, 80, 80), anchor=(0.5, 0.5))
@@ -80,6 +84,7 @@ class ResultsView(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([600, 400])
+        splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -123,13 +128,17 @@ class ResultsView(QWidget):
         notes = "".join(f"<br>{n}" for n in result.notes)
         self.summary.setText(f"{head}<br>{sub}{notes}")
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
+        for part, values in getattr(result, "comparison_metrics", {}).items():
+            if part != "tune":
+                self._columns[f"non-crossing ({part})"] = dict(values)
         self._fill_table()
-        self._draw_tuning(getattr(result, "tuning", None))
+        self._draw_tuning(getattr(result, "tuning", None), result)
         self.baseline_button.setEnabled(True)
 
-    def add_baselines(self, baselines: dict[str, dict[str, float]]) -> None:
-        for name, values in baselines.items():
-            self._columns[f"{name} (test)"] = dict(values)
+    def add_baselines(self, baselines) -> None:
+        """Add the baselines' measures (a :class:`wsvmgui.app.analysis.Baselines`)."""
+        for name, values in baselines.metrics.items():
+            self._columns[f"{name} ({baselines.part})"] = dict(values)
         self._fill_table()
 
     def table_values(self) -> dict[str, dict[str, float]]:
@@ -143,7 +152,8 @@ class ResultsView(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(measures))
-        self.table.setHorizontalHeaderLabels(cols)
+        # names on two lines: "logistic regression (test)" is wider than its numbers
+        self.table.setHorizontalHeaderLabels([c.replace(" (", "\n(") for c in cols])
         self.table.setVerticalHeaderLabels(measures)
         for i, m in enumerate(measures):
             for j, c in enumerate(cols):
@@ -152,20 +162,18 @@ class ResultsView(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
 
-    def _draw_tuning(self, tuning) -> None:
-        if tuning is None:
+    def _draw_tuning(self, tuning, result=None) -> None:
+        if tuning is None or not hasattr(tuning, "egkl"):
             self.image.clear()
             self.best.setData([], [])
             self.tuning_table = None
-            self.note.setText(
-                "no tuning in this run\n(one \u03bb and one \u03c3, or a scheme "
-                "without a tuning table)"
-            )
+            self.note.setText(_no_table_note(result))
             self.note.setPos(0.5, 0.5)
             self.plot.setXRange(0, 1)
             self.plot.setYRange(0, 1)
             return
         self.note.setText("")
+        self.title.setText("tuning: EGKL (\u2605 chosen)")
         table = np.asarray(tuning.egkl, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
@@ -181,11 +189,11 @@ class ResultsView(QWidget):
         i, j = np.unravel_index(int(np.nanargmin(np.where(finite, table, np.inf))), table.shape)
         self.best.setData(x=[float(i)], y=[float(j)])
         self.plot.getAxis("bottom").setTicks(
-            [[(k, f"{v:.2g}") for k, v in enumerate(tuning.lambdas)]]
+            [[(k, _short(v)) for k, v in enumerate(tuning.lambdas)]]
         )
         sig = np.asarray(tuning.sigmas, dtype=float)
         self.plot.getAxis("left").setTicks(
-            [[(k, "none" if not np.isfinite(v) else f"{v:.2g}") for k, v in enumerate(sig)]]
+            [[(k, "none" if not np.isfinite(v) else _short(v)) for k, v in enumerate(sig)]]
         )
         self.plot.setLabel("bottom", "\u03bb")
         self.plot.setLabel("left", "\u03c3")
@@ -194,3 +202,33 @@ class ResultsView(QWidget):
 
     def export_item(self):
         return self.graphics.scene()
+
+
+def _no_table_note(result) -> str:
+    """Why there is no tuning surface: nothing tuned, or a scheme that keeps no table."""
+    if result is None:
+        return "no tuning table"
+    s = result.settings
+    n_lam = len(s.lambdas) if s.lambdas is not None else 7
+    n_sig = 1 if s.kernel != "rbf" else (len(s.sigmas) if s.sigmas is not None else 6)
+    if n_lam * n_sig <= 1:
+        return "not tuned: one \u03bb and one \u03c3 given"
+    est = result.estimator
+    chosen = []
+    for attr, name in (("lambda_", "\u03bb"), ("lam_", "\u03bb"), ("sigma_", "\u03c3")):
+        value = getattr(est, attr, None)
+        if isinstance(value, (int, float)) and np.isfinite(value):
+            chosen.append(f"{name} = {value:.3g}")
+    tuned = f"tuned over {n_lam} \u00d7 {n_sig} values"
+    if chosen:
+        tuned += ": " + ", ".join(dict.fromkeys(chosen))
+    return tuned + "\n(this scheme keeps no table of the scores)"
+
+
+def _short(v: float) -> str:
+    """A tick label of at most 5 characters: ``0.017``, ``2e-4``, ``1.2``, ``300``."""
+    text = f"{v:.2g}"
+    if len(text) > 5:
+        mantissa, exp = f"{v:.0e}".split("e")
+        text = f"{mantissa}e{int(exp)}"
+    return text

@@ -13,12 +13,24 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
-from .common import class_brushes, configure_plot, fixed_lines
+from .common import (
+    PHAT,
+    add_title,
+    class_brushes,
+    class_qcolor,
+    configure_plot,
+    fixed_lines,
+    legend_line,
+    legend_sample,
+)
 
 SQRT3_2 = np.sqrt(3.0) / 2.0
 VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
 POSITIVE = pg.mkBrush(30, 150, 60, 230)
 NEGATIVE = pg.mkBrush(200, 60, 50, 230)
+BRACKET_PEN = pg.mkPen(255, 165, 0, 150, width=14)
+#: Widest left axis of the ladder plot (sub-problem names), in pixels.
+MAX_NAME_WIDTH = 130
 
 
 def to_triangle(weights: np.ndarray) -> np.ndarray:
@@ -60,6 +72,7 @@ class SimplexView(QWidget):
         super().__init__(parent)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.setMinimumSize(200, 200)
         self.info = QLabel("Select a point in any view to see its ladders.")
         fixed_lines(self.info, 2)
         layout = QVBoxLayout(self)
@@ -68,11 +81,14 @@ class SimplexView(QWidget):
         layout.addWidget(self.info)
 
         # Triangle
-        self.tri = self.graphics.addPlot(row=0, col=0, title="class weights \u03c0 (simplex)")
+        self.tri = pg.PlotItem()
+        self.tri_title = add_title(self.tri, "class weights \u03c0 on the simplex")
         self.tri.setAspectLocked(True)
         self.tri.hideAxis("left")
         self.tri.hideAxis("bottom")
         self.tri.setMenuEnabled(False)
+        self.tri.hideButtons()
+        self.tri.setMinimumSize(120, 120)
         outline = np.vstack([VERTICES, VERTICES[:1]])
         self.outline = pg.PlotDataItem(outline[:, 0], outline[:, 1], pen=pg.mkPen(60, 60, 60))
         self.tri.addItem(self.outline)
@@ -85,36 +101,29 @@ class SimplexView(QWidget):
         )
         self.tri.addItem(self.border_mark)
         self.vertex_labels = []
-        for (x, y), anchor in zip(VERTICES, ((1, 0), (0, 0), (0.5, 1)), strict=True):
+        for (x, y), anchor in zip(VERTICES, ((0.5, 0), (0.5, 0), (0.5, 1)), strict=True):
             text = pg.TextItem("", color=(30, 30, 30), anchor=anchor)
-            text.setPos(x, y)
+            text.setPos(x, y - 0.04 if y == 0 else y + 0.02)
             self.tri.addItem(text)
             self.vertex_labels.append(text)
-        self.tri_legend = self.tri.addLegend(offset=(10, 10), labelTextColor=(30, 30, 30))
-        self._legend_samples: list[pg.ScatterPlotItem] = []
         self.tri_note = pg.TextItem("", color=(90, 90, 90), anchor=(0.5, 0.5))
         self.tri_note.setPos(0.5, 0.35)
         self.tri.addItem(self.tri_note)
-        self.tri.setXRange(-0.1, 1.1)
-        self.tri.setYRange(-0.1, 1.0)
+        self.tri.setXRange(-0.12, 1.12, padding=0)
+        self.tri.setYRange(-0.14, 1.0, padding=0)
 
         # Ladders
-        self.lad = self.graphics.addPlot(
-            row=0,
-            col=1,
-            title="sign ladder of the selected point: green f_\u03c0(x) > 0, "
-            "red f_\u03c0(x) \u2264 0, orange the bracket, \u25c7 the estimate",
-        )
+        self.lad = pg.PlotItem()
         configure_plot(self.lad)
-        # The left axis carries the sub-problem names: wide, and painted without the cache
-        # (its width changes with the names).
+        self.lad_title = add_title(self.lad, "sign ladder of the selected point")
+        # The left axis carries the sub-problem names, painted without the cache (its
+        # width changes with the names).
         left = self.lad.getAxis("left")
         left.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        left.setWidth(150)
         self.lad.setLabel("bottom", "weight \u03c0")
         self.lad.setXRange(0, 1)
         self.lad.setLimits(xMin=-0.05, xMax=1.05)
-        self.brackets = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 165, 0, 150, width=14))
+        self.brackets = pg.PlotDataItem(connect="pairs", pen=BRACKET_PEN)
         self.lad.addItem(self.brackets)
         self.signs = pg.ScatterPlotItem(size=10, pen=None)
         self.lad.addItem(self.signs)
@@ -122,9 +131,10 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
-        self.graphics.ci.layout.setColumnStretchFactor(0, 2)
-        self.graphics.ci.layout.setColumnStretchFactor(1, 3)
-        self._shown = [self.tri, self.lad]
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=4)
+        self.graphics.ci.addItem(self.legend, row=1, col=0, rowspan=1, colspan=2)
+        self._legend_key = None
+        self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
 
         self._result = None
@@ -136,37 +146,58 @@ class SimplexView(QWidget):
         if wanted == self._shown:
             return
         for plot in self._shown:
-            self.graphics.removeItem(plot)
+            self.graphics.ci.removeItem(plot)
         for col, plot in enumerate(wanted):
-            self.graphics.addItem(plot, row=0, col=col)
+            self.graphics.ci.addItem(plot, row=0, col=col)
+        self.graphics.ci.layout.setRowStretchFactor(0, 1)
         self._shown = wanted
+        self._build_legend(triangle, None)
+
+    def _build_legend(self, triangle: bool, classes) -> None:
+        key = (triangle, None if classes is None else tuple(str(c) for c in classes))
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        self.legend.clear()
+        if triangle and classes is not None:
+            for k, c in enumerate(classes):
+                self.legend.addItem(
+                    legend_sample("o", pg.mkBrush(class_qcolor(k, 3)), pg.mkPen(None)),
+                    f"grid weight predicts {c}",
+                )
+            self.legend.addItem(self.border_mark, "border weight")
+        if self.lad in self._shown:
+            self.legend.addItem(legend_sample("s", POSITIVE, pg.mkPen(None)), "fπ(x) > 0")
+            self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
+            self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
+            self.legend.addItem(self.estimates, f"estimate {PHAT}")
 
     def set_result(self, result) -> None:
         self._result = result
         ds = result.split.dataset
         K = ds.n_classes
         for text, c in zip(self.vertex_labels, list(ds.classes[:3]) + [""] * 3, strict=False):
-            text.setText(f"\u03c0 of class {c}" if K == 3 else "")
-        self.tri_legend.clear()
-        if K == 3:
-            from .common import class_qcolor
-
-            while len(self._legend_samples) < 3:
-                self._legend_samples.append(pg.ScatterPlotItem(size=9, pen=None))
-            for k, c in enumerate(ds.classes):
-                sample = self._legend_samples[k]
-                sample.setBrush(pg.mkBrush(class_qcolor(k, 3)))
-                self.tri_legend.addItem(sample, f"predicts {c}")
-            self.tri_legend.addItem(self.border_mark, "border weight")
-        self._layout(
-            result.simplex is not None and result.simplex.grid.shape[1] == 3, bool(result.ladders)
-        )
+            text.setText(f"\u03c0 of {c}" if K == 3 else "")
+        triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
+        self._layout(triangle, bool(result.ladders))
+        self._build_legend(triangle, ds.classes if triangle else None)
+        self._fit_ladder_axis(result.ladders)
         self._draw()
 
     def clear(self) -> None:
         self._result = None
         self._layout(False, True)
         self._draw()
+
+    def _fit_ladder_axis(self, ladders) -> None:
+        """Left axis as wide as the longest sub-problem name (at most MAX_NAME_WIDTH)."""
+        from PySide6.QtGui import QFontMetrics
+
+        axis = self.lad.getAxis("left")
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
+        names = [lad.description + "  (crossing)" for lad in ladders] or ["0.0"]
+        width = max(metrics.horizontalAdvance(n) for n in names) + 14
+        axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
 
     def set_selection(self, row: int) -> None:
         self._row = row
@@ -185,7 +216,7 @@ class SimplexView(QWidget):
         else:
             ds = res.split.dataset
             p = res.report.proba[row]
-            probs = ", ".join(f"p({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
+            probs = ", ".join(f"{PHAT}({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
             truth = ""
             if ds.p_true is not None:
                 truth = "; true " + ", ".join(f"{v:.3f}" for v in ds.p_true[row])
@@ -238,13 +269,21 @@ class SimplexView(QWidget):
             by += [y, y]
             ex.append(0.5 * (lad.lo[row] + lad.hi[row]))
             ey.append(y)
-            mono = "" if bool(np.all(s[:-1] >= s[1:])) else "  (crossing)"
-            ticks.append((y, f"{lad.description}{mono}"))
+            mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
+            ticks.append((y, self._elide(f"{lad.description}{mono}")))
         self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
         self.estimates.setData(x=ex, y=ey)
         self.lad.getAxis("left").setTicks([ticks])
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
+
+    def _elide(self, text: str) -> str:
+        from PySide6.QtCore import Qt
+        from PySide6.QtGui import QFontMetrics
+
+        axis = self.lad.getAxis("left")
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
+        return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, MAX_NAME_WIDTH - 14)
 
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
