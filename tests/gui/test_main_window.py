@@ -347,6 +347,7 @@ def test_baselines_join_the_results_and_the_calibration_after_each_run(qtbot, wi
     assert scores["logistic regression"]["log_loss"] == pytest.approx(
         log_loss(sp.test.y, p, labels=model.classes_), rel=1e-6
     )
+    window.tabs.setCurrentWidget(window.calibration_view)  # drawn when shown
     assert window.calibration_view.count_bars.opts["height"].sum() == sp.test.size
     # "Fit baselines again" refits them
     window.results_view.baseline_button.click()

@@ -39,7 +39,7 @@ from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate
 from .datasets import DataSplit
 from .schemes import SCHEMES, fit_scheme
 from .settings import RunSettings
-from .slices import closeness, in_hull, lift, slice_hull
+from .slices import closeness, slice_hull
 
 #: Class colours (RGB, 0-255) in class order; cycled for more classes.
 CLASS_COLORS = np.array(
@@ -447,25 +447,16 @@ def inside_polygon(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
     return np.all(cross >= -1e-12, axis=1) | np.all(cross <= 1e-12, axis=1)
 
 
-#: Crossing points tested against the hull one by one (a linear program each).
-MAX_HULL_TESTS = 200
+def _split_by_hull(points: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Crossing points (c, 2) inside and outside the training hull's cut ``ring``.
 
-
-def _split_by_hull(
-    points: np.ndarray, ring: np.ndarray, X_hull: np.ndarray, reference: np.ndarray, ix, iy
-) -> tuple[np.ndarray, np.ndarray]:
-    """Crossing points (c, 2) inside and outside the training hull (exact for p > 2)."""
+    With more than two features the cut is traced by support directions
+    (:func:`wsvmgui.app.slices.slice_hull`): a polygon inscribed in the exact cut, whose
+    edges lie within a fraction of a percent of it.
+    """
     if points.size == 0:
         return points, points
-    if X_hull.shape[1] <= 2:
-        inside = inside_polygon(points, ring)
-    elif ring.size == 0:
-        inside = np.zeros(points.shape[0], dtype=bool)
-    else:
-        inside = inside_polygon(points, ring)  # inscribed polygon: certainly inside
-        unsure = np.flatnonzero(~inside)[:MAX_HULL_TESTS]
-        if unsure.size:
-            inside[unsure] = in_hull(lift(points[unsure], reference, ix, iy), X_hull)
+    inside = inside_polygon(points, ring) if ring.size else np.zeros(len(points), dtype=bool)
     return points[inside], points[~inside]
 
 
@@ -657,7 +648,7 @@ def compute_plane(
     near = closeness(split.dataset.X, ref, ix, iy) if ix != iy else np.ones(len(split.dataset.X))
 
     def hull_split(points):
-        return _split_by_hull(points, hull, X_hull, ref, ix, iy)
+        return _split_by_hull(points, hull)
 
     layers = [
         boundary_layer(

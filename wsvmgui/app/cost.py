@@ -34,8 +34,10 @@ PROBE_SECONDS = 0.6
 PROBE_CAP = 8.0
 #: Runs expected to take longer than this ask first (seconds).
 CONFIRM_SECONDS = 60.0
-#: Seconds for computing the views after the fits (plane grid, ladders, metrics).
-VIEW_SECONDS = 0.5
+#: Seconds for computing the views after the fits (plane grid, ladders, metrics), and
+#: per boundary drawn (contours and crossings on the plane grid; measured on this machine).
+VIEW_SECONDS = 0.3
+VIEW_SECONDS_PER_BOUNDARY = 0.003
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,20 @@ class CostEstimate:
             + (" (measured)" if p.exact else " (at least)" if p.lower_bound else "")
             for p in self.phases
         )
+
+
+def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
+    """Estimated seconds of the views phase: a base plus each boundary drawn."""
+    from ..ladder.tuning import default_n_weights
+
+    K = max(n_classes, 2)
+    if settings.scheme.startswith("joint") or settings.scheme == "probing":
+        boundaries = K
+    else:
+        M = settings.n_weights or default_n_weights(n)
+        subs = {"pairwise": K * (K - 1) // 2, "ova": K}.get(settings.scheme, K - 1)
+        boundaries = max(subs, 1) * (M - 1)
+    return VIEW_SECONDS + VIEW_SECONDS_PER_BOUNDARY * boundaries
 
 
 def format_seconds(seconds: float) -> str:
@@ -347,7 +363,10 @@ def estimate_cost(
     )
     if main is not None:
         fitted["main"] = main
-    phases = [*phases, *comp_phases, Phase("views", 0, VIEW_SECONDS, group="views")]
+    views = view_seconds(settings, request.split.dataset.n_classes, y.size)
+    if comp_phases:
+        views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
+    phases = [*phases, *comp_phases, Phase("views", 0, views, group="views")]
     return CostEstimate(tuple(phases), fitted)
 
 

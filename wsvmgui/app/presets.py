@@ -38,7 +38,7 @@ PRESET_LABELS = {
 QUICK_C = (0.3, 3.0, 30.0)
 QUICK_SIGMA_FACTORS = (0.5, 1.0, 1.5)
 QUICK_JOINT_C = 10.0
-QUICK_JOINT_N = 10
+QUICK_JOINT_N = {3: 10, 4: 8}
 QUICK_M = 40
 
 
@@ -110,9 +110,10 @@ def preset_settings(
     if is_joint(scheme):
         # the joint fit tunes on a split of the training part
         n_fit = int(round(n * (1 - base.tune_fraction)))
+        K = int(np.unique(np.asarray(y_train)).size)
         settings = RunSettings(
             scheme=scheme,
-            joint_n=QUICK_JOINT_N,
+            joint_n=QUICK_JOINT_N.get(K, K + 2) if K >= 3 else QUICK_JOINT_N[3],
             lambdas=[lambda_for(QUICK_JOINT_C, n_fit)],
             sigmas=[float(f"{scale:.3g}")] if rbf else None,
             tuning="split",
@@ -137,3 +138,15 @@ def with_scheme(settings: RunSettings, scheme: str) -> RunSettings:
     return replace(
         settings, scheme=scheme, options={k: v for k, v in settings.options.items() if k in opts}
     )
+
+
+def default_scheme(n_classes: int) -> str:
+    """The scheme the app picks for data with ``n_classes`` classes.
+
+    Two classes: the binary ladder.  Three or four: pairwise coupling (K(K-1)/2 ladders).
+    Five or more: baseline-pairwise BP1, K - 1 ladders rebuilt into a pairwise table,
+    whose cost grows linearly in K.
+    """
+    if n_classes <= 2:
+        return "binary"
+    return "pairwise" if n_classes <= 4 else "bp1"

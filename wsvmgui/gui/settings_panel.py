@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..app.presets import PRESET_LABELS, PRESETS, preset_settings, with_scheme
+from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_settings, with_scheme
 from ..app.schemes import SCHEMES
 from ..app.settings import TUNING_MODES, RunSettings
 from ..errors import InputError
@@ -294,7 +294,7 @@ class SettingsPanel(QWidget):
             item.setToolTip(tip if ok else f"Unavailable: {why}")
         current = model.item(self.scheme.currentIndex())
         if current is not None and not current.isEnabled():
-            preferred = [n for n in ("pairwise", "binary") if n in SCHEMES]
+            preferred = [n for n in (default_scheme(n_classes), "pairwise") if n in SCHEMES]
             rows = [self.scheme.findData(n) for n in preferred] + list(range(model.rowCount()))
             for row in rows:
                 if row >= 0 and model.item(row).isEnabled():

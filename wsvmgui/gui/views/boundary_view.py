@@ -581,6 +581,8 @@ class BoundaryView(QWidget):
     def _show_right(self, show: bool) -> None:
         if show and not self._right_shown:
             self.graphics.ci.addItem(self.right.plot, row=1, col=1)
+            self._right_shown = True
+            self._draw_points()  # its points
         elif not show and self._right_shown:
             self.graphics.ci.removeItem(self.right.plot)
         self._right_shown = show
@@ -590,6 +592,13 @@ class BoundaryView(QWidget):
         if ds is None:
             return
         ix, iy = self.plane()
+        # Setting 2 x n points with their own brushes, and a new axis range, costs tens of
+        # milliseconds: only when something they show changed.
+        key = (id(ds), id(self._parts), ix, iy, self._reference.tobytes(), self._right_shown)
+        if key == getattr(self, "_points_key", None):
+            self._draw_selection()
+            return
+        self._points_key = key
         x, y = ds.X[:, ix], ds.X[:, iy]
         idx = class_index(ds.y, ds.classes)
         if self._is_slice() and ix != iy and self._reference.size == ds.X.shape[1]:
@@ -599,7 +608,7 @@ class BoundaryView(QWidget):
         brushes = faded_brushes(idx, ds.n_classes, 40 + 190 * near)
         symbols = [PART_SYMBOLS.get(p, "o") for p in self._parts]
         rows = np.arange(ds.X.shape[0])
-        for panel in (self.left, self.right):
+        for panel in (self.left, self.right) if self._right_shown else (self.left,):
             panel.points.setData(x=x, y=y, brush=brushes, symbol=symbols, data=rows)
             panel.plot.setLabel("bottom", ds.feature_names[ix])
             panel.plot.setLabel("left", ds.feature_names[iy])

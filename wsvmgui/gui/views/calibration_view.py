@@ -100,6 +100,8 @@ class CalibrationView(QWidget):
         self._main: list[CalibrationEntry] = []
         self._baselines: list[CalibrationEntry] = []
         self._part = "test"
+        self._dirty = False
+        self._legend_key: tuple | None = None
 
     # ------------------------------------------------------------------------ public
     def clear(self) -> None:
@@ -132,10 +134,28 @@ class CalibrationView(QWidget):
             self.curves.append(curve)
         return self.curves[i]
 
+    def showEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().showEvent(ev)
+        if self._dirty:
+            self._draw()
+
     def _draw(self) -> None:
+        # Drawn when shown: the baselines arrive while another view is in front, and
+        # laying out a legend costs tens of milliseconds on the GUI thread.
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
         entries = self.entries()
-        self.legend.clear()
-        self.legend.addItem(self.diagonal, "perfectly calibrated")
+        key = tuple(e.name for e in entries)
+        if key != self._legend_key:
+            self._legend_key = key
+            self.legend.clear()
+            self.legend.addItem(self.diagonal, "perfectly calibrated")
+            for i, entry in enumerate(entries):
+                color = CURVE_COLORS[i % len(CURVE_COLORS)]
+                pen = pg.mkPen(*color, width=3 if i == 0 else 2)
+                self.legend.addItem(legend_line(pen), entry.name)
         for i, entry in enumerate(entries):
             rel = entry.reliability
             full = rel.counts > 0
@@ -147,7 +167,6 @@ class CalibrationView(QWidget):
             curve.setSymbolBrush(pg.mkBrush(*color))
             curve.setSymbolPen(pg.mkPen(255, 255, 255, width=1))
             curve.setVisible(True)
-            self.legend.addItem(legend_line(pg.mkPen(*color, width=width)), entry.name)
         for curve in self.curves[len(entries) :]:
             curve.setData([], [])
             curve.setVisible(False)
