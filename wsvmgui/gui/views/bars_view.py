@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from .common import PHAT_PLAIN, class_qcolor, configure_plot, fixed_lines, phat
+from .common import PHAT_PLAIN, class_qcolor, configure_plot, fit_legend, fixed_lines, phat
 
 GAP = 3  # empty bar slots between class groups
 
@@ -40,6 +40,7 @@ class BarsView(QWidget):
         controls.addWidget(self.hover, 1)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 12, 4, 4)  # room for overhanging end labels
         self.graphics.setMinimumSize(200, 200)
         self.plot = self.graphics.addPlot(row=0, col=0)
         configure_plot(self.plot)
@@ -49,7 +50,7 @@ class BarsView(QWidget):
         self.plot.getAxis("left").setTicks([[(v, f"{v:.1f}") for v in np.linspace(0, 1, 6)]])
         self.plot.setMouseEnabled(x=True, y=False)
         # The legend sits in its own row under the plot, clear of the bars and labels.
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=6)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         self.graphics.addItem(self.legend, row=1, col=0)
         self.bars: list[pg.BarGraphItem] = []
         self.truth = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 220, width=2))
@@ -72,6 +73,10 @@ class BarsView(QWidget):
         self.rows_combo.currentIndexChanged.connect(self._draw)
         self.plot.scene().sigMouseMoved.connect(self._on_move)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(ev)
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     # ------------------------------------------------------------------------ public
     def set_result(self, result) -> None:
@@ -117,6 +122,7 @@ class BarsView(QWidget):
                 color = class_qcolor(k, K, 230)
                 bar.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(130)))
                 self.legend.addItem(bar, phat(classes[k]))
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def _draw(self) -> None:
         res = self._result

@@ -44,6 +44,7 @@ from .common import (
     class_qcolor,
     configure_plot,
     faded_brushes,
+    fit_legend,
     fixed_lines,
     legend_line,
     legend_sample,
@@ -57,8 +58,6 @@ HULL_PEN = pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
 CROSS_IN = pg.mkBrush(0, 0, 0, 230)
 CROSS_OUT = pg.mkBrush(150, 150, 150, 200)
 RING_PEN = pg.mkPen(255, 140, 0, 255, width=2.5)
-#: Legend entries per row for each 130 pixels of width.
-LEGEND_ENTRY_WIDTH = 135
 
 
 class BoundaryPanel:
@@ -319,7 +318,8 @@ class BoundaryView(QWidget):
         self.graphics.setBackground("w")
         self.graphics.setMinimumSize(200, 200)
         ci = self.graphics.ci
-        ci.setContentsMargins(4, 4, 4, 4)
+        # room above for the colour bars' end labels, which overhang their bars
+        ci.setContentsMargins(4, 12, 4, 4)
         self.slice_title = TitleItem("", point_size=9.5)
         self.left = BoundaryPanel(pg.PlotItem())
         ci.addItem(self.left.plot, row=1, col=0)
@@ -341,7 +341,7 @@ class BoundaryView(QWidget):
             bar.getAxis("right").setWidth(30)
         ci.addItem(self.colorbar, row=1, col=2)
         ci.addItem(self.surface_bar, row=1, col=3)
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=4)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=4)
         ci.layout.setRowStretchFactor(1, 1)
         self._right_shown = False
@@ -353,6 +353,7 @@ class BoundaryView(QWidget):
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.splitterMoved.connect(lambda *_: self._fit_legend())
         self.slice_panel.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -397,10 +398,7 @@ class BoundaryView(QWidget):
         self._fit_legend()
 
     def _fit_legend(self) -> None:
-        width = self.graphics.viewport().width()
-        cols = max(1, min(8, width // LEGEND_ENTRY_WIDTH))
-        if self.legend.columnCount != cols:
-            self.legend.setColumnCount(cols)
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def _build_legend(self, ds) -> None:
         key = (tuple(str(c) for c in ds.classes), tuple(sorted(set(self._parts))))

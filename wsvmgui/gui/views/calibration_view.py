@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...app.calibration import SCORE_LABELS, SCORE_NAMES, CalibrationEntry
-from .common import PHAT, add_title, configure_plot, fixed_lines, legend_line
+from .common import PHAT, add_title, configure_plot, fit_legend, fixed_lines, legend_line
 
 #: Curve colours: the scheme, the comparison, then the baselines.
 CURVE_COLORS = [
@@ -51,6 +51,7 @@ class CalibrationView(QWidget):
         fixed_lines(self.summary, 2)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 12, 4, 4)  # room for overhanging end labels
         self.graphics.setMinimumSize(200, 200)
         ci = self.graphics.ci
         self.plot = pg.PlotItem()
@@ -75,7 +76,7 @@ class CalibrationView(QWidget):
         )
         self.counts.addItem(self.count_bars)
         self.count_text: list[pg.TextItem] = []
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=3)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         ci.addItem(self.plot, row=0, col=0)
         ci.addItem(self.counts, row=1, col=0)
         ci.addItem(self.legend, row=2, col=0)
@@ -102,6 +103,10 @@ class CalibrationView(QWidget):
         self._part = "test"
         self._dirty = False
         self._legend_key: tuple | None = None
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(ev)
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     # ------------------------------------------------------------------------ public
     def clear(self) -> None:
@@ -156,6 +161,7 @@ class CalibrationView(QWidget):
                 color = CURVE_COLORS[i % len(CURVE_COLORS)]
                 pen = pg.mkPen(*color, width=3 if i == 0 else 2)
                 self.legend.addItem(legend_line(pen), entry.name)
+            fit_legend(self.legend, self.graphics.viewport().width())
         for i, entry in enumerate(entries):
             rel = entry.reliability
             full = rel.counts > 0

@@ -180,3 +180,21 @@ def legend_sample(symbol: str, brush=None, pen=None, size: int = 9) -> pg.Scatte
 def legend_line(pen) -> pg.PlotDataItem:
     """A line that stands for a curve in a legend."""
     return pg.PlotDataItem([0, 1], [0, 0], pen=pen)
+
+
+def fit_legend(legend: pg.LegendItem, width: float) -> None:
+    """As many legend columns as entries of the widest kind fit in ``width`` pixels.
+
+    A legend lays its entries out in a fixed number of columns and its minimum width is
+    their sum: too many columns and the scene outgrows its view.
+    """
+    entries = getattr(legend, "items", [])
+    if not entries:
+        return
+    widest = max(
+        sample.boundingRect().width() + label.boundingRect().width() + 12
+        for sample, label in entries
+    )
+    cols = int(max(1, min(len(entries), (width - 16) // max(widest, 1))))
+    if legend.columnCount != cols:
+        legend.setColumnCount(cols)

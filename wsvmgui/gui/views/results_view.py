@@ -51,6 +51,7 @@ class ResultsView(QWidget):
         self.table.setMinimumWidth(160)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 18, 4, 14)  # room for overhanging end labels
         self.graphics.setMinimumSize(200, 200)
         self.plot = self.graphics.addPlot(row=0, col=0)
         self.title = add_title(self.plot, "tuning: EGKL")

@@ -19,6 +19,7 @@ from .common import (
     class_brushes,
     class_qcolor,
     configure_plot,
+    fit_legend,
     fixed_lines,
     legend_line,
     legend_sample,
@@ -72,6 +73,7 @@ class SimplexView(QWidget):
         super().__init__(parent)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 12, 4, 4)  # room for overhanging end labels
         self.graphics.setMinimumSize(200, 200)
         self.info = QLabel("Select a point in any view to see its ladders.")
         fixed_lines(self.info, 2)
@@ -131,7 +133,7 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=4)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         self.graphics.ci.addItem(self.legend, row=1, col=0, rowspan=1, colspan=2)
         self._legend_key = None
         self._shown: list[pg.PlotItem] = []
@@ -139,6 +141,10 @@ class SimplexView(QWidget):
 
         self._result = None
         self._row = -1
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(ev)
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def _layout(self, triangle: bool, ladders: bool) -> None:
         """Show the triangle and/or the ladders, side by side when both have content."""
@@ -171,6 +177,7 @@ class SimplexView(QWidget):
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
             self.legend.addItem(self.estimates, f"estimate {PHAT}")
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def set_result(self, result) -> None:
         self._result = result

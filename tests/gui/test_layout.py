@@ -1,0 +1,73 @@
+"""Every view fits its window at 1024 x 700: no plot's scene is wider or taller than its
+view, and nothing drawn lies outside the visible area (unless a plot clips it)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_and_wait
+from PySide6.QtWidgets import QGraphicsItem
+
+from wsvmgui.app.settings import RunSettings
+
+SMALL = (1024, 700)
+
+
+def overflow(graphics) -> list[str]:
+    """What in a pyqtgraph view's scene does not fit its viewport (empty if all fits)."""
+    port = graphics.viewport().rect()
+    problems = []
+    size = graphics.ci.size()
+    if size.width() > port.width() + 1 or size.height() > port.height() + 1:
+        problems.append(
+            f"scene {size.width():.0f} x {size.height():.0f} > view {port.width()} x "
+            f"{port.height()}"
+        )
+    clips = QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape
+    visible = port.adjusted(-2, -2, 2, 2)
+    for item in graphics.scene().items():
+        if not item.isVisible() or item.effectiveOpacity() == 0:
+            continue
+        parent, clipped = item.parentItem(), False
+        while parent is not None:
+            clipped = clipped or bool(parent.flags() & clips)
+            parent = parent.parentItem()
+        if clipped or item.boundingRect().isEmpty():
+            continue
+        rect = graphics.mapFromScene(item.sceneBoundingRect()).boundingRect()
+        if not visible.contains(rect):
+            problems.append(f"{type(item).__name__} at {rect.getRect()}")
+    return problems
+
+
+CASES = {
+    "binary with comparison": ("design:wuliu2011_ex1", 150, "binary", True),
+    "three classes": ("design:wu2010_ex1", 150, "pairwise", False),
+    "wine, p = 13": ("sklearn:wine", 0, "pairwise", False),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_view_fits_at_1024_by_700(qtbot, window, case):
+    data, n, scheme, compare = CASES[case]
+    if n:
+        window.data_panel.n_points.setValue(n)
+        window.data_panel._reload.stop()
+    assert window.data_panel.load_builtin(data)
+    settings = RunSettings(
+        scheme=scheme, n_weights=8, lambdas=[0.01, 0.001], sigmas=[1.0, 2.0], n_jobs=1
+    )
+    window.settings_panel.compare.setChecked(compare)
+    window.resize(*SMALL)
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    assert window.size().width() == SMALL[0] and window.size().height() == SMALL[1]
+    window.selection.select(int(result.split.test.index[0]))
+    if compare:
+        assert len(result.plane.layers) == 2  # both panels side by side
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        qtbot.wait(80)
+        qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
+        view = window.tabs.currentWidget()
+        problems = overflow(view.graphics)
+        assert not problems, f"{window.tabs.tabText(i)}: {problems[:5]}"
