@@ -39,6 +39,31 @@ def overflow(graphics) -> list[str]:
     return problems
 
 
+def hidden_widgets(window) -> list[str]:
+    """Widgets of the window cut off by their parents: the window's own widget tree."""
+    from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+
+    problems = []
+    frame = window.rect()
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible() or widget.window() is not window:
+            continue
+        if any(isinstance(p, QAbstractScrollArea) for p in _ancestors(widget)):
+            continue  # scroll areas show their content in parts by design
+        top_left = widget.mapTo(window, widget.rect().topLeft())
+        bottom_right = widget.mapTo(window, widget.rect().bottomRight())
+        if not (frame.contains(top_left) and frame.contains(bottom_right)):
+            problems.append(f"{type(widget).__name__} {widget.objectName()}")
+    return problems
+
+
+def _ancestors(widget):
+    parent = widget.parentWidget()
+    while parent is not None:
+        yield parent
+        parent = parent.parentWidget()
+
+
 CASES = {
     "binary with comparison": ("design:wuliu2011_ex1", 150, "binary", True),
     "three classes": ("design:wu2010_ex1", 150, "pairwise", False),
@@ -71,3 +96,22 @@ def test_every_view_fits_at_1024_by_700(qtbot, window, case):
         view = window.tabs.currentWidget()
         problems = overflow(view.graphics)
         assert not problems, f"{window.tabs.tabText(i)}: {problems[:5]}"
+        assert not hidden_widgets(window), hidden_widgets(window)[:5]
+
+
+def test_views_refit_when_the_data_change_their_layout(qtbot, window):
+    """Two panels with a comparison, then a 13-feature table with its slice panel: the
+    legend and plots follow the view's new width without a window resize."""
+    window.resize(*SMALL)
+    settings = RunSettings(n_weights=8, lambdas=[0.01], sigmas=[1.0], n_jobs=1)
+    window.settings_panel.compare.setChecked(True)
+    assert run_and_wait(qtbot, window, settings) is not None
+    assert window.data_panel.load_builtin("sklearn:wine")
+    wine = RunSettings(scheme="pairwise", n_weights=8, lambdas=[0.01], sigmas=[3.0], n_jobs=1)
+    result = run_and_wait(qtbot, window, wine)
+    assert result is not None, window.messages.text()
+    window.tabs.setCurrentWidget(window.boundary_view)
+    qtbot.wait(100)
+    assert window.boundary_view.slice_panel.isVisible()
+    assert not overflow(window.boundary_view.graphics)
+    assert not hidden_widgets(window)

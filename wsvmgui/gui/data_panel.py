@@ -164,15 +164,8 @@ class DataPanel(QWidget):
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Data", self.source)
-        sim = QHBoxLayout()
-        sim.addWidget(QLabel("n"))
-        sim.addWidget(self.n_points, 1)
-        sim.addWidget(QLabel("seed"))
-        sim.addWidget(self.data_seed, 1)
-        self._sim_row = QWidget()
-        self._sim_row.setLayout(sim)
-        sim.setContentsMargins(0, 0, 0, 0)
-        form.addRow("", self._sim_row)
+        form.addRow("Points n", self.n_points)
+        form.addRow("Draw seed", self.data_seed)
         form.addRow("", self.open_button)
         cols = QHBoxLayout()
         cols.setContentsMargins(0, 0, 0, 0)
@@ -368,7 +361,8 @@ class DataPanel(QWidget):
         if file_mode:
             self.label_column.setText(f"{self.label} ({len(self.features)} features)")
         sim = is_simulation(self._shown_source or "")
-        self._form.setRowVisible(self._sim_row, sim)
+        self._form.setRowVisible(self.n_points, sim)
+        self._form.setRowVisible(self.data_seed, sim)
 
     def source_reference(self) -> dict:
         """Where the data in use come from (for sessions)."""

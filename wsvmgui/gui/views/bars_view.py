@@ -11,7 +11,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from .common import PHAT_PLAIN, class_qcolor, configure_plot, fit_legend, fixed_lines, phat
+from .common import (
+    PHAT_PLAIN,
+    class_qcolor,
+    configure_plot,
+    fit_legend,
+    fixed_lines,
+    keep_legend_fitted,
+    phat,
+)
 
 GAP = 3  # empty bar slots between class groups
 
@@ -51,6 +59,7 @@ class BarsView(QWidget):
         self.plot.setMouseEnabled(x=True, y=False)
         # The legend sits in its own row under the plot, clear of the bars and labels.
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
         self.graphics.addItem(self.legend, row=1, col=0)
         self.bars: list[pg.BarGraphItem] = []
         self.truth = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 220, width=2))
@@ -73,10 +82,6 @@ class BarsView(QWidget):
         self.rows_combo.currentIndexChanged.connect(self._draw)
         self.plot.scene().sigMouseMoved.connect(self._on_move)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
-
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(ev)
-        fit_legend(self.legend, self.graphics.viewport().width())
 
     # ------------------------------------------------------------------------ public
     def set_result(self, result) -> None:

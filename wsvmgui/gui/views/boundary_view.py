@@ -46,6 +46,7 @@ from .common import (
     faded_brushes,
     fit_legend,
     fixed_lines,
+    keep_legend_fitted,
     legend_line,
     legend_sample,
     phat,
@@ -303,7 +304,7 @@ class BoundaryView(QWidget):
             "probable class, the stronger the more probable (white where classes tie)"
         )
         self.info = QLabel("")
-        fixed_lines(self.info, 3)
+        fixed_lines(self.info, 4)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = QHBoxLayout()
         for label, widget in (
@@ -342,6 +343,7 @@ class BoundaryView(QWidget):
         ci.addItem(self.colorbar, row=1, col=2)
         ci.addItem(self.surface_bar, row=1, col=3)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
         ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=4)
         ci.layout.setRowStretchFactor(1, 1)
         self._right_shown = False
@@ -353,7 +355,6 @@ class BoundaryView(QWidget):
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.splitterMoved.connect(lambda *_: self._fit_legend())
         self.slice_panel.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -392,10 +393,6 @@ class BoundaryView(QWidget):
         self.surface_bar.setLevels((float(pos[0]), float(pos[-1])))
         label = f"surface: {phat(classes[1])}" if K == 2 else f"surface: largest {PHAT}"
         self.surface_bar.getAxis("left").setLabel(label)
-
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(ev)
-        self._fit_legend()
 
     def _fit_legend(self) -> None:
         fit_legend(self.legend, self.graphics.viewport().width())
@@ -657,21 +654,21 @@ class BoundaryView(QWidget):
             return ""
         kernel = res.settings.kernel
         where = (
-            "in the training hull, in the input space: crossings inside the dashed outline "
-            "would break it"
+            "in the training hull (input space): crossings inside the dashed outline would "
+            "break them"
             if kernel == "linear"
-            else "in the hull of the kernel rows (the feature space), not in this plane: "
-            "crossings drawn here do not break it"
+            else "in the hull of the kernel rows (feature space), not in this plane: "
+            "crossings drawn here do not break them"
         )
-        text = f"Non-crossing constraints hold {where}."
+        text = f"Its constraints hold {where}."
         checks = res.crossing_checks.get(nc[0], {})
         if checks:
             parts = []
             for space, label in (("feature", "feature space"), ("input", "input space")):
                 if space in checks:
                     pairs = int(checks[space].get("n_crossing_pairs", 0))
-                    parts.append(f"{pairs} crossing pair(s) in {label}")
-            text += " Over 5,000 sampled hull points: " + ", ".join(parts) + "."
+                    parts.append(f"{pairs} crossing pairs in {label}")
+            text += " Whole hull, 5,000 points: " + ", ".join(parts) + "."
         return text
 
     def _draw_layer(self, panel: BoundaryPanel, layer: BoundaryLayer, k: int) -> str:
@@ -695,9 +692,8 @@ class BoundaryView(QWidget):
         n_bound = int(np.sum([s.shape[0] > 0 for s in layer.segments[k]]))
         panel.title.setText(f"{layer.title}" + (f" \u2014 {sub}" if sub else ""))
         return (
-            f"{layer.title}: {n_bound} boundaries; {len(inside)} crossing(s) in the hull "
-            f"(\u00d7), {len(outside)} outside (grey); signs not monotone at {rows.size} "
-            f"data point(s) (rings)."
+            f"{layer.title}: {n_bound} boundaries, {len(inside)} crossings in the hull "
+            f"(\u00d7), {len(outside)} outside (grey), {rows.size} points not monotone."
         )
 
     def _toggle_surface(self, on: bool) -> None:

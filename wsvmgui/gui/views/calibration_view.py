@@ -22,7 +22,15 @@ from PySide6.QtWidgets import (
 )
 
 from ...app.calibration import SCORE_LABELS, SCORE_NAMES, CalibrationEntry
-from .common import PHAT, add_title, configure_plot, fit_legend, fixed_lines, legend_line
+from .common import (
+    PHAT,
+    add_title,
+    configure_plot,
+    fit_legend,
+    fixed_lines,
+    keep_legend_fitted,
+    legend_line,
+)
 
 #: Curve colours: the scheme, the comparison, then the baselines.
 CURVE_COLORS = [
@@ -77,6 +85,7 @@ class CalibrationView(QWidget):
         self.counts.addItem(self.count_bars)
         self.count_text: list[pg.TextItem] = []
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
         ci.addItem(self.plot, row=0, col=0)
         ci.addItem(self.counts, row=1, col=0)
         ci.addItem(self.legend, row=2, col=0)
@@ -103,10 +112,6 @@ class CalibrationView(QWidget):
         self._part = "test"
         self._dirty = False
         self._legend_key: tuple | None = None
-
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(ev)
-        fit_legend(self.legend, self.graphics.viewport().width())
 
     # ------------------------------------------------------------------------ public
     def clear(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem, QSizePolicy
 
@@ -198,3 +198,25 @@ def fit_legend(legend: pg.LegendItem, width: float) -> None:
     cols = int(max(1, min(len(entries), (width - 16) // max(widest, 1))))
     if legend.columnCount != cols:
         legend.setColumnCount(cols)
+
+
+class _LegendFitter(QObject):
+    """Refits a legend's columns whenever its view changes size."""
+
+    def __init__(self, graphics, legend: pg.LegendItem) -> None:
+        super().__init__(graphics)
+        self.graphics, self.legend = graphics, legend
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize:
+            fit_legend(self.legend, self.graphics.viewport().width())
+        return False
+
+
+def keep_legend_fitted(graphics, legend: pg.LegendItem) -> None:
+    """Fit ``legend`` to ``graphics`` now and on every resize of the view (a splitter or a
+    side panel can resize it without resizing the view's parent)."""
+    fitter = _LegendFitter(graphics, legend)
+    graphics.installEventFilter(fitter)
+    graphics.wsvm_legend_fitter = fitter
+    fit_legend(legend, graphics.viewport().width())

@@ -21,6 +21,7 @@ from .common import (
     configure_plot,
     fit_legend,
     fixed_lines,
+    keep_legend_fitted,
     legend_line,
     legend_sample,
 )
@@ -134,6 +135,7 @@ class SimplexView(QWidget):
         )
         self.lad.addItem(self.estimates)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
         self.graphics.ci.addItem(self.legend, row=1, col=0, rowspan=1, colspan=2)
         self._legend_key = None
         self._shown: list[pg.PlotItem] = []
@@ -141,10 +143,6 @@ class SimplexView(QWidget):
 
         self._result = None
         self._row = -1
-
-    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(ev)
-        fit_legend(self.legend, self.graphics.viewport().width())
 
     def _layout(self, triangle: bool, ladders: bool) -> None:
         """Show the triangle and/or the ladders, side by side when both have content."""
