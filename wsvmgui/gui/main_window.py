@@ -660,6 +660,7 @@ class MainWindow(QMainWindow):
 
     def _on_run_output(self, out, request: RunRequest) -> None:
         if isinstance(out, NeedsConfirmation):
+            self.runner.cancel("run")  # its work is done: the question is not a running job
             QTimer.singleShot(0, lambda: self._confirm_cost(request, out.estimate))
             return
         self._on_result(out)
