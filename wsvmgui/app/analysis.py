@@ -917,7 +917,7 @@ def run_checked(
 
         def on_phase(group: str) -> None:
             if group == "comparison" and publish is not None:
-                publish(RunStatus("timing the comparison fit", 0, 0, 0.0))
+                publish(RunStatus("comparison fit (timing)", 0, 0, 0.0))
 
         def forward(done: int, total: int, partial: Any = None) -> None:
             fraction = phased.update(done, total)

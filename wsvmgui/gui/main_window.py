@@ -304,7 +304,7 @@ class MainWindow(QMainWindow):
         action(settings_menu, "Save settings\u2026", self.save_settings_dialog)
         action(settings_menu, "Load settings\u2026", self.load_settings_dialog)
         file_menu.addSeparator()
-        action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        action(file_menu, "Quit", self.close, "Ctrl+Q")
 
         self.copy_action = action(
             edit_menu,

@@ -162,7 +162,7 @@ class SlicePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.follow = QCheckBox("follow the selected point")
+        self.follow = QCheckBox("follow selection")
         self.follow.setChecked(True)
         self.follow.setToolTip(
             "Put the slice through the selected point whenever the selection changes"

@@ -55,6 +55,7 @@ class ResultsView(QWidget):
         self.graphics.setMinimumSize(200, 200)
         self.plot = self.graphics.addPlot(row=0, col=0)
         self.title = add_title(self.plot, "tuning: EGKL")
+        self.title.setToolTip("EGKL of each penalty and width on the tuning data")
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setMinimumSize(100, 100)
@@ -174,7 +175,7 @@ class ResultsView(QWidget):
             self.plot.setYRange(0, 1)
             return
         self.note.setText("")
-        self.title.setText("tuning: EGKL (\u2605 chosen)")
+        self.title.setText("EGKL (\u2605 chosen)")
         table = np.asarray(tuning.egkl, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
