@@ -44,7 +44,7 @@ def test_a_failed_run_brings_the_last_result_back_everywhere(qtbot, window, monk
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
     _shown_everywhere(window, first)
     # export follows what is shown: the first run's settings and probabilities
-    from wsvmgui.io.tables import read_probabilities_csv
+    from wsvmgui.io.results import read_probabilities_csv
 
     path = tmp_path / "p.csv"
     assert window.export_csv(str(path), "test")
