@@ -68,7 +68,7 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
     view = window.boundary_view
     names = [view.sub_combo.itemText(i) for i in range(view.sub_combo.count())]
     assert len(names) == 3 and view.sub_combo.isEnabled()
-    decisions = result.estimator.subproblems_.decisions  # (n, M - 1) per sub-problem
+    decisions = result.estimator.subproblem_decisions  # (n, M - 1) per sub-problem
     for k in range(3):
         view.sub_combo.setCurrentIndex(k)
         curves = view.left.boundary_data()

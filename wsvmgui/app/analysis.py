@@ -6,12 +6,12 @@ metrics, sign ladders, the decision values on a plane grid and their zero contou
 :func:`compute_plane` when the user picks another plane.  The GUI thread only copies the
 arrays into existing plot items.
 
-Estimator-specific views are found by duck typing, so a scheme that lacks a method simply
-shows less:
+What an estimator shows beyond its probabilities comes from its view capabilities
+(:mod:`wsvmgui.estimators.views`), so a scheme without one simply shows less:
 
-* ``ladder_decision(X) -> (n, M-1)`` and ``weights_``: binary ladders;
-* ``subproblem_ladders(X)`` and ``subproblem_decision(X, index)``: divide and conquer;
-* ``grid_``, ``grid_predictions(X)``, ``border_weights(X)``: the joint simplex scheme.
+* :class:`LadderViews`: one binary ladder (boundaries, sign ladder, bracket);
+* :class:`SubproblemViews`: the ladders of divide and conquer, one per sub-problem;
+* :class:`SimplexViews`: the joint simplex scheme's grid predictions.
 
 With more than two features the plane is a slice through a reference point
 (:mod:`wsvmgui.app.slices`); crossings are counted inside the training hull's cut by the
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..errors import Cancelled, InputError
 from ..estimators.report import ProbabilityReport
+from ..estimators.views import LadderViews, SimplexViews, SubproblemViews
 from ..evaluation.metrics import label_metrics, truth_metrics
 from ..ladder.rules import signs_are_monotone
 from .calibration import CalibrationEntry, calibration_entry
@@ -527,25 +528,19 @@ def boundary_layer(
     """
     split_fn = hull_split or (lambda pts: (pts, pts[:0]))
     rows = [lad.nonmonotone for lad in ladders]
-    if hasattr(estimator, "subproblem_ladders") and (
-        hasattr(estimator, "subproblem_decision") or hasattr(estimator, "subproblems_")
-    ):
-        if hasattr(estimator, "subproblem_decision"):
-            decisions = [estimator.subproblem_decision(X_grid, k) for k in range(len(ladders))]
-        else:  # the divide-and-conquer estimator's fitted set gives all at once
-            decisions = estimator.subproblems_.decisions(X_grid)
+    if isinstance(estimator, SubproblemViews):
         return _ladder_layer(
             title,
             [lad.description for lad in ladders],
             [lad.weights for lad in ladders],
-            decisions,
+            estimator.subproblem_decisions(X_grid),
             xs,
             ys,
             rows,
             should_cancel,
             split_fn,
         )
-    if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
+    if isinstance(estimator, LadderViews):
         D = estimator.ladder_decision(X_grid)
         name = ladders[0].description if ladders else ""
         return _ladder_layer(
@@ -564,41 +559,40 @@ def boundary_layer(
 
 def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[LadderInfo]:
     """The sign ladders of every binary sub-problem at ``X`` (n, p); [] if none."""
-    if hasattr(estimator, "subproblem_ladders"):
-        out = []
-        for desc, weights, signs, lo, hi in estimator.subproblem_ladders(X):
-            out.append(
-                LadderInfo(
-                    str(desc),
-                    np.asarray(weights),
-                    np.asarray(signs, bool),
-                    np.asarray(lo, float),
-                    np.asarray(hi, float),
-                )
+    if isinstance(estimator, SubproblemViews):
+        return [
+            LadderInfo(
+                str(view.label),
+                np.asarray(view.weights),
+                np.asarray(view.signs, bool),
+                np.asarray(view.lo, float),
+                np.asarray(view.hi, float),
             )
-        return out
-    if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
-        signs = np.asarray(estimator.ladder_decision(X)) > 0
-        est_classes = getattr(estimator, "classes_", classes)
-        if hasattr(estimator, "estimate"):
-            est = estimator.estimate(X)
-            lo, hi = np.asarray(est.lo), np.asarray(est.hi)
-        else:
-            lo = hi = np.full(X.shape[0], np.nan)
-        desc = f"{est_classes[1]} vs {est_classes[0]}"
-        return [LadderInfo(desc, np.asarray(estimator.weights_), signs, lo, hi)]
+            for view in estimator.subproblem_ladders(X)
+        ]
+    if isinstance(estimator, LadderViews):
+        est = estimator.estimate(X)
+        est_classes = estimator.classes_
+        return [
+            LadderInfo(
+                f"{est_classes[1]} vs {est_classes[0]}",
+                np.asarray(estimator.weights_),
+                np.asarray(estimator.ladder_signs(X), bool),
+                np.asarray(est.lo, float),
+                np.asarray(est.hi, float),
+            )
+        ]
     return []
 
 
 def simplex_of(estimator: Any, X: np.ndarray) -> SimplexInfo | None:
     """The joint simplex scheme's grid predictions at ``X``; None for other estimators."""
-    if not (hasattr(estimator, "grid_") and hasattr(estimator, "grid_predictions")):
+    if not isinstance(estimator, SimplexViews):
         return None
-    border = estimator.border_weights(X) if hasattr(estimator, "border_weights") else None
     return SimplexInfo(
         np.asarray(estimator.grid_, float),
         np.asarray(estimator.grid_predictions(X), int),
-        None if border is None else np.asarray(border, float),
+        np.asarray(estimator.border_weights(X), float),
     )
 
 
@@ -680,11 +674,9 @@ def crossing_checks(estimator: Any, X_fit: np.ndarray) -> dict[str, dict]:
     -------
     dict
         ``"input"`` and ``"feature"`` -> :meth:`CrossingReport.summary` (empty for an
-        estimator without ``ladder_decision`` and ``weights_``).
+        estimator without :class:`LadderViews`).
     """
-    if not (hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_")):
-        return {}
-    if hasattr(estimator, "subproblem_ladders"):
+    if not isinstance(estimator, LadderViews):
         return {}
     from ..ladder.crossing import crossing_diagnostics
 
