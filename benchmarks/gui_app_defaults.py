@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     lines = [
-        "# App defaults (preset \"quick\") on every built-in data set",
+        '# App defaults (preset "quick") on every built-in data set',
         "",
         f"Python {meta['python']}, {meta['cpus']} CPUs, load average at the end "
         f"{', '.join(f'{v:.1f}' for v in meta['load_average'])}. One run each, as the Run "

@@ -43,6 +43,7 @@ from ..app.datasets import (
     split_dataset,
 )
 from ..errors import InputError
+from ..io.preprocessing import MissingValuesError
 
 FILE_ITEM = "__file__"
 LABEL_GUESSES = ("label", "labels", "class", "y", "target", "species")
@@ -143,6 +144,13 @@ class DataPanel(QWidget):
         self.data_seed.setToolTip("Seed of the simulation draw (applied at once)")
         self.label_column = QLabel("")
         self.label_column.setToolTip("The column that holds the classes")
+        self.missing = QComboBox()
+        self.missing.addItems(["error", "drop", "impute"])
+        self.missing.setToolTip(
+            "Rows with a missing feature value (an empty cell, NA, NaN, ...): refuse the "
+            "file and name the first one (error), leave those rows out (drop), or fill "
+            "the gaps with the training part's medians (impute)"
+        )
         self.columns_button = QPushButton("Columns\u2026")
         self.columns_button.setToolTip("Choose the label and feature columns of the file")
         self.standardise = QCheckBox("standardise features")
@@ -174,6 +182,7 @@ class DataPanel(QWidget):
         self._cols_row = QWidget()
         self._cols_row.setLayout(cols)
         form.addRow("Label", self._cols_row)
+        form.addRow("Missing values", self.missing)
         form.addRow("", self.standardise)
         form.addRow("Test fraction", self.test_fraction)
         form.addRow(self.summary)
@@ -185,6 +194,7 @@ class DataPanel(QWidget):
         self.label: str | None = None
         self.features: list[str] = []
         self.pending_dialog: ColumnDialog | None = None
+        self._pending_file: tuple[str, str, list[str]] | None = None
         self._reload = QTimer(self)
         self._reload.setSingleShot(True)
         self._reload.setInterval(RELOAD_DELAY_MS)
@@ -194,6 +204,7 @@ class DataPanel(QWidget):
         self.source.activated.connect(self._source_chosen)
         self.open_button.clicked.connect(self.open_requested)
         self.columns_button.clicked.connect(self.choose_columns)
+        self.missing.activated.connect(self._missing_chosen)
         self.n_points.valueChanged.connect(self._simulation_edited)
         self.data_seed.valueChanged.connect(self._simulation_edited)
 
@@ -210,6 +221,7 @@ class DataPanel(QWidget):
             return False
         self.path = None
         self.columns, self.label, self.features = [], None, []
+        self._pending_file = None
         self._shown_source = name
         self._show_source()
         return True
@@ -267,7 +279,15 @@ class DataPanel(QWidget):
         chosen_label = label if label in columns else guess_label(columns)
         chosen = [c for c in (features or columns) if c in columns and c != chosen_label]
         try:
-            ds = dataset_from_table(path, chosen_label, chosen)
+            ds = dataset_from_table(path, chosen_label, chosen, self.missing.currentText())
+        except MissingValuesError as exc:
+            self.error.emit(
+                f"{exc}. The data in use did not change; choose drop or impute under "
+                "Missing values."
+            )
+            self._pending_file = (path, chosen_label, chosen)
+            self._show_missing_row(True)
+            return False
         except InputError as exc:
             self.error.emit(
                 f"{os.path.basename(path)}: {exc}. The data in use did not change; choose "
@@ -279,10 +299,33 @@ class DataPanel(QWidget):
             return False
         self.path = path
         self.columns, self.label, self.features = columns, chosen_label, chosen
+        self._pending_file = None
         self._shown_source = FILE_ITEM
         self._show_source()
         self.file_loaded.emit(path)
         return True
+
+    def _missing_chosen(self, *_args) -> None:
+        """Read the file again with the new choice: the one that failed for missing
+        values, else the file in use."""
+        target = self._pending_file
+        if target is None and self.path and self._shown_source == FILE_ITEM:
+            target = (self.path, self.label, self.features)
+        if target is None:
+            return
+        if not self.open_file(*target):
+            # the data in use stay, with the choice they were read with
+            self.missing.setCurrentText(self.missing_choice())
+
+    def missing_choice(self) -> str:
+        """The missing-value choice of the data in use ("error" for built-in data)."""
+        return self.dataset.missing if self.dataset is not None else "error"
+
+    def set_options(self, missing: str, standardise: bool) -> None:
+        """Show the preprocessing choices of loaded settings (they apply to the next load
+        and split)."""
+        self.missing.setCurrentText(missing)
+        self.standardise.setChecked(standardise)
 
     def choose_columns(self) -> None:
         """Open the column dialog for the file in use."""
@@ -314,7 +357,7 @@ class DataPanel(QWidget):
             self.error.emit("Bad column choice: choose at least one feature column")
             return False
         try:
-            ds = dataset_from_table(self.path, label, features)
+            ds = dataset_from_table(self.path, label, features, self.missing.currentText())
         except (InputError, OSError) as exc:
             self.error.emit(f"Bad column choice: {exc}")
             return False
@@ -355,9 +398,13 @@ class DataPanel(QWidget):
     def _set_summary(self) -> None:
         self.summary.setText(self.dataset.summary() if self.dataset is not None else "")
 
+    def _show_missing_row(self, show: bool) -> None:
+        self._form.setRowVisible(self.missing, show)
+
     def _update_rows(self) -> None:
         file_mode = self._shown_source == FILE_ITEM and bool(self.path)
         self._form.setRowVisible(self._cols_row, file_mode)
+        self._show_missing_row(file_mode or self.missing.currentText() != "error")
         if file_mode:
             self.label_column.setText(f"{self.label} ({len(self.features)} features)")
         sim = is_simulation(self._shown_source or "")
@@ -372,6 +419,7 @@ class DataPanel(QWidget):
                 "path": os.path.abspath(self.path),
                 "label": self.label,
                 "features": list(self.features),
+                "missing": self.missing_choice(),
             }
         ref = {"kind": "builtin", "name": self._shown_source}
         if is_simulation(self._shown_source or ""):

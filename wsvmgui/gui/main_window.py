@@ -13,6 +13,7 @@ import contextlib
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,8 @@ from ..app.session import (
 )
 from ..app.settings import RunSettings
 from ..errors import InputError
+from ..io.modelfile import FittedModel, check_rows, load_model, save_model
+from ..io.results import plain_json, write_results
 from .data_panel import DataPanel
 from .export import ROW_CHOICES, export_plot, export_probabilities, load_settings, save_settings
 from .help import ABOUT, GUIDE, show_text
@@ -300,6 +303,25 @@ class MainWindow(QMainWindow):
             "The current view as PNG or SVG (Ctrl+Shift+E)",
             toolbar=True,
         )
+        file_menu.addSeparator()
+        self.save_model_action = action(
+            file_menu,
+            "Save model\u2026",
+            self.save_model_dialog,
+            tip="The fitted model of the shown result as a model file (.wsvm, no code)",
+        )
+        self.load_model_action = action(
+            file_menu,
+            "Load model\u2026",
+            self.load_model_dialog,
+            tip="Read a model file to score new data with it",
+        )
+        self.score_action = action(
+            file_menu,
+            "Score a file\u2026",
+            self.score_file_dialog,
+            tip="Probabilities of a new table's rows from the loaded (or shown) model, as CSV",
+        )
         settings_menu = file_menu.addMenu("Settings")
         action(settings_menu, "Save settings\u2026", self.save_settings_dialog)
         action(settings_menu, "Load settings\u2026", self.load_settings_dialog)
@@ -357,6 +379,8 @@ class MainWindow(QMainWindow):
         action(help_menu, "User guide", self.show_guide, QKeySequence.StandardKey.HelpContents)
         action(help_menu, "About wsvmgui", self.show_about)
         self.export_csv_action.setEnabled(False)
+        self.save_model_action.setEnabled(False)
+        self.model: FittedModel | None = None
         self._fill_recent()
 
     def _connect(self) -> None:
@@ -383,9 +407,9 @@ class MainWindow(QMainWindow):
         settings = self.state.last_settings()
         preset = self.state.value("run/preset", "quick")
         if settings is not None:
-            self.settings_panel.set_settings(settings, preset=preset or "custom")
+            self.apply_settings(settings, preset=preset or "custom")
         else:
-            self.settings_panel.set_settings(DEMO_SETTINGS, preset="quick")
+            self.apply_settings(DEMO_SETTINGS, preset="quick")
         geometry, window_state = self.state.window()
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -483,9 +507,23 @@ class MainWindow(QMainWindow):
             else:
                 self.show_info("The new split applies to the next run.")
 
+    def current_settings(self) -> RunSettings:
+        """The settings of the panels: the settings panel's, with the data panel's
+        missing-value and standardisation choices (InputError names a bad field)."""
+        return replace(
+            self.settings_panel.settings(),
+            missing=self.data_panel.missing_choice(),
+            standardize=self.data_panel.standardise.isChecked(),
+        ).validate()
+
+    def apply_settings(self, settings: RunSettings, preset: str = "custom") -> None:
+        """Show ``settings`` in both panels."""
+        self.settings_panel.set_settings(settings, preset=preset)
+        self.data_panel.set_options(settings.missing, settings.standardize)
+
     def _settings_or_default(self) -> RunSettings:
         try:
-            return self.settings_panel.settings()
+            return self.current_settings()
         except InputError:
             return DEMO_SETTINGS
 
@@ -568,13 +606,13 @@ class MainWindow(QMainWindow):
     def is_busy(self) -> bool:
         """A run (or its cost estimate), a plane or the baselines are being computed, or
         finished views are still drawing."""
-        jobs = ("run", "plane", "baselines")
+        jobs = ("run", "plane", "baselines", "score")
         return any(self.runner.is_running(k) for k in jobs) or bool(self._pending_views)
 
     def _check_request(self) -> RunRequest:
         """The run the panels ask for, checked before anything starts (InputError)."""
         self.data_panel.apply_pending()
-        settings = self.settings_panel.settings()
+        settings = self.current_settings()
         if not self.settings_panel.scheme_enabled(settings.scheme):
             raise InputError(f"scheme {settings.scheme!r} is not available for these data")
         ds = self.data_panel.dataset
@@ -751,7 +789,7 @@ class MainWindow(QMainWindow):
         self.show_info(
             f"Finished in {result.seconds:.2f} s. {first}" + "".join(f" {n}" for n in result.notes)
         )
-        self.request_baselines()
+        self._baselines_due = True  # fitted once the views are drawn (see _draw_pending)
         if self._pending_session is not None:
             self._finish_session(result)
 
@@ -772,6 +810,7 @@ class MainWindow(QMainWindow):
         current.set_result(result)
         QTimer.singleShot(0, self._draw_pending)
         self.export_csv_action.setEnabled(True)
+        self.save_model_action.setEnabled(True)
         test = result.split.test.index
         if self.selection.row < 0 or self.selection.row >= result.split.dataset.X.shape[0]:
             self.selection.select(int(test[0]) if test.size else 0)
@@ -783,6 +822,7 @@ class MainWindow(QMainWindow):
     def _draw_pending(self) -> None:
         if not self._pending_views or self.result is None:
             self._pending_views = []
+            self._start_due_baselines()
             return
         view = self._pending_views.pop(0)
         view.set_result(self.result)
@@ -792,6 +832,15 @@ class MainWindow(QMainWindow):
             view.add_baselines(self.baselines)
         if self._pending_views:
             QTimer.singleShot(0, self._draw_pending)
+        else:
+            self._start_due_baselines()
+
+    def _start_due_baselines(self) -> None:
+        """Fit the baselines after a run, once its views are drawn: their scikit-learn
+        fits compete with the drawing for the interpreter otherwise."""
+        if getattr(self, "_baselines_due", False) and self.result is not None:
+            self._baselines_due = False
+            self.request_baselines()
 
     def _clear_result(self) -> None:
         """No result: every view empty, nothing to export."""
@@ -799,6 +848,7 @@ class MainWindow(QMainWindow):
         self.baselines = None
         self._pending_views = []
         self.export_csv_action.setEnabled(False)
+        self.save_model_action.setEnabled(False)
         self.simplex_view.clear()
         self.bars_view.clear()
         self.calibration_view.clear()
@@ -933,7 +983,7 @@ class MainWindow(QMainWindow):
 
     def save_settings_dialog(self) -> None:
         try:
-            settings = self.settings_panel.settings()
+            settings = self.current_settings()
         except InputError as exc:
             self.show_error(str(exc))
             return
@@ -959,9 +1009,105 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self.show_error(f"Could not load {path}: {exc}")
             return False
-        self.settings_panel.set_settings(settings)
+        self.apply_settings(settings)
         self.show_info(f"Loaded the settings from {path}.")
         return True
+
+    # ------------------------------------------------------------------------- models
+    def fitted_model(self) -> FittedModel:
+        """The shown result as a model file's content (InputError without a result)."""
+        res = self.result
+        if res is None:
+            raise InputError("no fitted model yet: run an analysis first")
+        split, ds = res.split, res.split.dataset
+        meta = {
+            "data": ds.name,
+            "rows": {"train": split.train.size, "tune": split.tune.size, "test": split.test.size},
+            "metrics": res.metrics,
+            "made_by": "wsvmgui desktop app",
+        }
+        for attr in ("lambda_", "sigma_"):
+            value = getattr(res.estimator, attr, None)
+            if isinstance(value, float):
+                meta[attr.rstrip("_")] = value
+        return FittedModel(
+            res.estimator,
+            split.preprocessing,
+            ds.label_name,
+            res.settings.to_dict(),
+            plain_json(meta),
+        )
+
+    def save_model_dialog(self) -> None:
+        path = self._save_path("Save model", "model.wsvm", "wsvmgui model (*.wsvm)")
+        if path:
+            self.save_model(path)
+
+    def save_model(self, path: str) -> bool:
+        try:
+            model = self.fitted_model()
+            split = self.result.split
+            digest = save_model(path, model, check_rows(split.train.X, split.train.X.shape[1]))
+        except (InputError, OSError) as exc:
+            self.show_error(f"Could not save the model: {exc}")
+            return False
+        self.show_info(f"Saved the model to {path} (sha256 {digest[:12]}\u2026).")
+        return True
+
+    def load_model_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Load model", self.state.last_folder, "wsvmgui model (*.wsvm);;All files (*)"
+        )
+        if path:
+            self.load_model(path)
+
+    def load_model(self, path: str) -> bool:
+        try:
+            model = load_model(path)
+        except (InputError, OSError) as exc:
+            self.show_error(f"Could not load the model: {exc}")
+            return False
+        self.model = model
+        scheme = model.settings.get("scheme", "?")
+        self.show_info(
+            f"Loaded the model {os.path.basename(path)}: scheme {scheme}, classes "
+            f"{', '.join(model.classes)}; {model.preprocessing.describe()}. Score a file "
+            "with File \u25b8 Score a file."
+        )
+        return True
+
+    def score_file_dialog(self) -> None:
+        source, _ = QFileDialog.getOpenFileName(
+            self,
+            "Score a file",
+            self.state.last_folder,
+            "Tables (*.csv *.tsv *.tab *.txt);;All files (*)",
+        )
+        if not source:
+            return
+        out = self._save_path(
+            "Save the probabilities", f"{Path(source).stem}-probabilities.csv", "CSV (*.csv)"
+        )
+        if out:
+            self.score_file(source, out)
+
+    def score_file(self, source: str, out: str) -> int | None:
+        """Score the rows of ``source`` with the loaded model (else the shown result's) and
+        write their probabilities to ``out`` (CSV and JSON sidecar) on a worker thread."""
+        try:
+            model = self.model if self.model is not None else self.fitted_model()
+        except InputError as exc:
+            self.show_error(f"Nothing to score with: {exc}; or load a model file")
+            return None
+
+        def job(progress, should_cancel, publish):
+            return score_table(model, source, out)
+
+        def done(summary):
+            self.show_info(summary)
+
+        self.show_info(f"Scoring {os.path.basename(source)}\u2026")
+        return self.runner.start("score", job, on_result=done, on_error=self.show_error)
 
     # ----------------------------------------------------------------------- sessions
     def session(self) -> Session:
@@ -986,7 +1132,7 @@ class MainWindow(QMainWindow):
                 "test_fraction": round(self.data_panel.test_fraction.value(), 4),
                 "standardise": self.data_panel.standardise.isChecked(),
             },
-            self.settings_panel.settings(),
+            self.current_settings(),
             self.settings_panel.preset_name(),
             self.settings_panel.compare.isChecked(),
             view,
@@ -1030,7 +1176,7 @@ class MainWindow(QMainWindow):
         data = session.data
         panel = self.data_panel
         panel.test_fraction.setValue(float(session.split["test_fraction"]))
-        panel.standardise.setChecked(bool(session.split["standardise"]))
+        panel.set_options(session.settings.missing, bool(session.split["standardise"]))
         if data["kind"] == "builtin":
             if "n" in data:
                 panel.n_points.setValue(int(data["n"]))
@@ -1045,7 +1191,7 @@ class MainWindow(QMainWindow):
                 f"Could not open the session: its data did not load. {self.messages.text()}"
             )
             return False
-        self.settings_panel.set_settings(session.settings, preset=session.preset)
+        self.apply_settings(session.settings, preset=session.preset)
         self.settings_panel.compare.setChecked(session.compare)
         view = session.view
         ds = panel.dataset
@@ -1104,7 +1250,7 @@ class MainWindow(QMainWindow):
         self.runner.cancel_all()
         self.state.save_window(self.saveGeometry(), self.saveState())
         with contextlib.suppress(InputError):
-            self.state.save_settings(self.settings_panel.settings())
+            self.state.save_settings(self.current_settings())
         self.state.set_value("run/preset", self.settings_panel.preset_name())
         self.state.sync()
         self.runner.wait(3000)
@@ -1119,3 +1265,41 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
     return scroll
+
+
+def score_table(model: FittedModel, source: str, out: str) -> str:
+    """Probabilities of a table's rows from ``model``, written to ``out``; a summary line.
+
+    The table needs the model's feature columns; its label column, when present, is
+    written beside the probabilities and scored.
+    """
+    from ..app.calibration import proper_scores
+    from ..io.tables import labelled_data, read_table
+
+    table = read_table(source)
+    label = model.label if model.label in table.columns else None
+    data = labelled_data(table, label, list(model.feature_names), require_label=False)
+    rows, report = model.predict(data)
+    write_results(
+        out,
+        report,
+        ids=rows.data.row_ids,
+        id_name=rows.data.id_name,
+        observed=rows.data.y,
+        settings=model.settings,
+        meta={"scored": rows.summary(), "model_meta": model.meta},
+    )
+    text = f"Scored {rows.data.n} rows of {os.path.basename(source)} into {out}"
+    if rows.n_dropped:
+        text += f" ({rows.n_dropped} rows with missing values left out)"
+    y = rows.data.y
+    if y is not None and not any(v is None for v in y):
+        classes = np.asarray(report.classes).astype(str)
+        known = np.isin(np.asarray(y).astype(str), classes)
+        if known.all():
+            scores = proper_scores(report.proba, np.asarray(y).astype(str), classes)
+            text += (
+                f"; against its labels: error {scores['error']:.3f}, "
+                f"log loss {scores['log_loss']:.3f}"
+            )
+    return text + "."
