@@ -79,6 +79,12 @@ def test_tiny_run_fills_every_view(qtbot, window):
     lo, hi = result.ladders[0].lo[row], result.ladders[0].hi[row]
     np.testing.assert_allclose(lad["bracket_x"], [lo, hi])
     np.testing.assert_allclose(lad["sign_x"], est.weights_)
+    # f_pi(x) of the selected point at each fitted weight, the estimate on the zero line
+    x, y = window.simplex_view.curves[0].getData()
+    np.testing.assert_allclose(x, est.weights_)
+    np.testing.assert_allclose(y, est.ladder_decision(result.split.X_all[row : row + 1])[0])
+    marks = window.simplex_view.curve_marks.data
+    assert marks["x"][0] == pytest.approx(0.5 * (lo + hi)) and marks["y"][0] == 0
     slot = int(np.flatnonzero(window.bars_view._rows == row)[0])
     assert window.bars_view.row_at(slot) == row
     assert window.bars_view.marker.data["x"][0] == slot

@@ -85,6 +85,8 @@ class LadderInfo:
         ``f_pi(x) > 0`` at each data row.
     lo, hi : ndarray, shape (n,)
         Bracket of the sub-problem's probability at each row.
+    values : ndarray, shape (n, M - 1), or None
+        ``f_pi(x)`` at each data row and weight (the decision values behind the signs).
     """
 
     description: str
@@ -92,6 +94,7 @@ class LadderInfo:
     signs: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    values: np.ndarray | None = None
 
     @property
     def nonmonotone(self) -> np.ndarray:
@@ -560,6 +563,7 @@ def boundary_layer(
 def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[LadderInfo]:
     """The sign ladders of every binary sub-problem at ``X`` (n, p); [] if none."""
     if isinstance(estimator, SubproblemViews):
+        values = estimator.subproblem_decisions(X)
         return [
             LadderInfo(
                 str(view.label),
@@ -567,19 +571,22 @@ def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[Ladde
                 np.asarray(view.signs, bool),
                 np.asarray(view.lo, float),
                 np.asarray(view.hi, float),
+                np.asarray(f, float),
             )
-            for view in estimator.subproblem_ladders(X)
+            for view, f in zip(estimator.subproblem_ladders(X), values, strict=True)
         ]
     if isinstance(estimator, LadderViews):
         est = estimator.estimate(X)
         est_classes = estimator.classes_
+        values = np.asarray(estimator.ladder_decision(X), float)
         return [
             LadderInfo(
                 f"{est_classes[1]} vs {est_classes[0]}",
                 np.asarray(estimator.weights_),
-                np.asarray(estimator.ladder_signs(X), bool),
+                values > 0,
                 np.asarray(est.lo, float),
                 np.asarray(est.hi, float),
+                values,
             )
         ]
     return []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from .common import (
@@ -31,6 +32,15 @@ VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
 POSITIVE = pg.mkBrush(30, 150, 60, 230)
 NEGATIVE = pg.mkBrush(200, 60, 50, 230)
 BRACKET_PEN = pg.mkPen(255, 165, 0, 150, width=14)
+#: Colours of the f_pi(x) curves, one per sub-problem (at most six drawn).
+CURVE_COLORS = [
+    (20, 20, 20),
+    (31, 119, 180),
+    (214, 39, 40),
+    (44, 160, 44),
+    (148, 103, 189),
+    (255, 127, 14),
+]
 #: Widest left axis of the ladder plot (sub-problem names), in pixels.
 MAX_NAME_WIDTH = 130
 
@@ -134,10 +144,29 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
+        # f_pi(x) of the selected point: the values behind the signs
+        self.curve_plot = pg.PlotItem()
+        configure_plot(self.curve_plot)
+        self.curve_title = add_title(self.curve_plot, "f\u03c0(x) of the selected point")
+        self.curve_plot.setLabel("bottom", "weight \u03c0")
+        self.curve_plot.setLabel("left", "f\u03c0(x)")
+        self.curve_plot.setXLink(self.lad)
+        self.curve_plot.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.zero_line = pg.InfiniteLine(
+            pos=0, angle=0, pen=pg.mkPen(120, 120, 120, style=Qt.PenStyle.DashLine)
+        )
+        self.curve_plot.addItem(self.zero_line)
+        self.curves: list[pg.PlotDataItem] = []
+        self.curve_marks = pg.ScatterPlotItem(
+            size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
+        )
+        self.curve_marks.setZValue(5)
+        self.curve_plot.addItem(self.curve_marks)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         keep_legend_fitted(self.graphics, self.legend)
-        self.graphics.ci.addItem(self.legend, row=1, col=0, rowspan=1, colspan=2)
+        self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
         self._legend_key = None
+        self._curve_names: list[str] = []
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
 
@@ -151,14 +180,25 @@ class SimplexView(QWidget):
             return
         for plot in self._shown:
             self.graphics.ci.removeItem(plot)
+            if plot is self.lad:
+                self.graphics.ci.removeItem(self.curve_plot)
         for col, plot in enumerate(wanted):
-            self.graphics.ci.addItem(plot, row=0, col=col)
+            if plot is self.lad:
+                self.graphics.ci.addItem(plot, row=0, col=col)
+                self.graphics.ci.addItem(self.curve_plot, row=1, col=col)
+            else:
+                self.graphics.ci.addItem(plot, row=0, col=col, rowspan=2)
         self.graphics.ci.layout.setRowStretchFactor(0, 1)
+        self.graphics.ci.layout.setRowStretchFactor(1, 1)
         self._shown = wanted
         self._build_legend(triangle, None)
 
     def _build_legend(self, triangle: bool, classes) -> None:
-        key = (triangle, None if classes is None else tuple(str(c) for c in classes))
+        key = (
+            triangle,
+            None if classes is None else tuple(str(c) for c in classes),
+            tuple(self._curve_names),
+        )
         if key == self._legend_key:
             return
         self._legend_key = key
@@ -175,6 +215,9 @@ class SimplexView(QWidget):
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
             self.legend.addItem(self.estimates, f"estimate {PHAT}")
+            for name, color in zip(self._curve_names, CURVE_COLORS, strict=False):
+                label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
+                self.legend.addItem(legend_line(pg.mkPen(*color, width=2)), label)
         fit_legend(self.legend, self.graphics.viewport().width())
 
     def set_result(self, result) -> None:
@@ -184,6 +227,7 @@ class SimplexView(QWidget):
         for text, c in zip(self.vertex_labels, list(ds.classes[:3]) + [""] * 3, strict=False):
             text.setText(f"\u03c0 of {c}" if K == 3 else "")
         triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
+        self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
         self._layout(triangle, bool(result.ladders))
         self._build_legend(triangle, ds.classes if triangle else None)
         self._fit_ladder_axis(result.ladders)
@@ -203,6 +247,7 @@ class SimplexView(QWidget):
         names = [lad.description + "  (crossing)" for lad in ladders] or ["0.0"]
         width = max(metrics.horizontalAdvance(n) for n in names) + 14
         axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
+        self.curve_plot.getAxis("left").setWidth(int(min(width, MAX_NAME_WIDTH)))  # aligned
 
     def set_selection(self, row: int) -> None:
         self._row = row
@@ -258,6 +303,7 @@ class SimplexView(QWidget):
     def _draw_ladders(self, res, row: int) -> None:
         ladders = [] if res is None else res.ladders
         if not ladders:
+            self._draw_curves([], row)
             self.signs.setData([], [])
             self.brackets.setData([], [])
             self.estimates.setData([], [])
@@ -276,11 +322,37 @@ class SimplexView(QWidget):
             ey.append(y)
             mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
             ticks.append((y, self._elide(f"{lad.description}{mono}")))
+        self._draw_curves(ladders, row)
         self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
         self.estimates.setData(x=ex, y=ey)
         self.lad.getAxis("left").setTicks([ticks])
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
+
+    def _draw_curves(self, ladders, row: int) -> None:
+        """f_pi(x) of the selected point at each fitted weight, one curve per sub-problem
+        (straight between the weights); diamonds at the estimates on the zero line."""
+        shown = [lad for lad in ladders if lad.values is not None][: len(CURVE_COLORS)]
+        while len(self.curves) < len(shown):
+            curve = pg.PlotDataItem(symbol="o", symbolSize=5)
+            self.curve_plot.addItem(curve)
+            self.curves.append(curve)
+        marks = []
+        for curve, lad, color in zip(self.curves, shown, CURVE_COLORS, strict=False):
+            curve.setData(lad.weights, lad.values[row])
+            curve.setPen(pg.mkPen(*color, width=2))
+            curve.setSymbolBrush(pg.mkBrush(*color))
+            curve.setSymbolPen(pg.mkPen(*color))
+            curve.setVisible(True)
+            marks.append(0.5 * (lad.lo[row] + lad.hi[row]))
+        for curve in self.curves[len(shown) :]:
+            curve.setData([], [])
+            curve.setVisible(False)
+        self.curve_marks.setData(x=marks, y=np.zeros(len(marks)))
+        if shown:
+            values = np.concatenate([lad.values[row] for lad in shown])
+            top = float(np.max(np.abs(values))) or 1.0
+            self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
 
     def _elide(self, text: str) -> str:
         from PySide6.QtCore import Qt
