@@ -261,3 +261,40 @@ def test_session_round_trip_in_the_app(qtbot, window, tmp_path):
     assert again.selection.row == int(first.split.test.index[3])
     assert again.current_view() is again.bars_view
     assert again.data_panel.dataset.name == "design:wuliu2011_ex1"
+
+
+def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window):
+    settings = RunSettings(n_weights=8, lambdas=[0.005], sigmas=[0.5], n_jobs=1)
+    statuses = []
+    original = window._on_partial
+    window._on_partial = lambda obj: (statuses.append(obj), original(obj))
+    result = run_and_wait(qtbot, window, settings)
+    path = result.path
+    assert path is not None and path.pis[0] == 0 and path.pis[-1] == 1
+    assert any(getattr(s, "phase", "") == "exact path" for s in statuses)
+    # the path agrees with the ladder's own fits at its weights
+    X = result.split.X_all
+    ladder = result.estimator.ladder_decision(X)
+    exact = np.column_stack([path.decision_at(X, w) for w in result.estimator.weights_])
+    assert np.abs(ladder - exact).max() < 0.02 * np.abs(ladder).max()
+    # the selected point's exact curve, its zero inside the ladder's bracket
+    row = int(result.split.test.index[2])
+    window.selection.select(row)
+    view = window.simplex_view
+    x, y = view.exact_curve.getData()
+    np.testing.assert_allclose(x, path.pis)
+    np.testing.assert_allclose(y, path.curves(X[row : row + 1])[0])
+    zeros = view.zero_marks.data["x"]
+    lad = result.ladders[0]
+    if zeros.size == 1 and lad.lo[row] < lad.hi[row]:
+        assert lad.lo[row] - 1e-9 <= zeros[0] <= lad.hi[row] + 1e-9
+    # the boundary at pi = 0.3 from the path: f_0.3 vanishes along it
+    bv = window.boundary_view
+    assert bv._pi_row.isVisible()
+    bv.pi_slider.setValue(300)
+    qtbot.waitUntil(lambda: bv.pi_boundary_data()[0].size > 0, timeout=20000)
+    bx, by = bv.pi_boundary_data()
+    f = path.decision_at(result.split.transform(np.column_stack([bx, by])), 0.3)
+    assert np.abs(f).max() < 0.05 * np.abs(path.decision_at(X, 0.3)).max()
+    bv.pi_box.setChecked(False)
+    assert bv.pi_boundary_data()[0].size == 0

@@ -38,6 +38,7 @@ from .calibration import CalibrationEntry, calibration_entry
 from .contours import contour_crossings, zero_contour
 from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost
 from .datasets import DataSplit
+from .path_view import PathInfo, exact_path
 from .schemes import SCHEMES, fit_scheme
 from .settings import RunSettings
 from .slices import closeness, slice_hull
@@ -263,6 +264,9 @@ class RunResult:
         (binary ladders only).
     fit_rows : ndarray of int
         Data rows the estimator was fitted on (training, plus tuning rows it split itself).
+    path : PathInfo or None
+        The exact solution path in pi behind a binary ladder
+        (:mod:`wsvmgui.app.path_view`).
     """
 
     settings: RunSettings
@@ -283,6 +287,7 @@ class RunResult:
     calibration_part: str = "test"
     crossing_checks: dict[str, dict[str, dict]] = field(default_factory=dict)
     fit_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
+    path: PathInfo | None = None
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -733,6 +738,8 @@ def _plan(request: RunRequest) -> list[Phase]:
     plan = [Phase("fit", 0, 1.0)]
     if request.compare:
         plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
+    if request.split.dataset.n_classes == 2:
+        plan.append(Phase("exact path", 0, 0.5, group="path"))
     return [*plan, Phase("views", 0, 0.2, group="views")]
 
 
@@ -821,6 +828,16 @@ def run_analysis(
                 progress=on_comparison,
                 should_cancel=cancel,
             )
+    path_info = None
+    if ds.n_classes == 2 and isinstance(estimator, LadderViews):
+        phased.begin("path")
+
+        def on_path(done: int, total: int, _partial: Any = None) -> None:
+            report(done, total)
+
+        path_info, why = exact_path(estimator, X_fit, y_fit, on_path, cancel)
+        if why:
+            notes.append(f"Exact path in \u03c0 not traced: {why}.")
     if cancel():
         raise Cancelled("cancelled by the user")
     phased.begin("views")
@@ -843,6 +860,7 @@ def run_analysis(
         comparison,
         notes,
         fit_rows=fit_rows(settings, split),
+        path=path_info,
     )
     target = split.test if split.test.size else split.train
     result.calibration_part = target.name

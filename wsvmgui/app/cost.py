@@ -38,6 +38,9 @@ CONFIRM_SECONDS = 60.0
 #: per boundary drawn (contours and crossings on the plane grid; measured on this machine).
 VIEW_SECONDS = 0.3
 VIEW_SECONDS_PER_BOUNDARY = 0.003
+#: Seconds per fitted row of the exact path behind a binary ladder (measured here:
+#: 0.3 s at n = 140, 2.3 s at n = 400 under load).
+PATH_SECONDS_PER_ROW = 0.006
 
 
 @dataclass(frozen=True)
@@ -366,7 +369,13 @@ def estimate_cost(
     views = view_seconds(settings, request.split.dataset.n_classes, y.size)
     if comp_phases:
         views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
-    phases = [*phases, *comp_phases, Phase("views", 0, views, group="views")]
+    path = []
+    if request.split.dataset.n_classes == 2 and settings.scheme in ("binary", "noncrossing"):
+        from .path_view import MAX_PATH_ROWS
+
+        if y.size <= MAX_PATH_ROWS:
+            path = [Phase("exact path", 0, PATH_SECONDS_PER_ROW * y.size, group="path")]
+    phases = [*phases, *comp_phases, *path, Phase("views", 0, views, group="views")]
     return CostEstimate(tuple(phases), fitted)
 
 

@@ -105,7 +105,9 @@ def format_progress(
 ) -> str:
     """``"fit: fits 12 of 90, 1.2 s elapsed, about 3 s left"``."""
     text = f"{phase}: " if phase else ""
-    if total > 0:
+    if phase == "exact path" and total > 0:
+        text += f"\u03c0 reached {done / total:.2f}, "
+    elif total > 0:
         text += f"fits {done} of {total}, "
     text += f"{elapsed:.1f} s elapsed"
     if remaining is not None:
@@ -397,6 +399,7 @@ class MainWindow(QMainWindow):
         self.runner.progress.connect(self._on_progress)
         self.runner.busy.connect(self._on_busy)
         self.boundary_view.plane_requested.connect(self.request_plane)
+        self.boundary_view.pi_requested.connect(self.request_pi_boundary)
         self.results_view.baselines_requested.connect(self.request_baselines)
         for view in (self.boundary_view, self.bars_view):
             view.point_clicked.connect(self.selection.select)
@@ -606,7 +609,7 @@ class MainWindow(QMainWindow):
     def is_busy(self) -> bool:
         """A run (or its cost estimate), a plane or the baselines are being computed, or
         finished views are still drawing."""
-        jobs = ("run", "plane", "baselines", "score")
+        jobs = ("run", "plane", "baselines", "score", "pi")
         return any(self.runner.is_running(k) for k in jobs) or bool(self._pending_views)
 
     def _check_request(self) -> RunRequest:
@@ -894,6 +897,27 @@ class MainWindow(QMainWindow):
             self.boundary_view.set_plane(plane)
 
         self.runner.start("plane", job, on_result=done, on_error=self.show_error)
+
+    def request_pi_boundary(self, pi: float) -> None:
+        """The boundary at ``pi`` in the shown plane, from the exact path (worker)."""
+        result = self.result
+        if result is None or result.path is None or result.plane is None:
+            return
+        plane = result.plane
+        split, info = result.split, result.path
+
+        def job(progress, should_cancel, publish):
+            from ..app.analysis import plane_grid
+            from ..app.path_view import boundary_at
+
+            xs, ys, X_grid = plane_grid(split, plane.ix, plane.iy, plane.xs.size, plane.reference)
+            return pi, boundary_at(info, X_grid, xs, ys, pi)
+
+        def done(out):
+            if result is self.result and result.plane is plane:
+                self.boundary_view.set_pi_boundary(*out)
+
+        self.runner.start("pi", job, on_result=done, on_error=self.show_error)
 
     def request_baselines(self) -> None:
         result = self.result

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSlider,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -59,6 +60,9 @@ HULL_PEN = pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
 CROSS_IN = pg.mkBrush(0, 0, 0, 230)
 CROSS_OUT = pg.mkBrush(150, 150, 150, 200)
 RING_PEN = pg.mkPen(255, 140, 0, 255, width=2.5)
+PI_PEN = pg.mkPen(0, 0, 0, 255, width=3, style=Qt.PenStyle.DashLine)
+#: Steps of the pi slider.
+PI_STEPS = 1000
 
 
 class BoundaryPanel:
@@ -94,6 +98,12 @@ class BoundaryPanel:
         self.selected = pg.ScatterPlotItem(size=20, symbol="o", pen=SELECT_PEN, brush=None)
         self.selected.setZValue(7)
         plot.addItem(self.selected)
+        # the boundary at any pi from the exact path: white under black, above the ladder
+        self.pi_halo = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 255, 255, width=6))
+        self.pi_curve = pg.PlotDataItem(connect="pairs", pen=PI_PEN)
+        for z, item in ((3, self.pi_halo), (4, self.pi_curve)):
+            item.setZValue(z)
+            plot.addItem(item)
         self.n_live = 0
 
     def _curve(self, i: int) -> pg.PlotDataItem:
@@ -135,6 +145,8 @@ class BoundaryPanel:
         self.set_boundaries(np.empty(0), [])
         for item in (self.crossing, self.crossing_out, self.nonmonotone, self.hull):
             item.setData([], [])
+        self.pi_halo.setData([], [])
+        self.pi_curve.setData([], [])
         self.image.clear()
 
     def boundary_data(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -275,10 +287,13 @@ class BoundaryView(QWidget):
         The user picked another pair of features, or another slice, while a result is
         shown (the slice's reference point is :meth:`reference`).
     point_clicked(row)
+    pi_requested(pi)
+        The boundary at weight ``pi`` is wanted (a result with an exact path is shown).
     """
 
     plane_requested = Signal(int, int)
     point_clicked = Signal(int)
+    pi_requested = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -315,6 +330,30 @@ class BoundaryView(QWidget):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget, 1)
         controls.addWidget(self.surface_box)
+        self.pi_box = QCheckBox("boundary at \u03c0")
+        self.pi_box.setToolTip(
+            "Draw the boundary {f\u03c0 = 0} at any weight \u03c0 (thick dashed), from the "
+            "exact solution path of the binary ladder"
+        )
+        self.pi_slider = QSlider(Qt.Orientation.Horizontal)
+        self.pi_slider.setRange(1, PI_STEPS - 1)
+        self.pi_slider.setValue(PI_STEPS // 2)
+        self.pi_slider.setToolTip("The weight \u03c0 of the drawn boundary")
+        self.pi_label = QLabel("\u03c0 = 0.500")
+        self.pi_label.setMinimumWidth(
+            self.pi_label.fontMetrics().horizontalAdvance("\u03c0 = 0.000 ")
+        )
+        self._pi_row = QWidget()
+        pi_layout = QHBoxLayout(self._pi_row)
+        pi_layout.setContentsMargins(0, 0, 0, 0)
+        pi_layout.addWidget(self.pi_box)
+        pi_layout.addWidget(self.pi_slider, 1)
+        pi_layout.addWidget(self.pi_label)
+        self._pi_row.setVisible(False)
+        self._pi_timer = QTimer(self)
+        self._pi_timer.setSingleShot(True)
+        self._pi_timer.setInterval(40)
+        self._pi_timer.timeout.connect(self._request_pi)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.graphics.setMinimumSize(200, 200)
@@ -359,6 +398,7 @@ class BoundaryView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
+        layout.addWidget(self._pi_row)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.info)
 
@@ -377,6 +417,8 @@ class BoundaryView(QWidget):
         self.sub_combo.currentIndexChanged.connect(self._draw_layers)
         self.surface_box.toggled.connect(self._toggle_surface)
         self.slice_panel.edited.connect(self._reference_edited)
+        self.pi_slider.valueChanged.connect(self._pi_moved)
+        self.pi_box.toggled.connect(self._pi_toggled)
         for panel in (self.left, self.right):
             panel.points.sigClicked.connect(self._clicked)
 
@@ -431,6 +473,7 @@ class BoundaryView(QWidget):
         self._has_result = False
         self._result = None
         self._plane = None
+        self._pi_row.setVisible(False)
         if not same_features:
             self._updating = True
             for combo, default in ((self.x_combo, 0), (self.y_combo, 1)):
@@ -486,6 +529,7 @@ class BoundaryView(QWidget):
     def begin_run(self) -> None:
         """A run started: clear the boundaries, keep the points."""
         self._has_result = False
+        self._pi_row.setVisible(False)
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._draw_selection()
@@ -504,6 +548,7 @@ class BoundaryView(QWidget):
             self.set_split(result.split)
         self._has_result = True
         self._result = result
+        self._pi_row.setVisible(getattr(result, "path", None) is not None)
         self.set_plane(result.plane)
 
     def clear(self) -> None:
@@ -545,6 +590,44 @@ class BoundaryView(QWidget):
         self._draw_points()
         self._update_slice_title()
         self._draw_layers()
+        if self.pi_box.isChecked() and self._pi_row.isVisible():
+            self._pi_timer.start()  # the boundary at pi in the new plane
+
+    # ------------------------------------------------------------------------ pi
+    def pi(self) -> float:
+        return self.pi_slider.value() / PI_STEPS
+
+    def _pi_moved(self, _value: int) -> None:
+        self.pi_label.setText(f"\u03c0 = {self.pi():.3f}")
+        if not self.pi_box.isChecked():
+            self.pi_box.setChecked(True)  # moving the slider asks for the boundary
+        else:
+            self._pi_timer.start()
+
+    def _pi_toggled(self, on: bool) -> None:
+        if on:
+            self._pi_timer.start()
+        else:
+            self.left.pi_halo.setData([], [])
+            self.left.pi_curve.setData([], [])
+
+    def _request_pi(self) -> None:
+        if self.pi_box.isChecked() and self._has_result:
+            self.pi_requested.emit(self.pi())
+
+    def set_pi_boundary(self, pi: float, segments: np.ndarray) -> None:
+        """Draw the boundary at ``pi`` (segments (s, 2, 2)) computed from the exact path."""
+        if not self.pi_box.isChecked() or abs(pi - self.pi()) > 0.5 / PI_STEPS:
+            return  # an older request
+        x, y = segments_to_xy(segments)
+        self.left.pi_halo.setData(x, y, connect="pairs")
+        self.left.pi_curve.setData(x, y, connect="pairs")
+        self.pi_label.setText(f"\u03c0 = {pi:.3f}")
+
+    def pi_boundary_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) of the drawn boundary at pi (for tests)."""
+        x, y = self.left.pi_curve.getData()
+        return np.asarray(x if x is not None else []), np.asarray(y if y is not None else [])
 
     # ------------------------------------------------------------------------ drawing
     def _is_slice(self) -> bool:

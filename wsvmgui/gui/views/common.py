@@ -191,8 +191,9 @@ def fit_legend(legend: pg.LegendItem, width: float) -> None:
     entries = getattr(legend, "items", [])
     if not entries:
         return
+    # the text's own width: a label's geometry stretches with the column it sits in
     widest = max(
-        sample.boundingRect().width() + label.boundingRect().width() + 12
+        sample.boundingRect().width() + getattr(label, "item", label).boundingRect().width() + 16
         for sample, label in entries
     )
     cols = int(max(1, min(len(entries), (width - 16) // max(widest, 1))))

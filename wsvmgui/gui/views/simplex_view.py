@@ -162,11 +162,27 @@ class SimplexView(QWidget):
         )
         self.curve_marks.setZValue(5)
         self.curve_plot.addItem(self.curve_marks)
+        # the exact path (binary ladders): piecewise linear, knots at its breakpoints
+        self.exact_curve = pg.PlotDataItem(
+            pen=pg.mkPen(90, 90, 200, width=1.5),
+            symbol="o",
+            symbolSize=3,
+            symbolPen=None,
+            symbolBrush=pg.mkBrush(90, 90, 200),
+        )
+        self.exact_curve.setZValue(1)
+        self.curve_plot.addItem(self.exact_curve)
+        self.zero_marks = pg.ScatterPlotItem(
+            size=12, symbol="x", pen=None, brush=pg.mkBrush(200, 30, 30)
+        )
+        self.zero_marks.setZValue(6)
+        self.curve_plot.addItem(self.zero_marks)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
         keep_legend_fitted(self.graphics, self.legend)
         self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
         self._legend_key = None
         self._curve_names: list[str] = []
+        self._has_path = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
 
@@ -198,6 +214,7 @@ class SimplexView(QWidget):
             triangle,
             None if classes is None else tuple(str(c) for c in classes),
             tuple(self._curve_names),
+            self._has_path,
         )
         if key == self._legend_key:
             return
@@ -215,8 +232,15 @@ class SimplexView(QWidget):
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
             self.legend.addItem(self.estimates, f"estimate {PHAT}")
+            if self._has_path:
+                self.legend.addItem(legend_line(pg.mkPen(90, 90, 200, width=2)), "exact path")
+                self.legend.addItem(
+                    legend_sample("x", pg.mkBrush(200, 30, 30), pg.mkPen(None), 10), "zeros"
+                )
             for name, color in zip(self._curve_names, CURVE_COLORS, strict=False):
                 label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
+                if self._has_path:
+                    label = "f\u03c0(x) at the fitted weights"
                 self.legend.addItem(legend_line(pg.mkPen(*color, width=2)), label)
         fit_legend(self.legend, self.graphics.viewport().width())
 
@@ -228,6 +252,7 @@ class SimplexView(QWidget):
             text.setText(f"\u03c0 of {c}" if K == 3 else "")
         triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
         self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
+        self._has_path = getattr(result, "path", None) is not None
         self._layout(triangle, bool(result.ladders))
         self._build_legend(triangle, ds.classes if triangle else None)
         self._fit_ladder_axis(result.ladders)
@@ -349,8 +374,28 @@ class SimplexView(QWidget):
             curve.setData([], [])
             curve.setVisible(False)
         self.curve_marks.setData(x=marks, y=np.zeros(len(marks)))
+        path = getattr(self._result, "path", None) if ladders else None
+        extra = []
+        if path is not None:
+            from ...app.path_view import zeros_of
+
+            f = path.curves(self._result.split.X_all[row : row + 1])[0]
+            self.exact_curve.setData(path.pis, f)
+            zeros = zeros_of(path.pis, f)
+            self.zero_marks.setData(x=zeros, y=np.zeros(zeros.size))
+            self.curve_title.setText(
+                f"f\u03c0(x) of the selected point: exact path, {path.n_breakpoints} "
+                f"breakpoints, {zeros.size} zero(s)"
+            )
+            for curve in self.curves:
+                curve.setPen(None)  # the fitted weights as dots on the exact curve
+            extra = [f]
+        else:
+            self.exact_curve.setData([], [])
+            self.zero_marks.setData([], [])
+            self.curve_title.setText("f\u03c0(x) of the selected point")
         if shown:
-            values = np.concatenate([lad.values[row] for lad in shown])
+            values = np.concatenate([lad.values[row] for lad in shown] + extra)
             top = float(np.max(np.abs(values))) or 1.0
             self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
 
