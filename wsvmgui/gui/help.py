@@ -48,15 +48,17 @@ colour, white where classes tie).  Black crosses: two boundaries cross inside th
 training hull (dashed); grey: outside it.  Orange rings: points whose sign ladder is not
 monotone.  With more than two features the plane is a <i>slice</i> through the selected
 point (or values you type in the panel beside it); points far from the slice are
-faded.</li>
+faded.  For a binary ladder, <i>boundary at &pi;</i> and its slider draw the boundary
+at any weight from the exact solution path (thick dashed).</li>
 <li>The <b>non-crossing</b> ladder (tick "side by side", two classes) keeps its boundaries
 apart where Wu &amp; Liu's constraints act: in the training hull for a linear kernel; in
 the hull of the kernel rows (feature space) for RBF and polynomial kernels, which is not
 the drawn plane.  The info line gives the crossings found over the whole hull in both
 spaces.</li>
 <li><b>Simplex and ladders</b> (Ctrl+2): the selected point's sign ladder in each
-sub-problem, and for the joint simplex scheme with three classes the triangle of class
-weights.</li>
+sub-problem and its f<sub>&pi;</sub>(x) over &pi; (for a binary ladder the exact path:
+piecewise linear between its breakpoints, its zeros marked), and for the joint simplex
+scheme with three classes the triangle of class weights.</li>
 <li><b>Probabilities</b> (Ctrl+3): stacked estimated probabilities of every test point,
 grouped by class; black dashes: true probabilities when known.</li>
 <li><b>Calibration</b> (Ctrl+4): the reliability diagram with bin counts, and log loss,
