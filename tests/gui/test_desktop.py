@@ -281,6 +281,7 @@ def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window):
     row = int(result.split.test.index[2])
     window.selection.select(row)
     view = window.simplex_view
+    view.ensure_drawn()  # drawn when shown
     x, y = view.exact_curve.getData()
     np.testing.assert_allclose(x, path.pis)
     np.testing.assert_allclose(y, path.curves(X[row : row + 1])[0])
@@ -290,7 +291,7 @@ def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window):
         assert lad.lo[row] - 1e-9 <= zeros[0] <= lad.hi[row] + 1e-9
     # the boundary at pi = 0.3 from the path: f_0.3 vanishes along it
     bv = window.boundary_view
-    assert bv._pi_row.isVisible()
+    assert bv._pi_row.isEnabled()
     bv.pi_slider.setValue(300)
     qtbot.waitUntil(lambda: bv.pi_boundary_data()[0].size > 0, timeout=20000)
     bx, by = bv.pi_boundary_data()

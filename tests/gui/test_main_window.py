@@ -80,6 +80,7 @@ def test_tiny_run_fills_every_view(qtbot, window):
     np.testing.assert_allclose(lad["bracket_x"], [lo, hi])
     np.testing.assert_allclose(lad["sign_x"], est.weights_)
     # f_pi(x) of the selected point at each fitted weight, the estimate on the zero line
+    window.simplex_view.ensure_drawn()
     x, y = window.simplex_view.curves[0].getData()
     np.testing.assert_allclose(x, est.weights_)
     np.testing.assert_allclose(y, est.ladder_decision(result.split.X_all[row : row + 1])[0])

@@ -106,6 +106,7 @@ def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     row = int(result.split.test.index[2])
     window.selection.select(row)
     view = window.simplex_view
+    view.ensure_drawn()  # drawn when shown
     xy = simplex.grid @ np.array([[0.0, 0.0], [1.0, 0.0], [0.5, np.sqrt(3) / 2]])
     np.testing.assert_allclose(view.grid_points.data["x"], xy[:, 0])
     # each grid weight is coloured by the class predicted there for this point

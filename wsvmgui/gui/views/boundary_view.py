@@ -349,7 +349,10 @@ class BoundaryView(QWidget):
         pi_layout.addWidget(self.pi_box)
         pi_layout.addWidget(self.pi_slider, 1)
         pi_layout.addWidget(self.pi_label)
-        self._pi_row.setVisible(False)
+        # Always shown (enabled with a path): showing and hiding it would resize the plots,
+        # and re-laying out the scene costs tens of milliseconds on the GUI thread.
+        self._pi_row.setEnabled(False)
+        self._pi_row.setToolTip("Needs a binary ladder's exact solution path (run one)")
         self._pi_timer = QTimer(self)
         self._pi_timer.setSingleShot(True)
         self._pi_timer.setInterval(40)
@@ -473,7 +476,7 @@ class BoundaryView(QWidget):
         self._has_result = False
         self._result = None
         self._plane = None
-        self._pi_row.setVisible(False)
+        self._pi_row.setEnabled(False)
         if not same_features:
             self._updating = True
             for combo, default in ((self.x_combo, 0), (self.y_combo, 1)):
@@ -529,7 +532,7 @@ class BoundaryView(QWidget):
     def begin_run(self) -> None:
         """A run started: clear the boundaries, keep the points."""
         self._has_result = False
-        self._pi_row.setVisible(False)
+        self._pi_row.setEnabled(False)
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._draw_selection()
@@ -548,7 +551,7 @@ class BoundaryView(QWidget):
             self.set_split(result.split)
         self._has_result = True
         self._result = result
-        self._pi_row.setVisible(getattr(result, "path", None) is not None)
+        self._pi_row.setEnabled(getattr(result, "path", None) is not None)
         self.set_plane(result.plane)
 
     def clear(self) -> None:
@@ -590,7 +593,7 @@ class BoundaryView(QWidget):
         self._draw_points()
         self._update_slice_title()
         self._draw_layers()
-        if self.pi_box.isChecked() and self._pi_row.isVisible():
+        if self.pi_box.isChecked() and self._pi_row.isEnabled():
             self._pi_timer.start()  # the boundary at pi in the new plane
 
     # ------------------------------------------------------------------------ pi

@@ -183,6 +183,7 @@ class SimplexView(QWidget):
         self._legend_key = None
         self._curve_names: list[str] = []
         self._has_path = False
+        self._dirty = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
 
@@ -278,7 +279,27 @@ class SimplexView(QWidget):
         self._row = row
         self._draw()
 
+    def showEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().showEvent(ev)
+        if self._dirty:
+            self._draw()
+
+    def ensure_drawn(self) -> None:
+        """Draw now what a hidden view put off."""
+        if self._dirty:
+            self._dirty = False
+            self._draw_now()
+
     def _draw(self) -> None:
+        # Put off while hidden: a selection made in another view must not cost this
+        # view's drawing on the GUI thread.
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
+        self._draw_now()
+
+    def _draw_now(self) -> None:
         res = self._result
         row = self._row
         valid = res is not None and 0 <= row < res.split.dataset.X.shape[0]
@@ -409,6 +430,7 @@ class SimplexView(QWidget):
 
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
+        self.ensure_drawn()
         x, y = self.brackets.getData()
         return {
             "sign_x": np.asarray(self.signs.data["x"]),
