@@ -115,3 +115,19 @@ def test_views_refit_when_the_data_change_their_layout(qtbot, window):
     assert window.boundary_view.slice_panel.isVisible()
     assert not overflow(window.boundary_view.graphics)
     assert not hidden_widgets(window)
+
+
+def test_a_view_shrunk_while_hidden_fits_when_shown(qtbot, window):
+    window.resize(1600, 1000)
+    settings = RunSettings(n_weights=8, lambdas=[0.01], sigmas=[1.0], n_jobs=1)
+    assert run_and_wait(qtbot, window, settings) is not None
+    for view in (window.calibration_view, window.bars_view, window.simplex_view):
+        window.tabs.setCurrentWidget(view)
+        qtbot.wait(50)
+    window.tabs.setCurrentWidget(window.boundary_view)
+    window.resize(*SMALL)
+    qtbot.wait(100)
+    for view in (window.calibration_view, window.bars_view, window.simplex_view):
+        window.tabs.setCurrentWidget(view)
+        qtbot.wait(80)
+        assert not overflow(view.graphics), (type(view).__name__, overflow(view.graphics)[:3])

@@ -30,6 +30,8 @@ DATASETS = (
     ("k3", "design:wu2010_ex1", 300, False),
     ("wine", "sklearn:wine", 0, False),
 )
+#: Where the most uncertain point is selected: a training point's slice meets the hull.
+SELECT_FROM = {"wine": "train"}
 
 
 def _wait(app, window, timeout: float) -> bool:
@@ -97,12 +99,20 @@ def _run(
     return True
 
 
-def _select_uncertain(window) -> None:
-    """Select the test point whose largest class probability is smallest."""
+def _select_uncertain(window, part: str = "test") -> None:
+    """Select the point of ``part`` whose largest class probability is smallest."""
     res = window.result
-    test = res.split.test.index
-    row = int(test[np.argmin(res.report.proba[test].max(axis=1))])
+    rows = res.split.parts[part].index
+    row = int(rows[np.argmin(res.report.proba[rows].max(axis=1))])
     window.selection.select(row)
+
+
+def _busiest_subproblem(app, window) -> None:
+    """Show the sub-problem with the most boundaries in the plane."""
+    plane = window.result.plane
+    counts = [sum(seg.shape[0] > 0 for seg in segs) for segs in plane.layers[0].segments]
+    window.boundary_view.sub_combo.setCurrentIndex(int(np.argmax(counts)))
+    app.processEvents()
 
 
 def _shoot(app, window, out: Path, name: str, sizes=SIZES, views=range(5)) -> None:
@@ -137,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for name, data, n, compare in DATASETS:
         if _run(app, window, data, n, None, compare):
-            _select_uncertain(window)
+            _select_uncertain(window, SELECT_FROM.get(name, "test"))
+            _wait(app, window, 120)
+            _busiest_subproblem(app, window)
             _shoot(app, window, out, name)
 
     # The joint simplex scheme on three classes: the triangle of class weights.

@@ -196,7 +196,7 @@ def fit_legend(legend: pg.LegendItem, width: float) -> None:
         sample.boundingRect().width() + getattr(label, "item", label).boundingRect().width() + 16
         for sample, label in entries
     )
-    cols = int(max(1, min(len(entries), (width - 16) // max(widest, 1))))
+    cols = int(max(1, min(len(entries), (width - 24) // max(widest + 8, 1))))
     if legend.columnCount != cols:
         legend.setColumnCount(cols)
 
@@ -218,6 +218,8 @@ def keep_legend_fitted(graphics, legend: pg.LegendItem) -> None:
     """Fit ``legend`` to ``graphics`` now and on every resize of the view (a splitter or a
     side panel can resize it without resizing the view's parent)."""
     fitter = _LegendFitter(graphics, legend)
-    graphics.installEventFilter(fitter)
+    # the viewport: its resize comes after the view has laid it out (the view's own
+    # resize event arrives before, with the old viewport width)
+    graphics.viewport().installEventFilter(fitter)
     graphics.wsvm_legend_fitter = fitter
     fit_legend(legend, graphics.viewport().width())
