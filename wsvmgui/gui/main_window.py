@@ -53,6 +53,7 @@ from ..app.analysis import (
 )
 from ..app.cost import CONFIRM_SECONDS, format_seconds
 from ..app.schemes import make_estimator
+from ..app.scoring import score_table
 from ..app.session import (
     SESSION_SUFFIX,
     Session,
@@ -65,7 +66,7 @@ from ..app.session import (
 from ..app.settings import RunSettings
 from ..errors import InputError
 from ..io.modelfile import FittedModel, check_rows, load_model, save_model
-from ..io.results import plain_json, write_results
+from ..io.results import plain_json
 from .data_panel import DataPanel
 from .export import ROW_CHOICES, export_plot, export_probabilities, load_settings, save_settings
 from .help import ABOUT, GUIDE, show_text
@@ -1289,41 +1290,3 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
     return scroll
-
-
-def score_table(model: FittedModel, source: str, out: str) -> str:
-    """Probabilities of a table's rows from ``model``, written to ``out``; a summary line.
-
-    The table needs the model's feature columns; its label column, when present, is
-    written beside the probabilities and scored.
-    """
-    from ..app.calibration import proper_scores
-    from ..io.tables import labelled_data, read_table
-
-    table = read_table(source)
-    label = model.label if model.label in table.columns else None
-    data = labelled_data(table, label, list(model.feature_names), require_label=False)
-    rows, report = model.predict(data)
-    write_results(
-        out,
-        report,
-        ids=rows.data.row_ids,
-        id_name=rows.data.id_name,
-        observed=rows.data.y,
-        settings=model.settings,
-        meta={"scored": rows.summary(), "model_meta": model.meta},
-    )
-    text = f"Scored {rows.data.n} rows of {os.path.basename(source)} into {out}"
-    if rows.n_dropped:
-        text += f" ({rows.n_dropped} rows with missing values left out)"
-    y = rows.data.y
-    if y is not None and not any(v is None for v in y):
-        classes = np.asarray(report.classes).astype(str)
-        known = np.isin(np.asarray(y).astype(str), classes)
-        if known.all():
-            scores = proper_scores(report.proba, np.asarray(y).astype(str), classes)
-            text += (
-                f"; against its labels: error {scores['error']:.3f}, "
-                f"log loss {scores['log_loss']:.3f}"
-            )
-    return text + "."

@@ -6,9 +6,9 @@ For each data set (a two-class design with the non-crossing comparison, a three-
 design, and the 13-feature wine table) the app's own first-launch preset is run, the most
 uncertain test point is selected (for wine a training point, whose slice meets the
 training hull), the sub-problem with the most boundaries in the plane is shown, and every
-tab is saved at 1024 x 700 and 1600 x 1000 as ``<data>-<view>-<width>x<height>.png``.  Two extra shots show the joint simplex scheme's
-triangle (K = 3) and a linear-kernel comparison where the non-crossing guarantee holds in
-the drawn plane.  A scheme missing from the registry skips its shots with a message.
+tab is saved at 1024 x 700 and 1600 x 1000 as ``<data>-<view>-<width>x<height>.png``.
+Two extra shots show the joint simplex scheme's triangle (K = 3) and a linear-kernel
+comparison where the non-crossing guarantee holds in the drawn plane.  A scheme missing from the registry skips its shots with a message.
 """
 
 from __future__ import annotations
