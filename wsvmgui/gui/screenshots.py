@@ -8,7 +8,8 @@ uncertain test point is selected (for wine a training point, whose slice meets t
 training hull), the sub-problem with the most boundaries in the plane is shown, and every
 tab is saved at 1024 x 700 and 1600 x 1000 as ``<data>-<view>-<width>x<height>.png``.
 Two extra shots show the joint simplex scheme's triangle (K = 3) and a linear-kernel
-comparison where the non-crossing guarantee holds in the drawn plane.  A scheme missing from the registry skips its shots with a message.
+comparison where the non-crossing guarantee holds in the drawn plane.  A scheme missing
+from the registry skips its shots with a message.
 """
 
 from __future__ import annotations
