@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wsvmgui.app.slices import closeness, describe_reference, in_hull, lift, slice_hull
+from wsvmgui.app.slices import (
+    closeness,
+    describe_cut,
+    describe_reference,
+    in_hull,
+    lift,
+    slice_hull,
+)
 from wsvmgui.errors import InputError
 
 
@@ -64,6 +71,19 @@ def test_closeness_and_description():
     assert np.all(closeness(X[:, :2], np.zeros(2), 0, 1) == 1)
     text = describe_reference(np.arange(5.0), list("abcde"), 0, 1, limit=2)
     assert text.startswith("c = 2, d = 3") and "3 features" in text
+
+
+def test_a_slice_through_a_vertex_only_touches_the_hull():
+    """The plane x3 = 1 through the apex of a tetrahedron meets it at the apex alone: the
+    note says the whole plane lies outside the hull."""
+    X = np.vstack([np.zeros(3), np.eye(3)])
+    ring = slice_hull(X, np.array([0.0, 0.0, 1.0]), 0, 1)
+    assert np.unique(np.round(ring, 9), axis=0).shape[0] == 1
+    np.testing.assert_allclose(ring[0], [0.0, 0.0], atol=1e-9)
+    assert "only at a point" in describe_cut(ring)
+    X = _cube()
+    assert "misses" in describe_cut(slice_hull(X, np.array([0.5, 0.5, 1.2]), 0, 1))
+    assert describe_cut(slice_hull(X, np.full(3, 0.5), 0, 1)).startswith("Dashed")
 
 
 def test_bad_planes_are_refused():

@@ -1,5 +1,5 @@
-"""Every view fits its window at 1024 x 700: no plot's scene is wider or taller than its
-view, and nothing drawn lies outside the visible area (unless a plot clips it)."""
+"""Every view fits its window at 1024 x 700 and at 4K: no plot's scene is wider or taller
+than its view, and nothing drawn lies outside the visible area (unless a plot clips it)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from wsvmgui.app.settings import RunSettings
 
 SMALL = (1024, 700)
+LARGE = (3840, 2160)  # 4K
 
 
 def overflow(graphics) -> list[str]:
@@ -72,7 +73,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_every_view_fits_at_1024_by_700(qtbot, window, case):
+def test_every_view_fits_from_1024_by_700_to_4k(qtbot, window, case):
     data, n, scheme, compare = CASES[case]
     if n:
         window.data_panel.n_points.setValue(n)
@@ -89,14 +90,17 @@ def test_every_view_fits_at_1024_by_700(qtbot, window, case):
     window.selection.select(int(result.split.test.index[0]))
     if compare:
         assert len(result.plane.layers) == 2  # both panels side by side
-    for i in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(i)
-        qtbot.wait(80)
-        qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
-        view = window.tabs.currentWidget()
-        problems = overflow(view.graphics)
-        assert not problems, f"{window.tabs.tabText(i)}: {problems[:5]}"
-        assert not hidden_widgets(window), hidden_widgets(window)[:5]
+    for size in (SMALL, LARGE):
+        window.resize(*size)
+        qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5000)
+        for i in range(window.tabs.count()):
+            window.tabs.setCurrentIndex(i)
+            qtbot.wait(80)
+            qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
+            view = window.tabs.currentWidget()
+            problems = overflow(view.graphics)
+            assert not problems, f"{size} {window.tabs.tabText(i)}: {problems[:5]}"
+            assert not hidden_widgets(window), hidden_widgets(window)[:5]
 
 
 def test_views_refit_when_the_data_change_their_layout(qtbot, window):

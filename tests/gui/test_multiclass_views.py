@@ -93,6 +93,35 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
     np.testing.assert_allclose(bars["heights"].sum(axis=0), 1.0)
 
 
+def test_results_show_each_subproblems_tuning_table(qtbot, monkeypatch, k3_window):
+    _ensure(monkeypatch, "pairwise", "wsvmgui.estimators.multiclass", _pairwise)
+    window = k3_window
+    window.settings_panel.refresh_availability(3)
+    settings = RunSettings(
+        scheme="pairwise", n_weights=4, lambdas=[0.05, 0.005], sigmas=[1.0, 2.0], n_jobs=1
+    )
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    view = window.results_view
+    window.tabs.setCurrentWidget(view)
+    fitted = result.estimator.subproblems_.fitted
+    combo = view.surface_combo
+    assert combo.isVisible() and combo.count() == 3
+    assert view.tuning_stack.currentWidget() is view.graphics
+    for k, f in enumerate(fitted):
+        combo.setCurrentIndex(k)
+        np.testing.assert_array_equal(view.tuning_table, f.tuning.egkl)
+        i, j = view.best.data["x"][0], view.best.data["y"][0]
+        assert f.tuning.lambdas[int(i)] == f.tuning.best_lambda
+        assert f.tuning.sigmas[int(j)] == f.sigma
+    # one lambda and one sigma: a note instead of a stale map, no picker
+    one = RunSettings(scheme="pairwise", n_weights=4, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
+    assert run_and_wait(qtbot, window, one) is not None
+    assert view.tuning_table is None and not combo.isVisible()
+    assert view.tuning_stack.currentWidget() is view.no_table
+    assert "not tuned" in view.no_table.text()
+
+
 def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     name = "joint-indirect"
     _ensure(monkeypatch, name, "wsvmgui.estimators.joint", _joint)
@@ -151,3 +180,14 @@ def test_unavailable_scheme_is_listed_but_disabled(qtbot, monkeypatch, settings_
     assert not item.isEnabled()
     assert "no_such_module" in item.toolTip()
     assert panel.scheme_enabled("binary")
+
+
+def test_compact_names_drop_the_shared_class_prefix_only():
+    from wsvmgui.gui.views.common import compact_name
+
+    classes = ["class_0", "class_1", "class_2"]
+    assert compact_name("class_2|class_1,class_2", classes) == "2|1,2"
+    assert compact_name("class_2|class_0,class_2", classes) == "2|0,2"  # still distinct
+    assert compact_name("class_1|rest", classes) == "1|rest"
+    assert compact_name("2|1,2", [1, 2, 3]) == "2|1,2"  # no shared prefix
+    assert compact_name("ab|a,ab", ["a", "ab"]) == "ab|a,ab"  # a label is the prefix

@@ -146,6 +146,25 @@ def closeness(
     return np.exp(-d2 / 2.0)
 
 
+def describe_cut(outline: np.ndarray) -> str:
+    """What the training hull's cut ``outline`` (h + 1, 2) of a slice shows, in a sentence.
+
+    Empty: the plane misses the hull.  Fewer than three distinct vertices: the plane only
+    touches it (through a training point on the hull's surface, say), so nothing in the
+    plane is inside the training data but that point or segment.
+    """
+    outline = np.asarray(outline, dtype=float).reshape(-1, 2)
+    faded = "faded points lie far from the slice."
+    if outline.shape[0] == 0:
+        return f"This slice misses the training hull (no dashed outline); {faded}"
+    if np.unique(np.round(outline, 9), axis=0).shape[0] < 3:
+        return (
+            "The training hull meets this slice only at a point or along a segment: the "
+            f"whole plane lies outside the training data's hull; {faded}"
+        )
+    return f"Dashed: the training hull's cut by this slice; {faded}"
+
+
 def describe_reference(
     reference: np.ndarray, names: list[str], ix: int, iy: int, limit: int = 3
 ) -> str:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData, surface_stops
 from ...app.contours import segments_to_xy
-from ...app.slices import closeness, describe_reference
+from ...app.slices import closeness, describe_cut, describe_reference
 from .common import (
     PART_NAMES,
     PART_SYMBOLS,
@@ -718,11 +718,7 @@ class BoundaryView(QWidget):
         self.colorbar.setVisible(ladders)
         notes = [" ".join(texts)]
         if self._is_slice():
-            notes.append(
-                "Dashed: the training hull's cut by this slice; faded points lie far from it."
-                if self._plane.hull.size
-                else "This slice does not meet the training hull (no dashed outline)."
-            )
+            notes.append(describe_cut(self._plane.hull))
         guarantee = self._guarantee_note()
         if guarantee:
             notes.append(guarantee)

@@ -14,7 +14,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -25,8 +24,10 @@ from ...app.calibration import SCORE_LABELS, SCORE_NAMES, CalibrationEntry
 from .common import (
     PHAT,
     add_title,
+    compact_rows,
     configure_plot,
     fit_legend,
+    fit_table_height,
     fixed_lines,
     keep_legend_fitted,
     legend_line,
@@ -96,19 +97,13 @@ class CalibrationView(QWidget):
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header = self.table.horizontalHeader().sizeHint().height()
-        self.table.setMinimumHeight(header + 3 * self.table.verticalHeader().defaultSectionSize())
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.graphics)
-        splitter.addWidget(self.table)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 170])
-        splitter.setChildrenCollapsible(False)
+        compact_rows(self.table)
+        fit_table_height(self.table)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.table)
         self._main: list[CalibrationEntry] = []
         self._baselines: list[CalibrationEntry] = []
         self._part = "test"
@@ -253,3 +248,4 @@ class CalibrationView(QWidget):
                         "class (floored at 1e-15): they dominate the log loss"
                     )
                 self.table.setItem(i, j, item)
+        fit_table_height(self.table)

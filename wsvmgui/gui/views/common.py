@@ -73,6 +73,21 @@ def class_index(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.asarray(classes), np.asarray(y))
 
 
+def compact_name(name: str, classes) -> str:
+    """A sub-problem name without the prefix all class labels share.
+
+    ``"class_2|class_1,class_2"`` becomes ``"2|1,2"`` for the classes ``class_0, class_1,
+    class_2``; names are unchanged when the labels share no prefix (or one is the prefix).
+    """
+    import os
+
+    labels = [str(c) for c in classes]
+    prefix = os.path.commonprefix(labels) if len(labels) > 1 else ""
+    if not prefix or any(len(label) == len(prefix) for label in labels):
+        return name
+    return name.replace(prefix, "")
+
+
 def fixed_lines(label, lines: int = 2) -> None:
     """Give a word-wrapped label a fixed height of ``lines`` text lines.
 
@@ -82,6 +97,25 @@ def fixed_lines(label, lines: int = 2) -> None:
     label.setWordWrap(True)
     label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 6)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+
+def compact_rows(table) -> None:
+    """Rows of a QTableWidget one text line high (the style's default is nearly two)."""
+    from PySide6.QtWidgets import QHeaderView
+
+    rows = table.verticalHeader()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
+
+
+def fit_table_height(table, max_rows: int = 8) -> None:
+    """Give ``table`` the height of its header and rows (at most ``max_rows``), so the plots
+    beside it get the rest rather than blank rows."""
+    rows = min(table.rowCount(), max_rows)
+    header = table.horizontalHeader().sizeHint().height()
+    scroll = table.horizontalScrollBar().sizeHint().height()
+    height = header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth()
+    table.setFixedHeight(height + scroll)
 
 
 def cache_axes(plot: pg.PlotItem) -> None:

@@ -19,6 +19,7 @@ from .common import (
     add_title,
     class_brushes,
     class_qcolor,
+    compact_name,
     configure_plot,
     fit_legend,
     fixed_lines,
@@ -42,7 +43,7 @@ CURVE_COLORS = [
     (255, 127, 14),
 ]
 #: Widest left axis of the ladder plot (sub-problem names), in pixels.
-MAX_NAME_WIDTH = 130
+MAX_NAME_WIDTH = 150
 
 
 def to_triangle(weights: np.ndarray) -> np.ndarray:
@@ -129,6 +130,11 @@ class SimplexView(QWidget):
         self.lad = pg.PlotItem()
         configure_plot(self.lad)
         self.lad_title = add_title(self.lad, "sign ladder of the selected point")
+        self.lad_title.setToolTip(
+            "One row per binary sub-problem: 'b|a,b' is the ladder of class b against class "
+            "a (it estimates P(b | a or b)), 'j|rest' class j against all others; green where "
+            "f\u03c0(x) > 0.  Long names drop the prefix all class labels share."
+        )
         # The left axis carries the sub-problem names, painted without the cache (its
         # width changes with the names).
         left = self.lad.getAxis("left")
@@ -270,7 +276,7 @@ class SimplexView(QWidget):
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
-        names = [lad.description + "  (crossing)" for lad in ladders] or ["0.0"]
+        names = [self._elide(lad.description + "  (crossing)") for lad in ladders] or ["0.0"]
         width = max(metrics.horizontalAdvance(n) for n in names) + 14
         axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
         self.curve_plot.getAxis("left").setWidth(int(min(width, MAX_NAME_WIDTH)))  # aligned
@@ -421,12 +427,17 @@ class SimplexView(QWidget):
             self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
 
     def _elide(self, text: str) -> str:
+        """``text`` within the name axis: without the class labels' shared prefix when too
+        wide (``class_2|class_1,class_2`` -> ``2|1,2``), then cut at the end."""
         from PySide6.QtCore import Qt
         from PySide6.QtGui import QFontMetrics
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
-        return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, MAX_NAME_WIDTH - 14)
+        limit = MAX_NAME_WIDTH - 14
+        if metrics.horizontalAdvance(text) > limit and self._result is not None:
+            text = compact_name(text, self._result.split.dataset.classes)
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, limit)
 
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
