@@ -92,7 +92,7 @@ def test_every_view_fits_from_1024_by_700_to_4k(qtbot, window, case):
         assert len(result.plane.layers) == 2  # both panels side by side
     for size in (SMALL, LARGE):
         window.resize(*size)
-        qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5000)
+        qtbot.waitUntil(lambda s=size: (window.width(), window.height()) == s, timeout=5000)
         for i in range(window.tabs.count()):
             window.tabs.setCurrentIndex(i)
             qtbot.wait(80)

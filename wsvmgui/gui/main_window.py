@@ -93,6 +93,11 @@ DEMO_SETTINGS = RunSettings(
     seed=0,
 )
 
+#: Delay before the next piece of drawing (ms): a real timer, not a zero one, so the loop
+#: handles input, paints and other timers between the pieces (queued zero-delay calls and
+#: the paints they cause can otherwise run back to back for a quarter of a second).
+NEXT_TURN_MS = 2
+
 #: Python thread switch interval while the app runs (seconds).
 SWITCH_INTERVAL = 0.002
 #: Files the window opens when dropped on it.
@@ -812,7 +817,7 @@ class MainWindow(QMainWindow):
         current = self.current_view()
         self._pending_views = [v for v in self._views() if v is not current]
         current.set_result(result)
-        QTimer.singleShot(0, self._draw_pending)
+        QTimer.singleShot(NEXT_TURN_MS, self._draw_pending)
         self.export_csv_action.setEnabled(True)
         self.save_model_action.setEnabled(True)
         test = result.split.test.index
@@ -835,7 +840,7 @@ class MainWindow(QMainWindow):
         if self.baselines is not None and hasattr(view, "add_baselines"):
             view.add_baselines(self.baselines)
         if self._pending_views:
-            QTimer.singleShot(0, self._draw_pending)
+            QTimer.singleShot(NEXT_TURN_MS, self._draw_pending)
         else:
             self._start_due_baselines()
 
@@ -934,7 +939,7 @@ class MainWindow(QMainWindow):
                 return
             self.baselines = baselines
             self.results_view.add_baselines(baselines)
-            self.calibration_view.add_baselines(baselines)
+            self.calibration_view.add_baselines(baselines)  # drawn in a later turn
 
         self.runner.start("baselines", job, on_result=done, on_error=self.show_error)
 

@@ -43,6 +43,7 @@ from .common import (
     add_title,
     class_index,
     class_qcolor,
+    compact_rows,
     configure_plot,
     faded_brushes,
     fit_legend,
@@ -182,6 +183,7 @@ class SlicePanel(QWidget):
         self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["feature", "value"])
         self.table.verticalHeader().setVisible(False)
+        compact_rows(self.table)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(
             1, QHeaderView.ResizeMode.ResizeToContents
@@ -225,6 +227,7 @@ class SlicePanel(QWidget):
         self.table.setRowCount(len(names))
         for j, name in enumerate(names):
             item = QTableWidgetItem(name)
+            item.setToolTip(name)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.table.setItem(j, 0, item)
             self.table.setItem(j, 1, QTableWidgetItem(""))

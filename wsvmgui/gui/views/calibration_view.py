@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -32,6 +32,12 @@ from .common import (
     keep_legend_fitted,
     legend_line,
 )
+
+WHITE_PEN = pg.mkPen(255, 255, 255, width=1)
+#: Delay of a drawing put off to a later event-loop turn (ms; a real timer, so input and
+#: paints are handled in between).
+DRAW_DELAY_MS = 2
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 #: Curve colours: the scheme, the comparison, then the baselines.
 CURVE_COLORS = [
@@ -67,8 +73,10 @@ class CalibrationView(QWidget):
         configure_plot(self.plot)
         self.title = add_title(self.plot, "reliability diagram")
         self.plot.setLabel("left", "observed frequency")
+        # fixed ticks: both ends labelled however short the plot gets
+        self.plot.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.2, 0.4, 0.6, 0.8, 1)]])
         self.plot.setXRange(0, 1, padding=0.02)
-        self.plot.setYRange(0, 1, padding=0.02)
+        self.plot.setYRange(0, 1, padding=0.07)  # room for the end labels (the grid clips them)
         self.plot.setMouseEnabled(x=False, y=False)
         self.diagonal = pg.PlotDataItem(
             [0, 1], [0, 1], pen=pg.mkPen(120, 120, 120, width=1, style=Qt.PenStyle.DashLine)
@@ -79,7 +87,7 @@ class CalibrationView(QWidget):
         self.counts.setXLink(self.plot)
         self.counts.setMouseEnabled(x=False, y=False)
         self.counts.setLabel("left", "points")
-        self.counts.setMaximumHeight(130)
+        self.counts.setMaximumHeight(110)
         self.count_bars = pg.BarGraphItem(
             x=[], height=[], width=0.09, brush=pg.mkBrush(90, 90, 90, 160)
         )
@@ -110,6 +118,10 @@ class CalibrationView(QWidget):
         self._dirty = False
         self._legend_key: tuple | None = None
 
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(ev)
+        fit_table_height(self.table)
+
     # ------------------------------------------------------------------------ public
     def clear(self) -> None:
         self._main, self._baselines = [], []
@@ -123,8 +135,15 @@ class CalibrationView(QWidget):
         self._draw()
 
     def add_baselines(self, baselines) -> None:
+        """Add the baselines' entries now and draw them in a later event-loop turn (the
+        results table is filled in this one; together they would block it too long)."""
         self._baselines = list(baselines.calibration)
-        self._draw()
+        self._dirty = True
+        QTimer.singleShot(DRAW_DELAY_MS, self, self._draw_if_dirty)
+
+    def _draw_if_dirty(self) -> None:
+        if self._dirty:
+            self._draw()
 
     def entries(self) -> list[CalibrationEntry]:
         return self._main + self._baselines
@@ -156,10 +175,13 @@ class CalibrationView(QWidget):
         entries = self.entries()
         key = tuple(e.name for e in entries)
         if key != self._legend_key:
+            old = self._legend_key or ()
+            start = len(old) if key[: len(old)] == old else 0  # baselines only append
+            if start == 0:
+                self.legend.clear()
+                self.legend.addItem(self.diagonal, "perfectly calibrated")
             self._legend_key = key
-            self.legend.clear()
-            self.legend.addItem(self.diagonal, "perfectly calibrated")
-            for i, entry in enumerate(entries):
+            for i, entry in enumerate(entries[start:], start):
                 color = CURVE_COLORS[i % len(CURVE_COLORS)]
                 pen = pg.mkPen(*color, width=3 if i == 0 else 2)
                 self.legend.addItem(legend_line(pen), entry.name)
@@ -169,13 +191,20 @@ class CalibrationView(QWidget):
             full = rel.counts > 0
             color = CURVE_COLORS[i % len(CURVE_COLORS)]
             curve = self._curve(i)
+            if getattr(curve, "wsvm_shown", None) is rel and curve.isVisible():
+                continue  # the same entry as before (baselines arriving): nothing to redo
+            curve.wsvm_shown = rel
             width = 3 if i == 0 else 2
-            curve.setData(rel.mean_predicted[full], rel.observed[full])
-            curve.setPen(pg.mkPen(*color, width=width))
-            curve.setSymbolBrush(pg.mkBrush(*color))
-            curve.setSymbolPen(pg.mkPen(255, 255, 255, width=1))
+            curve.setData(  # one update of the item, not one per style
+                rel.mean_predicted[full],
+                rel.observed[full],
+                pen=pg.mkPen(*color, width=width),
+                symbolBrush=pg.mkBrush(*color),
+                symbolPen=WHITE_PEN,
+            )
             curve.setVisible(True)
         for curve in self.curves[len(entries) :]:
+            curve.wsvm_shown = None
             curve.setData([], [])
             curve.setVisible(False)
         for text in self.count_text:
@@ -241,7 +270,7 @@ class CalibrationView(QWidget):
                 else:
                     text = f"{value:.4f}"
                 item = QTableWidgetItem(text)
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setTextAlignment(RIGHT)
                 if name == "log_loss" and entry.scores.get("n_zero", 0) > 0:
                     item.setToolTip(
                         f"{int(entry.scores['n_zero'])} point(s) got probability 0 for their "

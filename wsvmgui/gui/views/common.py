@@ -113,9 +113,12 @@ def fit_table_height(table, max_rows: int = 8) -> None:
     beside it get the rest rather than blank rows."""
     rows = min(table.rowCount(), max_rows)
     header = table.horizontalHeader().sizeHint().height()
-    scroll = table.horizontalScrollBar().sizeHint().height()
-    height = header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth()
-    table.setFixedHeight(height + scroll)
+    frame = 2 * table.frameWidth()
+    height = header + rows * table.verticalHeader().defaultSectionSize() + frame
+    wide = table.horizontalHeader().length() + table.verticalHeader().width() + frame
+    if wide > table.width():  # a horizontal scroll bar takes a row's room
+        height += table.horizontalScrollBar().sizeHint().height()
+    table.setFixedHeight(height)
 
 
 def cache_axes(plot: pg.PlotItem) -> None:

@@ -222,7 +222,7 @@ class ResultsView(QWidget):
             f"{surface.score_name} of each candidate on the tuning data; the final fit keeps "
             "the chosen C = 1 / (2 n \u03bb), so its \u03bb (above the table) is for its own n"
         )
-        self.colorbar.getAxis("right").setLabel(surface.score_name)
+        self.colorbar.getAxis("left").setLabel(surface.score_name)
         table = np.asarray(surface.score, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
