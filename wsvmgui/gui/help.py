@@ -63,7 +63,9 @@ scheme with three classes the triangle of class weights.</li>
 grouped by class; black dashes: true probabilities when known.</li>
 <li><b>Calibration</b> (Ctrl+4): the reliability diagram with bin counts, and log loss,
 Brier score, ECE and AUC of the scheme and of three baselines.</li>
-<li><b>Results</b> (Ctrl+5): the measures of every part and the tuning surface.</li>
+<li><b>Results</b> (Ctrl+5): the measures of every part and the tuning surface of each
+tuned problem (pick the sub-problem above it; the star marks the chosen candidate; the
+final fit keeps the chosen C, so its &lambda; is for its own number of points).</li>
 </ul>
 <p>Click a point or a bar to select it in every view.</p>
 

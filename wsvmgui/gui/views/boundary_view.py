@@ -383,8 +383,11 @@ class BoundaryView(QWidget):
         self.surface_bar = pg.ColorBarItem(
             values=(0, 1), colorMap=self._surface_map(2), interactive=False, label=PHAT, width=12
         )
+        label_room = self.fontMetrics().height() + 8
         for bar in (self.colorbar, self.surface_bar):
             bar.getAxis("right").setWidth(30)
+            # the label's side: a fixed width, or a tight layout squeezes it onto the bar
+            bar.getAxis("left").setWidth(label_room)
         ci.addItem(self.colorbar, row=1, col=2)
         ci.addItem(self.surface_bar, row=1, col=3)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
@@ -777,8 +780,9 @@ class BoundaryView(QWidget):
         n_bound = int(np.sum([s.shape[0] > 0 for s in layer.segments[k]]))
         panel.title.setText(f"{layer.title}" + (f" \u2014 {sub}" if sub else ""))
         return (
-            f"{layer.title}: {n_bound} boundaries, {len(inside)} crossings in the hull "
-            f"(\u00d7), {len(outside)} outside (grey), {rows.size} points not monotone."
+            f"{layer.title}: {_count(n_bound, 'boundary', 'boundaries')}, "
+            f"{_count(len(inside), 'crossing')} in the hull (\u00d7), {len(outside)} outside "
+            f"(grey), {_count(rows.size, 'point')} not monotone."
         )
 
     def _toggle_surface(self, on: bool) -> None:
@@ -826,3 +830,8 @@ class BoundaryView(QWidget):
 
     def export_item(self):
         return self.graphics.scene()
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``"1 point"``, ``"3 points"``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
