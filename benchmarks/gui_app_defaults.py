@@ -11,6 +11,10 @@ stopped after its budget) predicts its time; the table puts the prediction besid
 measurement.  Wall-clock and process CPU seconds, one run each.
 
     python benchmarks/gui_app_defaults.py [--data NAME ...] [--scheme NAME ...]
+        [--max-estimate 120] [--reuse rows.jsonl]
+
+Configurations the app's estimate puts above ``--max-estimate`` seconds are not run (the
+app asks before such a run); their rows show the estimate.
 
 Writes benchmarks/results/gui_app_defaults.md and .json.
 """
@@ -28,8 +32,12 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def measure(data: str, ds, name: str, settings, split, compare: bool) -> dict:
-    """Estimate, then run, one configuration; a row of the table."""
+def measure(data: str, ds, name: str, settings, split, compare: bool, max_estimate: float) -> dict:
+    """Estimate, then run, one configuration; a row of the table.
+
+    A configuration estimated above ``max_estimate`` seconds is not run (the app asks
+    before such a run, offering a lighter preset); its row has no times.
+    """
     from wsvmgui.app.analysis import RunRequest, run_analysis
     from wsvmgui.app.cost import estimate_cost
 
@@ -39,11 +47,15 @@ def measure(data: str, ds, name: str, settings, split, compare: bool) -> dict:
     t_est = time.perf_counter() - t0
     wall0, cpu0 = time.perf_counter(), time.process_time()
     error = ""
-    try:
-        metrics = run_analysis(request).metrics.get("test", {})
-    except Exception as exc:  # noqa: BLE001 - recorded in the table
-        error = f"{type(exc).__name__}: {exc}"
-        metrics = {}
+    metrics: dict = {}
+    ran = est.seconds <= max_estimate
+    if not ran:
+        error = f"not run: estimated {est.seconds:.0f} s > {max_estimate:.0f} s (the app asks)"
+    else:
+        try:
+            metrics = run_analysis(request).metrics.get("test", {})
+        except Exception as exc:  # noqa: BLE001 - recorded in the table
+            error = f"{type(exc).__name__}: {exc}"
     return {
         "data": data,
         "n": int(ds.X.shape[0]),
@@ -54,11 +66,15 @@ def measure(data: str, ds, name: str, settings, split, compare: bool) -> dict:
         "fits_estimated": est.fits,
         "seconds_estimated": round(est.seconds, 2),
         "estimate_took": round(t_est, 2),
-        "wall_seconds": round(time.perf_counter() - wall0, 2),
-        "cpu_seconds": round(time.process_time() - cpu0, 2),
+        "wall_seconds": round(time.perf_counter() - wall0, 2) if ran else None,
+        "cpu_seconds": round(time.process_time() - cpu0, 2) if ran else None,
         "test_error": metrics.get("error"),
         "error": error,
     }
+
+
+def _num(v) -> str:
+    return "-" if v is None else f"{v}"
 
 
 def write(rows: list[dict], out: Path) -> None:
@@ -84,16 +100,18 @@ def write(rows: list[dict], out: Path) -> None:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        err = f"{r['test_error']:.3f}" if r["test_error"] is not None else r["error"][:60]
+        err = f"{r['test_error']:.3f}" if r["test_error"] is not None else r["error"][:70]
         scheme = f"**{r['scheme']}** (default)" if r.get("default") else r["scheme"]
         comp = " + non-crossing" if r["compare"] else ""
         lines.append(
             f"| {r['data']} | {r['n']} | {r['p']} | {r['K']} | {scheme}{comp} "
             f"| {r['fits_estimated']} | {r['seconds_estimated']} | {r['estimate_took']} "
-            f"| {r['wall_seconds']} | {r['cpu_seconds']} | {err} |"
+            f"| {_num(r['wall_seconds'])} | {_num(r['cpu_seconds'])} | {err} |"
         )
-    defaults = [r for r in rows if r.get("default")]
-    walls = [r["wall_seconds"] for r in rows]
+    ran = [r for r in rows if r["wall_seconds"] is not None]
+    defaults = [r for r in ran if r.get("default")]
+    walls = [r["wall_seconds"] for r in ran]
+    skipped = [f"{r['data']} {r['scheme']}" for r in rows if r["wall_seconds"] is None]
     lines.append("")
     if defaults:
         lines.append(
@@ -103,13 +121,29 @@ def write(rows: list[dict], out: Path) -> None:
         )
     if walls:
         slow = [
-            f"{r['data']} {r['scheme']} {r['wall_seconds']:.0f} s"
-            for r in rows
+            f"{r['data']} {r['scheme']}{' + non-crossing' if r['compare'] else ''} "
+            f"{r['wall_seconds']:.0f} s"
+            for r in ran
             if r["wall_seconds"] > 10
         ]
         lines.append(
             f"All {len(walls)} runs: median {sorted(walls)[len(walls) // 2]:.1f} s, "
             f"{len(slow)} over 10 s" + (f" ({'; '.join(slow)})." if slow else ".")
+        )
+    long = [r for r in ran if r["wall_seconds"] > 30]
+    if long:
+        lines.append(
+            "Estimate against measurement for the runs over 30 s (estimate / CPU s): "
+            + "; ".join(
+                f"{r['data']} {r['scheme']} {r['seconds_estimated']:.0f} / {r['cpu_seconds']:.0f}"
+                for r in long
+            )
+            + "."
+        )
+    if skipped:
+        lines.append(
+            f"Not run, estimated above the limit (the app asks before each, offering a "
+            f"lighter preset): {len(skipped)} ({'; '.join(skipped)})."
         )
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out.with_suffix('.md')}")
@@ -124,7 +158,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", nargs="*", default=None)
     parser.add_argument("--scheme", nargs="*", default=None)
     parser.add_argument("--out", default=str(RESULTS / "gui_app_defaults"))
+    parser.add_argument(
+        "--max-estimate",
+        type=float,
+        default=120.0,
+        help="do not run configurations estimated above this many seconds",
+    )
+    parser.add_argument(
+        "--reuse",
+        default=None,
+        help="JSON lines of rows measured before (this script's output): not run again",
+    )
     args = parser.parse_args(argv)
+    done = {}
+    if args.reuse:
+        for line in Path(args.reuse).read_text().splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                done[(row["data"], row["scheme"], row["compare"])] = row
 
     rows = []
     for data in args.data or builtin_names():
@@ -138,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
             settings = preset_settings("quick", name, split.train.X, split.train.y)
             both = ds.n_classes == 2 and name == "binary"
             for compare in (False, True) if both else (False,):
-                row = measure(data, ds, name, settings, split, compare)
+                row = done.get((data, name, compare)) or measure(
+                    data, ds, name, settings, split, compare, args.max_estimate
+                )
                 row["default"] = name == default_scheme(ds.n_classes) and not compare
                 rows.append(row)
                 print(json.dumps(row), flush=True)

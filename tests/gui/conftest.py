@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -57,9 +58,18 @@ def window(qtbot, app_state):
     win.resize(1200, 800)
     qtbot.addWidget(win)
     win.show()
-    yield win
-    win.runner.cancel_all()
-    win.runner.wait(10000)
+    # No cyclic garbage collection while the window's worker threads run: collecting an
+    # earlier test's Qt and pyqtgraph objects on the GUI thread while a worker traces a
+    # path has crashed (segfault) and deadlocked the test process now and then (seen with
+    # this branch and its parent alike).  Collected here instead, with every worker idle.
+    gc.disable()
+    try:
+        yield win
+    finally:
+        win.runner.cancel_all()
+        win.runner.wait(10000)
+        gc.enable()
+        gc.collect()
 
 
 def run_and_wait(qtbot, window, settings: RunSettings, timeout: int = 60000):
