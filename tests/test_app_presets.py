@@ -60,9 +60,12 @@ def test_standard_and_thorough_are_the_library_defaults_and_more(demo):
 
 
 def test_kept_settings_and_dropped_options(demo):
-    base = RunSettings(scheme="probing", seed=7, n_jobs=2, options={"learner": "svm"})
+    base = RunSettings(
+        scheme="probing", seed=7, n_jobs=2, options={"learner": "svm"}, scheduler="tcp://h:8786"
+    )
     same = preset_settings("quick", "probing", demo.train.X, demo.train.y, base)
     assert same.seed == 7 and same.n_jobs == 2 and same.options == {"learner": "svm"}
+    assert same.scheduler == "tcp://h:8786"  # where the fits run is not the preset's business
     other = preset_settings("quick", "binary", demo.train.X, demo.train.y, base)
     assert other.options == {}  # the binary ladder takes no "learner"
 

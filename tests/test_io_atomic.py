@@ -115,7 +115,10 @@ _WRITER = textwrap.dedent(
     """
     import signal, sys, time
     from wsvmgui.io.atomic import atomic_writer
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignoring it
+    # the test's signals act even when started ignoring them (nohup ignores SIGHUP, a
+    # background job SIGINT); atomic_writer keeps handlers others installed
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     with atomic_writer(sys.argv[1]) as handle:
         handle.write("partial")
         handle.flush()

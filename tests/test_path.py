@@ -370,20 +370,21 @@ def test_too_many_steps_breaks_down(fitted):
 
 
 def test_corrupted_step_is_caught(fitted, monkeypatch):
-    """Corrupted decision values fail the per-step KKT check (in the exact trace and in
-    the ridge retry alike)."""
+    """Corrupted running sums (margins off by 0.05 off the elbow) fail the per-step KKT
+    check, in the exact trace and in the ridge retry alike."""
     K, y, _, C, _ = fitted("rbf_balanced")
-    real = path_mod._Tracer.evaluate
+    real = path_mod._Tracer._run
     calls = {"n": 0}
 
-    def corrupt(self):
-        V, beta, FH = real(self)
+    def corrupt(self, *records):
         calls["n"] += 1
-        if calls["n"] % 25 == 0:
-            FH[0] -= 0.05 * self.y * (self.state != path_mod.E_SET)  # margins off by 0.05
-        return V, beta, FH
+        if calls["n"] % 2 == 0:
+            off = 0.05 * self.y * (self.state != path_mod.E_SET) / (self.C * (1.0 - self.pi))
+            self.S[0] -= off  # f moves by -0.05 y, h by 0.05 y / (1 - pi)
+        return real(self, *records)
 
-    monkeypatch.setattr(path_mod._Tracer, "evaluate", corrupt)
+    monkeypatch.setattr(path_mod, "YIELD_EVERY", 8)
+    monkeypatch.setattr(path_mod._Tracer, "_run", corrupt)
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation.*exact path failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):
@@ -437,6 +438,22 @@ def test_breakdown_is_a_solver_error():
     from wsvmgui.errors import SolverError
 
     assert issubclass(PathBreakdown, SolverError)
+    assert issubclass(path_mod.PathTooCostly, PathBreakdown)
+
+
+def test_max_elbow_stops_large_elbows_only(fitted):
+    """An elbow beyond ``max_elbow`` stops the path (the caller takes the grid); at or
+    above the path's own largest elbow nothing changes."""
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    lam = 1.0 / (2 * y.size * C)
+    assert path.work > 0 and path.max_elbow > 3
+    cap = path.max_elbow - 1
+    with pytest.raises(path_mod.PathTooCostly, match=rf"pi=.*lambda=.*grew to {cap + 1} points"):
+        fit_path(K, y, lam, max_elbow=cap)
+    same = fit_path(K, y, lam, max_elbow=path.max_elbow)
+    assert same.pis.tobytes() == path.pis.tobytes() and same.work == path.work
+    assert path_mod.auto_max_elbow(y.size) >= 50
+    assert path_mod.auto_max_elbow(10_000) == int(path_mod.AUTO_ELBOW_FRACTION * 10_000)
 
 
 def test_cancellation_and_progress(fitted):
@@ -478,3 +495,121 @@ def test_input_errors():
     with pytest.raises(InputError):
         fit_path(K, np.array([1.0, -1.0, 1.0, -1.0]), -1.0)
     assert penalty_to_C(0.1, 4) == pytest.approx(1.25)
+
+
+# ------------------------------------------------------------------------------------------
+# The compiled kernel
+# ------------------------------------------------------------------------------------------
+_REFERENCE_SCRIPT = """
+import sys
+import numpy as np
+import wsvmgui.ladder._path_kernel as pk
+import wsvmgui.ladder._path_predict as pp
+from wsvmgui.ladder.path import fit_path
+assert not hasattr(pk.run, "signatures") and not hasattr(pp.plan, "signatures")  # plain Python
+d = np.load(sys.argv[1])
+path = fit_path(d["K"], d["y"], float(d["lam"]))
+est = path.estimate(d["Kn"])
+np.savez(sys.argv[2], pis=path.pis, intercepts=path.intercepts, t_ptr=path.t_ptr,
+         t_idx=path.t_idx, t_val=path.t_val, ev_idx=path.ev_idx, ev_state=path.ev_state,
+         p=est.p, lo=est.lo, hi=est.hi)
+"""
+
+
+def test_compiled_kernel_matches_pure_python(fitted, tmp_path):
+    """The numba kernels and the same functions run as plain Python (NUMBA_DISABLE_JIT)
+    trace the same breakpoints, sets and values; they differ by rounding at most."""
+    import os
+    import subprocess
+    import sys
+
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    np.savez(tmp_path / "in.npz", K=K, y=y, Kn=Kn, lam=1.0 / (2 * y.size * C))
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    root = os.path.dirname(os.path.dirname(path_mod.__file__))
+    env["PYTHONPATH"] = os.path.dirname(root) + os.pathsep + env.get("PYTHONPATH", "")
+    script = tmp_path / "ref.py"
+    script.write_text(_REFERENCE_SCRIPT)
+    subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    ref = np.load(tmp_path / "out.npz")
+    est = path.estimate(Kn)
+    for name in ("t_ptr", "t_idx", "ev_idx", "ev_state"):
+        assert np.array_equal(ref[name], getattr(path, name)), name
+    # Rounding differs (e.g. math.hypot in the Givens rotations), amplified by the
+    # elbow systems' conditioning: measured 2e-13 on pi, 1e-10 = 1e-11 C on coefficients.
+    for name, tol in (("pis", 1e-11), ("intercepts", 1e-10), ("t_val", 1e-9 * C)):
+        assert np.abs(ref[name] - getattr(path, name)).max() <= tol, name
+    for name in ("p", "lo", "hi"):
+        assert np.abs(ref[name] - getattr(est, name)).max() <= 1e-11, name
+
+
+def test_elbow_factor_under_insertions_and_removals(fitted):
+    """After random joins and departures the updated factor R is the Cholesky factor of
+    K_EE + eps I + kappa 11'; an exact duplicate of an elbow point is refused."""
+    K, y, _, C, _ = fitted("rbf_balanced")
+    n = y.size
+    K = K.copy()
+    K[n - 1], K[:, n - 1] = K[0], K[:, 0]  # point n - 1 duplicates point 0
+    K[n - 1, n - 1] = K[0, 0]
+    tr = path_mod._Tracer(K, y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, ridge=0.0)
+    tr.set_state(np.full(n, path_mod.R_SET), np.empty(0, dtype=np.intp))
+    rng = np.random.default_rng(3)
+    for step in range(400):
+        members = set(tr.members.tolist())
+        j = int(rng.integers(0, n - 1))
+        if j in members and (len(members) > 12 or rng.uniform() < 0.4):
+            assert tr.move(j, path_mod.R_SET)
+        elif j not in members:
+            tr.move(j, path_mod.E_SET)
+        if step % 50 == 49:
+            E, m = tr.members, tr.m
+            R = tr.R[:m, :m]
+            A = K[np.ix_(E, E)] + tr.kappa
+            assert np.allclose(np.triu(R).T @ np.triu(R), A, rtol=0, atol=1e-10)
+            assert np.all(np.diag(R) > 0)
+    if 0 not in set(tr.members.tolist()):
+        assert tr.move(0, path_mod.E_SET)
+    assert not tr.move(n - 1, path_mod.E_SET)  # dependent: refused, nothing changed
+    assert tr.state[n - 1] == path_mod.R_SET and (n - 1) not in set(tr.members.tolist())
+
+
+def test_kernel_compiles_without_a_cache(monkeypatch):
+    """Where no cache location is writable numba refuses cache=True; the kernels are
+    then compiled in memory instead of failing."""
+    import wsvmgui.ladder._path_kernel as pk
+
+    calls: list[bool] = []
+
+    def fake_njit(sig, cache=False, **options):
+        calls.append(cache)
+        if cache:
+            raise RuntimeError("cannot cache function 'f': no locator available for file")
+        return lambda fn: fn
+
+    monkeypatch.setattr(pk, "_njit", fake_njit)
+    monkeypatch.setattr(pk, "_no_cache", [])
+
+    @pk._jit("int64(int64)")
+    def twice(x):
+        return 2 * x
+
+    assert twice(3) == 6 and calls == [True, False] and pk._no_cache == ["twice"]
+
+
+def test_paths_on_threads_equal_sequential_ones(fitted):
+    """The kernels release the GIL and share no state: paths traced on two threads at
+    once are identical to the sequential ones."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [fitted(name) for name in ("rbf_balanced", "rbf_9to1", "rbf_noisy_C10")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        paths = list(pool.map(lambda j: fit_path(j[0], j[1], 1.0 / (2 * j[1].size * j[3])), jobs))
+    for (_, _, Kn, _, ref), path in zip(jobs, paths, strict=True):
+        assert path.pis.tobytes() == ref.pis.tobytes()
+        assert path.t_val.tobytes() == ref.t_val.tobytes()
+        assert np.array_equal(path.estimate(Kn).p, ref.estimate(Kn).p)

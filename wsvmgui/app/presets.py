@@ -94,6 +94,7 @@ def preset_settings(
         "seed": base.seed,
         "n_jobs": base.n_jobs,
         "solver": base.solver,
+        "scheduler": base.scheduler,
         "kernel": base.kernel,
         "degree": base.degree,
         "coef0": base.coef0,

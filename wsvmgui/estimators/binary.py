@@ -15,7 +15,7 @@ from ..ladder.grid import Ladder
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers.kernels import Kernel
+from ..solvers.kernels import Kernel, kernel_product
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
 from .views import LadderViews
@@ -73,7 +73,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     weights_ : ndarray, shape (M - 1,)
     tuning_ : TuningResult or None
     fit_info_ : dict
-        Fits made, rows of the final fit, largest KKT residual, wall time.
+        Fits made, rows of the final fit, largest KKT residual, wall time, how the
+        kernel was held (``"kernel"``: a dense matrix, or values made on the fly when
+        the matrix would not fit in memory) and where the fits ran (``"backend"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -164,10 +166,14 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "n_fits": tracker.done,
             "n_train": fitted.n_train,
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
+            "kernel": fitted.storage,
+            "backend": fitted.backend,
         }
 
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
-        return self.ladder_.decision(self.kernel_(X, self.X_support_))
+        # A block of kernel rows at a time, not the whole (n, s) matrix.
+        coef_T = self.ladder_.coef.T
+        return kernel_product(X, self.X_support_, self.kernel_, coef_T) + self.ladder_.intercept
 
 
 __all__ = ["WeightedSVMClassifier"]

@@ -174,6 +174,12 @@ class SettingsPanel(QWidget):
         self.n_jobs = QSpinBox()
         self.n_jobs.setRange(0, 64)
         self.n_jobs.setSpecialValueText("all cores")
+        self.scheduler = QLineEdit()
+        self.scheduler.setPlaceholderText("this machine")
+        self.scheduler.setToolTip(
+            "Address of a Dask scheduler, e.g. tcp://host:8786, to run the fits on its "
+            "workers (needs pip install 'wsvmgui[cluster]'); empty: this machine"
+        )
         self.solver = QComboBox()
         self.solver.addItems(list(SOLVERS))
         self.options = QLineEdit()
@@ -228,6 +234,7 @@ class SettingsPanel(QWidget):
             ("", self.refit),
             ("seed", self.seed),
             ("workers", self.n_jobs),
+            ("Dask scheduler", self.scheduler),
             ("solver", self.solver),
             ("options", self.options),
         ):
@@ -256,7 +263,7 @@ class SettingsPanel(QWidget):
             w.valueChanged.connect(self._on_change)
         for w in (self.coef0, self.poly_gamma, self.tune_fraction):
             w.valueChanged.connect(self._on_change)
-        for w in (self.sigmas, self.lambdas, self.options):
+        for w in (self.sigmas, self.lambdas, self.options, self.scheduler):
             w.textChanged.connect(self._on_change)
         self.refit.toggled.connect(self._on_change)
         self.compare.toggled.connect(self._on_change)
@@ -371,6 +378,7 @@ class SettingsPanel(QWidget):
             self.refit.setChecked(s.refit)
             self.seed.setValue(s.seed)
             self.n_jobs.setValue(s.n_jobs)
+            self.scheduler.setText(s.scheduler)
             self.solver.setCurrentText(s.solver)
             self.options.setText(json.dumps(s.options) if s.options else "")
             self._set_preset_label(preset)
@@ -404,6 +412,7 @@ class SettingsPanel(QWidget):
             refit=self.refit.isChecked(),
             seed=self.seed.value(),
             n_jobs=self.n_jobs.value(),
+            scheduler=self.scheduler.text().strip(),
             solver=self.solver.currentText(),
             options=options,
         )

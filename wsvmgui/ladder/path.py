@@ -29,14 +29,16 @@ Algorithm (:func:`fit_path`)
   none do (two nearby start weights are tried if that fails).
 * Trace up to ``pi = 1`` and down to ``pi = 0``.  At every breakpoint ``(c_E, b)`` and
   their slopes are solved afresh from the current sets (no integration drift); the
-  decision values and slopes at all n points cost one (n, |E|) x (|E|, 2) product on a
-  contiguous copy of ``K[E, :]``, and the sums ``s`` over L are kept as running vectors,
-  so a step costs O(n |E| + |E|^2).
-* The elbow system is kept as an updated inverse (:mod:`wsvmgui.ladder.path_linalg`),
-  O(|E|^2) per point that enters or leaves.  The residuals of the elbow equations come
-  free with the decision values at every step; above ``REFINE_TOL`` one step of
-  iterative refinement is taken, and the inverse is recomputed from scratch (Cholesky)
-  when that is not enough or after ``REFACTOR_EVERY`` updates.
+  decision values and slopes at all n points cost one pass over the rows ``K[E, :]``,
+  and the sums ``s`` over L are kept as running vectors, so a step costs
+  O(n |E| + |E|^2).  The steps run compiled (:mod:`wsvmgui.ladder._path_kernel`, numba,
+  without the GIL); Python sets up, starts, polishes, refactorises, checks and stores.
+* The elbow system is kept as an updated Cholesky factor
+  (:mod:`wsvmgui.ladder.path_linalg`), O(|E|^2) per point that enters or leaves, whose
+  solves are backward stable.  The residuals of the elbow equations come free with the
+  decision values at every step; above ``REFINE_TOL`` one step of iterative refinement
+  is taken, and the factor is recomputed from scratch when that is not enough or after
+  ``REFACTOR_EVERY`` updates.
 * Singular and ill-conditioned systems: smooth kernels (RBF with sigma near the data's
   scale) are numerically low-rank, and near the ends of the path hundreds of points can
   sit on the elbow, far more than that rank.  The path is therefore traced exactly for
@@ -93,27 +95,32 @@ of |V| rows of the transposed cross kernel; only points whose sign changes insid
 need its exact zeros.  Predicting m points costs about ``2 m B (mean|E| + G)`` flops
 (against ``2 m n B`` for the naive product) and O(m (G + |V|)) memory beyond the cross
 kernel: the estimate streams over the blocks and never holds the (m, B) matrix.  The
-block plan is built once per path (O(B mean|E|)).  Measured (n = 5000, B = 12,534,
-10,000 new points): see ``benchmarks/results/path_speed.md``.
+block plan is built once per path (O(B mean|E|)); plan and per-block reduction are
+compiled (:mod:`wsvmgui.ladder._path_predict`), the products go through BLAS.  Measured
+(n = 5000, 10,000 new points): ``benchmarks/results/path_speed.md``.
 
 Cost of fitting
 ---------------
-About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic plus ~100
-numpy calls; with small elbows the calls dominate (~0.3 ms a step on the benchmark
-machine).  Measured (``benchmarks/results/path_speed.md``, RBF, C = 1, CPU seconds): the
-path costs 1.2x the default grid ladder at n = 2000 and 0.4x at n = 5000, but 5-17x one
-``SVC(probability=True)`` fit (n = 10,000 ... 500); the issue's target (no more than that
-fit at n = 2000) is missed by about 10x.  A compiled inner loop would remove most of the
-per-step overhead.  Where the probability is piecewise flat (hundreds of points on the
-elbow near the ends) the O(|E|^2) updates dominate and the path is far slower than the
-grid ladder (20x at n = 1000 on ``wang2008_ex1``).
+About ``2.4 n`` breakpoints on smooth problems, each O(n |E| + |E|^2) arithmetic
+(:attr:`WeightPath.work` counts it), compiled: ~30 us a step at n = 2000.  Beyond the
+steps: the libsvm start, the duplicate check (one n x n product) and the independent
+KKT check (``2 n_checks n^2`` flops).  The first path in a process loads the compiled
+kernels (~1 s: numba and its cache); the first ever compiles them (~20 s, cached on
+disk; see :mod:`wsvmgui.ladder._path_kernel` for where).  Measured, with the grid ladder
+and ``SVC(probability=True)`` side by side: ``benchmarks/results/path_speed.md``.  Where
+the probability is piecewise flat, hundreds of points sit on the elbow near the ends
+(smooth kernels; the ridge retrace) and the path costs 1-2x the grid ladder
+(``wang2008_ex1``, n = 1000-2000, growing with n); ``max_elbow`` /
+:func:`auto_max_elbow` stop such paths early so that callers can take the grid instead.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
+from types import ModuleType
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -128,11 +135,12 @@ from ..solvers.wsvm import (
     sample_bounds,
 )
 from .grid import Ladder
-from .path_linalg import DEFAULT_RANK_TOL, ElbowSystem
+from .path_linalg import DEFAULT_RANK_TOL, elbow_cholesky
 from .rules import RULES, LadderEstimate
 from .weights import check_weights
 
-#: Set codes: right of the elbow (c = 0), on the elbow, left of it (c at its bound).
+#: Set codes: right of the elbow (c = 0), on the elbow, left of it (c at its bound)
+#: (the same in :mod:`wsvmgui.ladder._path_kernel`).
 R_SET, E_SET, L_SET = 0, 1, 2
 #: Largest violation of the KKT conditions accepted inside the path (margin units).
 DEFAULT_PATH_TOL = 1e-6
@@ -158,12 +166,20 @@ BLOCK = 32
 START_TOL = 1e-8
 #: Running-sum updates after which the sums over L are recomputed exactly.
 SUM_REFRESH = 4096
+#: Steps of the compiled loop between returns to Python (progress, cancellation).
+YIELD_EVERY = 64
+#: Elbow size (fraction of n) past which the grid ladder is expected cheaper (auto_max_elbow).
+AUTO_ELBOW_FRACTION = 0.2
 #: Units of the progress callback: permille of (0, 1) covered.
 PROGRESS_UNITS = 1000
 
 
 class PathBreakdown(SolverError):
     """The solution path could not be traced or failed its checks; use the grid ladder."""
+
+
+class PathTooCostly(PathBreakdown):
+    """The elbow grew beyond ``max_elbow`` (:func:`fit_path`): the grid is expected cheaper."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -188,7 +204,9 @@ def duplicate_groups(K: np.ndarray, y: np.ndarray, tol: float = 1e-13) -> np.nda
     n = y.size
     rep = np.arange(n)
     r = np.random.default_rng(20081).standard_normal(n)
-    fp = K @ r + 1e3 * y * (np.abs(K).max() * np.abs(r).sum() + 1.0)
+    # |K_ij| <= max K_ii for a PSD kernel, so the offset keeps the labels apart (the
+    # exact test below checks labels anyway).
+    fp = K @ r + 1e3 * y * (float(np.abs(np.diag(K)).max()) * np.abs(r).sum() + 1.0)
     order = np.lexsort((np.arange(n), fp))
     fs = fp[order]
     close = np.diff(fs) <= 1e-10 * (np.abs(fs[:-1]) + 1.0)
@@ -216,36 +234,43 @@ def duplicate_groups(K: np.ndarray, y: np.ndarray, tol: float = 1e-13) -> np.nda
 # ----------------------------------------------------------------------------------------
 # Tracing
 # ----------------------------------------------------------------------------------------
-@dataclass
-class _Record:
-    """One breakpoint while tracing: values of c at ``pi`` (in parts) and the set changes."""
+def _kernel() -> ModuleType:
+    """The compiled kernel, imported (and numba with it) on the first path only."""
+    from . import _path_kernel
 
-    pi: float
-    b: float
-    parts: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
-    events: list[tuple[int, int, int]] = field(default_factory=list)  # (point, old, new)
-    merged: bool = False
+    return _path_kernel
 
-    def values(self) -> tuple[np.ndarray, np.ndarray]:
-        """Indices (sorted when merged) and values of the stored coefficients."""
-        if not self.parts:
-            return np.empty(0, np.intp), np.empty(0)
-        idx = np.concatenate([p[0] for p in self.parts])
-        val = np.concatenate([p[1] for p in self.parts])
-        if self.merged:
-            idx, first = np.unique(idx, return_index=True)
-            val = val[first]
-        return idx, val
+
+@dataclass(frozen=True)
+class _Records:
+    """Breakpoints of one direction in tracing order (see :mod:`._path_kernel`).
+
+    ``pis``, ``bs`` (R,); values ``t_idx``, ``t_val`` of record k at
+    ``t_ptr[k]:t_ptr[k+1]`` (a point may repeat in a merged record: the last value holds);
+    events ``ev`` (Q, 3) (point, old set, new set) at ``ev_ptr[k]:ev_ptr[k+1]``.
+    """
+
+    pis: np.ndarray
+    bs: np.ndarray
+    t_ptr: np.ndarray
+    t_idx: np.ndarray
+    t_val: np.ndarray
+    ev_ptr: np.ndarray
+    ev: np.ndarray
 
 
 class _Tracer:
     """State of the path at the current pi: sets, running sums, the elbow system.
 
     Works on the merged problem: point j stands for ``w[j]`` identical training points.
-    ``side`` is +1 in R, -1 in L and 0 on the elbow (and for parked points, which wait
-    for the elbow to change); ``sy = side * y``.  ``S[0]``, ``S[1]`` are the running sums
-    ``sum_{j in L, y_j = +1} w_j K[:, j]`` and the same over the negatives.
+    The state is a set of arrays (layouts in :mod:`wsvmgui.ladder._path_kernel`) that the
+    compiled kernel advances; this class sets them up, grows them, refactorises the
+    elbow system and turns the kernel's statuses into breakdowns.
     """
+
+    idx: np.ndarray  # (cap,) elbow points in factorisation order
+    R: np.ndarray  # (cap, cap) upper Cholesky factor of the elbow matrix
+    V: np.ndarray  # (cap, 2) c_E and dc_E / dpi
 
     def __init__(
         self,
@@ -258,127 +283,177 @@ class _Tracer:
         path_tol: float,
         ridge: float,
     ) -> None:
+        pk = _kernel()
+        self.pk = pk
         n = y.size
         self.K, self.y, self.w, self.C, self.lam = K, y, w, C, lam
-        self.ridge = ridge
         self.n = n
-        self.pos = (y > 0).astype(float)
+        self.ridge = ridge
         self.path_tol = path_tol
+        self.rank_tol = rank_tol
         diag = np.diag(K)
-        self.kmax = float(np.abs(diag).max())
-        self.wratio = float(w.max() / w.min())
-        self.wmax = float(w.max())
-        kappa = float(diag.mean()) if diag.mean() > 0 else 1.0
-        # Carried along by the elbow system: y, 1 / (w C), and 1 for the positives.
-        self.aux = np.column_stack([y, 1.0 / (w * C), self.pos])
-        self.sys = ElbowSystem(K, kappa, rank_tol, ridge=ridge, aux=self.aux)
+        self.kappa = float(diag.mean()) if diag.mean() > 0 else 1.0
+        self.pt = np.ascontiguousarray(np.vstack([y, w, (y > 0).astype(float), 1.0 / (w * C)]))
+        prm = np.zeros(pk.P_SIZE)
+        prm[pk.P_C], prm[pk.P_RIDGE], prm[pk.P_KAPPA] = C, ridge, self.kappa
+        prm[pk.P_RANK_TOL], prm[pk.P_PATH_TOL] = rank_tol, path_tol
+        prm[pk.P_KMAX] = float(np.abs(diag).max())
+        prm[pk.P_WRATIO], prm[pk.P_WMAX] = float(w.max() / w.min()), float(w.max())
+        prm[pk.P_SGN], prm[pk.P_MAX_STEPS] = 1.0, 0.0
+        prm[pk.P_REFINE_TOL], prm[pk.P_REFACTOR_TOL] = REFINE_TOL, REFACTOR_TOL
+        prm[pk.P_REFACTOR_EVERY], prm[pk.P_SUM_REFRESH] = REFACTOR_EVERY, SUM_REFRESH
+        prm[pk.P_DUAL_TOL], prm[pk.P_END_TIE], prm[pk.P_END_ABS] = DUAL_TOL, END_TIE, END_ABS
+        prm[pk.P_YIELD] = YIELD_EVERY
+        prm[pk.P_MAX_ELBOW] = np.inf
+        self.prm = prm
+        self.fs = np.zeros(pk.F_SIZE)
+        self.fs[pk.F_PI], self.fs[pk.F_B] = 0.5, np.nan
+        self.iv = np.zeros(pk.I_SIZE, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
-        self.side = np.ones(n)
-        self.sy = y.copy()
-        self.parked: list[int] = []
+        self.sd = np.ascontiguousarray(np.vstack([np.ones(n), y]))  # side, side * y
+        self.parked = np.empty(n, dtype=np.int64)
         self.S = np.zeros((2, n))
-        self.n_pos = 0.0  # sum of w over L, y = +1
-        self.n_neg = 0.0
-        self.n_sum_updates = 0
-        self.pi = 0.5
-        self.b = float("nan")
-        self.max_margin = 0.0
-        self.max_dual = 0.0
-        self.max_elbow = 0
+        self.FH = np.zeros((2, n))
+        self.where = np.full(n, -1, dtype=np.int64)
+        self._alloc_elbow(64)
         self.n_refactors = 0
-        self.n_refines = 0
 
-    # -- sets ----------------------------------------------------------------------------
+    # -- scalars ---------------------------------------------------------------------------
+    @property
+    def pi(self) -> float:
+        return float(self.fs[self.pk.F_PI])
+
+    @pi.setter
+    def pi(self, value: float) -> None:
+        self.fs[self.pk.F_PI] = value
+
+    @property
+    def b(self) -> float:
+        return float(self.fs[self.pk.F_B])
+
+    @b.setter
+    def b(self, value: float) -> None:
+        self.fs[self.pk.F_B] = value
+
+    @property
+    def m(self) -> int:
+        """Elbow size."""
+        return int(self.iv[self.pk.I_M])
+
+    @property
+    def members(self) -> np.ndarray:
+        """Elbow points in factorisation order; shape (m,) (a view)."""
+        return self.idx[: self.m]
+
+    @property
+    def side(self) -> np.ndarray:
+        """+1 in R, -1 in L, 0 on the elbow and for parked points; shape (n,) (a view)."""
+        return self.sd[0]
+
+    @property
+    def n_pos(self) -> float:
+        """Sum of the multiplicities of the positive points of L."""
+        return float(self.fs[self.pk.F_NPOS])
+
+    @property
+    def n_neg(self) -> float:
+        return float(self.fs[self.pk.F_NNEG])
+
+    @property
+    def max_margin(self) -> float:
+        return float(self.fs[self.pk.F_MAX_MARGIN])
+
+    @property
+    def max_dual(self) -> float:
+        return float(self.fs[self.pk.F_MAX_DUAL])
+
+    @property
+    def max_elbow(self) -> int:
+        return int(self.iv[self.pk.I_MAX_ELBOW])
+
+    # -- storage ---------------------------------------------------------------------------
+    def _alloc_elbow(self, cap: int) -> None:
+        m = self.m
+        idx = np.empty(cap, dtype=np.int64)
+        R = np.zeros((cap, cap))
+        if m:
+            idx[:m] = self.idx[:m]
+            R[:m, :m] = self.R[:m, :m]
+        self.idx, self.R = idx, R
+        self.V = np.zeros((cap, 2))
+
+    def _room(self, extra: int) -> None:
+        """Make room for ``extra`` more elbow points."""
+        if self.m + extra > self.idx.size:
+            self._alloc_elbow(max(2 * self.idx.size, self.m + extra))
+
+    # -- sets ------------------------------------------------------------------------------
     def set_state(self, state: np.ndarray, order: np.ndarray) -> list[int]:
         """Install sets; elbow points are added in ``order``; returns the refused ones (now R)."""
-        self.state = state.astype(np.int8).copy()
-        self.sys = ElbowSystem(
-            self.K, self.sys.kappa, self.sys.rank_tol, ridge=self.ridge, aux=self.aux
-        )
+        pk, iv = self.pk, self.iv
+        self.state[:] = state.astype(np.int8)
+        iv[pk.I_M] = iv[pk.I_UPDATES] = iv[pk.I_NPARKED] = 0
+        self.where[:] = -1
+        self._room(int(order.size) + 2)
         refused = []
-        for j in order:
-            if self.state[j] == E_SET and not self.sys.add(int(j)):
-                refused.append(int(j))
+        for j in order.tolist():
+            if self.state[j] == E_SET and not pk.elbow_add(
+                self.K, self.prm, self.idx, self.where, self.R, iv, j
+            ):
+                refused.append(j)
                 self.state[j] = R_SET
-        self.max_elbow = max(self.max_elbow, self.sys.m)
-        self.side = np.where(self.state == R_SET, 1.0, np.where(self.state == L_SET, -1.0, 0.0))
-        self.sy = self.side * self.y
-        self.parked = []
-        self.recompute_sums()
+        side = np.where(self.state == R_SET, 1.0, np.where(self.state == L_SET, -1.0, 0.0))
+        self.sd[0] = side
+        self.sd[1] = side * self.y
+        pk.recompute_sums(self.K, self.pt, self.prm, self.state, self.S, self.fs, iv)
         return refused
-
-    def park(self, j: int) -> None:
-        """Keep point j (dependent on the elbow) out of the events until the elbow changes."""
-        self.parked.append(j)
-        self.side[j] = 0.0
-        self.sy[j] = 0.0
-
-    def unpark(self) -> None:
-        for j in self.parked:
-            s = 1.0 if self.state[j] == R_SET else -1.0
-            self.side[j] = s
-            self.sy[j] = s * self.y[j]
-        self.parked = []
-
-    def recompute_sums(self) -> None:
-        inL = self.state == L_SET
-        wp = np.where(inL, self.w * self.pos, 0.0)
-        wn = np.where(inL, self.w * (1.0 - self.pos), 0.0)
-        self.S = np.ascontiguousarray((self.K @ np.column_stack([wp, wn])).T)
-        self.S[0] += self.ridge * wp
-        self.S[1] += self.ridge * wn
-        self.n_pos, self.n_neg = float(wp.sum()), float(wn.sum())
-        self.n_sum_updates = 0
-
-    def _l_change(self, j: int, sign: float) -> None:
-        wj = sign * self.w[j]
-        row = 0 if self.pos[j] else 1
-        self.S[row] += wj * self.K[j]
-        self.S[row, j] += wj * self.ridge
-        if row == 0:
-            self.n_pos += wj
-        else:
-            self.n_neg += wj
-        self.n_sum_updates += 1
-
-    def bound_value(self, j: int, pi: float) -> float:
-        """``c_j`` at its upper bound: ``w_j C ((1 + y_j)/2 - pi)``."""
-        return float(self.w[j] * self.C * (self.pos[j] - pi))
 
     def move(self, j: int, new: int) -> bool:
         """Move point j to set ``new``; False if the elbow refused it (dependent)."""
-        old = int(self.state[j])
-        if old == new:
-            return True
-        if new == E_SET:
-            if not self.sys.add(j):
-                return False
-            self.max_elbow = max(self.max_elbow, self.sys.m)
-        if old == E_SET:
-            self.sys.remove(j)
-        if old == L_SET:
-            self._l_change(j, -1.0)
-        if new == L_SET:
-            self._l_change(j, 1.0)
-        self.state[j] = new
-        s = 1.0 if new == R_SET else (-1.0 if new == L_SET else 0.0)
-        self.side[j] = s
-        self.sy[j] = s * self.y[j]
-        if self.parked:
-            self.unpark()
-        if self.n_sum_updates > SUM_REFRESH:  # after the state change, not before
-            self.recompute_sums()
-        return True
-
-    # -- solution at the current pi ------------------------------------------------------
-    def _rhs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Coefficients of S in (f, h) and the equality right-hand sides (position, slope)."""
-        C, pi = self.C, self.pi
-        coefS = np.array([[C * (1.0 - pi), -C * pi], [-C, -C]])
-        q = np.array(
-            [-C * ((1.0 - pi) * self.n_pos - pi * self.n_neg), C * (self.n_pos + self.n_neg)]
+        self._room(2)
+        return bool(
+            self.pk.move(
+                self.K,
+                self.pt,
+                self.prm,
+                self.state,
+                self.sd,
+                self.parked,
+                self.S,
+                self.idx,
+                self.where,
+                self.R,
+                self.fs,
+                self.iv,
+                j,
+                new,
+            )  # fmt: skip
         )
-        return coefS, q
+
+    # -- solution at the current pi --------------------------------------------------------
+    def refactor(self) -> None:
+        """Recompute the elbow factor from scratch; a breakdown if the system is singular."""
+        pk, m = self.pk, self.m
+        if m:
+            R = elbow_cholesky(self.K, self.members, self.kappa, self.ridge)
+            if R is None:
+                raise _breakdown(f"the elbow system ({m} points) is singular", self.pi, self.lam)
+            self.R[:m, :m] = R
+        self.iv[pk.I_UPDATES] = 0
+        self.iv[pk.I_REFACTORED] = 1
+        self.n_refactors += 1
+
+    def _evaluate_status(self, status: int) -> None:
+        pk = self.pk
+        if status == pk.ST_REFACTOR:
+            self.refactor()
+        elif status == pk.ST_ILL:
+            raise _breakdown(
+                f"the elbow system ({self.m} points) is too ill-conditioned (residual "
+                f"{self.fs[pk.F_RESID]:.2g} after refinement and refactorising)",
+                self.pi,
+                self.lam,
+            )
 
     def evaluate(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Elbow coefficients, intercept and decision values at the current pi, checked.
@@ -392,135 +467,176 @@ class _Tracer:
         FH : ndarray, shape (2, n)
             ``f`` and ``h = df / dpi`` at every point.
 
-        The elbow equations' residuals (``f_E - y_E``, ``h_E`` and the equality) come with
-        the decision values; above ``REFINE_TOL`` one step of iterative refinement is
-        taken (after recomputing the inverse if it is above ``REFACTOR_TOL``); above
-        ``REFACTOR_TOL`` after it, the inverse is recomputed and refinement repeated; a
-        residual above ``path_tol / 10`` after that is a breakdown.
+        See :func:`wsvmgui.ladder._path_kernel.evaluate` for the residual checks.
         """
-        coefS, q = self._rhs()
-        FH = coefS @ self.S
-        m = self.sys.m
-        if m == 0:
-            FH[0] += self.b
-            FH[1] = np.nan
-            return np.empty((0, 2)), np.array([self.b, np.nan]), FH
-        if self.sys.n_updates >= REFACTOR_EVERY:
-            self._refactor()
-        E = self.sys.members
-        yE = self.sys.elbow_aux[:m, 0]
-        rhs = -FH[:, E].T
-        rhs[:, 0] += yE
-        V, beta = self.sys.solve(rhs, q)
-        FH += V.T @ self.sys.rows[:m]
-        FH += beta[:, None]
-        hscale = 1.0 + self.C * (self.n_pos + self.n_neg + self.wmax) * self.kmax
-        for attempt in range(3):
-            # (The equality 1'c_E = q holds to rounding by construction of the solve.)
-            res = -FH[:, E].T
-            res[:, 0] += yE
-            err = np.abs(res).max(axis=0)
-            resid = max(float(err[0]), float(err[1]) / hscale)
-            if resid <= (REFINE_TOL, REFACTOR_TOL, 0.1 * self.path_tol)[attempt]:
-                return V, beta, FH
-            if attempt == 2:
+        pk = self.pk
+        while True:
+            status = pk.evaluate(
+                self.K, self.pt, self.prm, self.S, self.idx, self.R, self.V,
+                self.FH, self.fs, self.iv,
+            )  # fmt: skip
+            if status == pk.ST_OK:
                 break
-            if attempt == 1 or resid > REFACTOR_TOL:
-                self._refactor()
-            dV, dbeta = self.sys.solve(res, np.zeros(2))
-            V += dV
-            beta += dbeta
-            FH += dV.T @ self.sys.rows[:m]
-            FH += dbeta[:, None]
-            self.n_refines += 1
-        raise _breakdown(
-            f"the elbow system ({m} points) is too ill-conditioned (residual {resid:.2g} after "
-            "refinement and refactorising)",
-            self.pi,
-            self.lam,
-        )
-
-    def _refactor(self) -> None:
-        if not self.sys.refactor():
-            raise _breakdown(
-                f"the elbow system ({self.sys.m} points) is singular", self.pi, self.lam
-            )
-        self.n_refactors += 1
+            self._evaluate_status(status)
+        m = self.m
+        if m == 0:
+            return np.empty((0, 2)), np.array([self.b, np.nan]), self.FH.copy()
+        beta = np.array([self.fs[pk.F_BETA0], self.fs[pk.F_BETA1]])
+        return self.V[:m].copy(), beta, self.FH.copy()
 
     def dual_violation(self, cE: np.ndarray) -> float:
         """Largest violation of ``0 <= a_i <= U_i`` on the elbow, relative to ``w_i C``."""
-        if not self.sys.m:
+        if not self.m:
             return 0.0
-        E = self.sys.members
+        E = self.members
         a = self.y[E] * cE / (self.w[E] * self.C)
-        U = np.where(self.pos[E] > 0, 1.0 - self.pi, self.pi)
+        U = np.where(self.y[E] > 0, 1.0 - self.pi, self.pi)
         return max(0.0, float((-a).max()), float((a - U).max()))
 
-    def margin_violation(self, f: np.ndarray, gs: np.ndarray | None = None) -> float:
+    def margin_violation(self, f: np.ndarray) -> float:
         """Largest margin violation of a point of L or R, parked ones included."""
-        if gs is None:
-            gs = self.sy * f - self.side
-        viol = -float(gs.min())
-        for j in self.parked:
+        viol = -float((self.sd[1] * f - self.sd[0]).min())
+        for j in self.parked[: self.iv[self.pk.I_NPARKED]].tolist():
             s = 1.0 if self.state[j] == R_SET else -1.0
             viol = max(viol, -s * (self.y[j] * f[j] - 1.0))
         return max(viol, 0.0)
 
+    # -- tracing ---------------------------------------------------------------------------
+    def trace(
+        self,
+        sgn: float,
+        max_steps: int,
+        report: _Progress,
+        covered_other: float,
+        pi0: float,
+        limits: _Limits,
+    ) -> _Records:
+        """Trace from the current (polished) solution towards pi = 1 (sgn = +1) or 0 (-1).
 
-def _step(tr: _Tracer, sgn: float, V: np.ndarray, FH: np.ndarray):
-    """Next step and event, with the current KKT violations: ``(t, kind, j, margin, dual)``.
+        The work of the steps (:attr:`WeightPath.work`) is added to ``limits.work``; an
+        elbow larger than ``limits.max_elbow`` stops the trace with :class:`PathTooCostly`.
+        """
+        pk = self.pk
+        self.prm[pk.P_SGN], self.prm[pk.P_MAX_STEPS] = sgn, max_steps
+        self.prm[pk.P_MAX_ELBOW] = limits.max_elbow
+        self.fs[pk.F_WORK] = limits.work
+        try:
+            return self._trace(max_steps, report, covered_other, pi0)
+        finally:
+            limits.work = float(self.fs[pk.F_WORK])
 
-    ``kind`` is "end", "enter" (point j of L or R reaches its margin), "zero" (elbow point
-    j reaches c = 0) or "upper" (elbow point j reaches its bound).
-    """
-    pi = tr.pi
-    f, h = FH[0], FH[1]
-    t_end = (1.0 - pi) if sgn > 0 else pi
-    gs = tr.sy * f - tr.side  # side * (y f - 1) >= 0 off the elbow
-    viol = tr.margin_violation(f, gs)
-    v = tr.sy * h
-    v *= -sgn  # rate at which gs decreases
-    dtol = 1e-12 * (1.0 + tr.kmax * (tr.C * (tr.n_pos + tr.n_neg) + float(np.abs(V[:, 1]).sum())))
-    np.maximum(gs, 0.0, out=gs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gs /= v
-    np.putmask(gs, v <= dtol, np.inf)
-    j_pt = int(np.argmin(gs))
-    best = (t_end, "end", -1)
-    if gs[j_pt] < best[0]:
-        best = (float(gs[j_pt]), "enter", j_pt)
-    m = tr.sys.m
-    dual = 0.0
-    if m:
-        aux = tr.sys.elbow_aux[:m]
-        yE = aux[:, 0]
-        AD = V * aux[:, 1:2]  # a y and da y relative to the largest bound w C
-        AD *= yE[:, None]
-        a, da = AD[:, 0], AD[:, 1]
-        da *= sgn
-        room = aux[:, 2] - yE * pi  # U / (w C): 1 - pi for positives, pi for negatives
-        room -= a
-        dual = max(0.0, -float(a.min()), -float(room.min()))
-        # Gaps to the two bounds (a >= 0, room >= 0) and the rates at which they close.
-        gap = np.empty((m, 2))
-        gap[:, 0] = a
-        gap[:, 1] = room
-        rate = np.empty((m, 2))
-        rate[:, 0] = -da
-        rate[:, 1] = da + sgn * yE  # d(a - U)/dt, relative (dU/dpi = -C w y)
-        etol = 1e-13 * (tr.n_pos + tr.n_neg + 1.0) * tr.wratio
-        np.maximum(gap, 0.0, out=gap)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gap /= rate
-        np.putmask(gap, rate <= etol, np.inf)
-        k = int(np.argmin(gap))
-        if gap.flat[k] < best[0]:
-            best = (float(gap.flat[k]), "upper" if k % 2 else "zero", int(tr.sys.idx[k // 2]))
-    # Near either end every margin and every dual vanishes like the distance to it, so
-    # they all "hit" together with the end; ties with the end are the end.
-    if best[1] != "end" and (best[0] >= t_end * (1.0 - END_TIE) or t_end <= END_ABS):
-        best = (t_end, "end", -1)
-    return (*best, viol, dual)
+    def _trace(
+        self, max_steps: int, report: _Progress, covered_other: float, pi0: float
+    ) -> _Records:
+        pk, iv = self.pk, self.iv
+        sgn = float(self.prm[pk.P_SGN])
+        iv[pk.I_STEP] = iv[pk.I_ZERO_RUN] = iv[pk.I_SINCE_YIELD] = 0
+        cap = 4 * self.n + 64
+        rec_f, rec_p = np.empty((cap, 2)), np.empty((cap, 2), dtype=np.int64)
+        rec_merged = np.zeros(cap, dtype=np.int8)
+        t_idx, t_val = np.empty(8 * cap, dtype=np.int64), np.empty(8 * cap)
+        ev = np.empty((2 * cap, 3), dtype=np.int64)
+        # The start: a record at pi0, closed by the first solve.
+        rec_f[0], rec_p[0] = (self.pi, np.nan), (0, 0)
+        iv[pk.I_NREC], iv[pk.I_NT], iv[pk.I_NEV], iv[pk.I_OPEN] = 1, 0, 0, 1
+        report(covered_other)
+        while True:
+            status = self._run(rec_f, rec_p, rec_merged, t_idx, t_val, ev)
+            if status == pk.ST_END:
+                break
+            if status == pk.ST_YIELD:
+                report(covered_other + abs(self.pi - pi0))
+            elif status == pk.ST_GROW:
+                rec_f, rec_p, rec_merged = _grown(rec_f), _grown(rec_p), _grown(rec_merged)
+                t_idx, t_val, ev = _grown(t_idx), _grown(t_val), _grown(ev)
+            elif status == pk.ST_GROW_ELBOW:
+                self._room(self.idx.size + 1)
+            elif status in (pk.ST_REFACTOR, pk.ST_ILL):
+                self._evaluate_status(status)
+            else:
+                raise self._failure(status, max_steps)
+        self._check_end(1.0 if sgn > 0 else 0.0)
+        nr, nt, ne = int(iv[pk.I_NREC]), int(iv[pk.I_NT]), int(iv[pk.I_NEV])
+        return _Records(
+            pis=rec_f[:nr, 0].copy(),
+            bs=rec_f[:nr, 1].copy(),
+            t_ptr=np.append(rec_p[:nr, 0], nt),
+            t_idx=t_idx[:nt].copy(),
+            t_val=t_val[:nt].copy(),
+            ev_ptr=np.append(rec_p[:nr, 1], ne),
+            ev=ev[:ne].copy(),
+        )
+
+    def _run(self, *records: np.ndarray) -> int:
+        """One call of the compiled loop (``records``: the buffers of :meth:`trace`)."""
+        self._room(2)
+        return int(
+            self.pk.run(
+                self.K,
+                self.pt,
+                self.prm,
+                self.state,
+                self.sd,
+                self.parked,
+                self.S,
+                self.idx,
+                self.where,
+                self.R,
+                self.V,
+                self.FH,
+                self.fs,
+                self.iv,
+                *records,
+            )  # fmt: skip
+        )
+
+    def _failure(self, status: int, max_steps: int) -> PathBreakdown:
+        pk, fs = self.pk, self.fs
+        if status == pk.ST_KKT:
+            why = (
+                f"KKT violation inside the path (margin {fs[pk.F_VIOL]:.3g}, tolerance "
+                f"{self.path_tol:.3g}; dual bound {fs[pk.F_DUAL]:.3g}, tolerance "
+                f"{DUAL_TOL:.3g})"
+            )
+        elif status == pk.ST_CYCLE:
+            why = (
+                f"{int(self.iv[pk.I_ZERO_RUN])} consecutive zero-length steps (cycling among "
+                "degenerate points)"
+            )
+        elif status == pk.ST_MAX_STEPS:
+            why = f"more than {max_steps} steps"
+        elif status == pk.ST_NO_JOIN:
+            why = "empty elbow and no point can join it"
+        elif status == pk.ST_TOO_LARGE:
+            return PathTooCostly(
+                f"solution path at pi={self.pi:.6g}, lambda={self.lam:.4g}: the elbow grew to "
+                f"{self.m} points (max_elbow={self.prm[pk.P_MAX_ELBOW]:g}, ridge "
+                f"{self.ridge:.3g}); the grid ladder is expected to be cheaper"
+            )
+        else:  # pragma: no cover - every status is handled above
+            why = f"unexpected kernel status {status}"
+        return _breakdown(why, self.pi, self.lam)
+
+    def _check_end(self, end_pi: float) -> None:
+        """The breakpoint at pi = 0 or 1 against the limits c = 0, b = +-1."""
+        # At pi = 0 the negatives' bound is 0 and L may hold only negatives (their c -> 0);
+        # a positive in L would keep c = C w.  Symmetrically at pi = 1.
+        stuck = self.n_pos if end_pi == 0.0 else self.n_neg
+        dev = float(self.fs[self.pk.F_END_DEV])
+        if stuck > 0 or not dev <= END_TOL:
+            raise _breakdown(
+                f"the path does not reach its limit at pi={end_pi:g} (coefficient/intercept "
+                f"deviation {dev:.3g}, {stuck:g} points of the heavy class left of the elbow)",
+                self.pi,
+                self.lam,
+            )
+
+
+def _grown(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` with twice the rows."""
+    out = np.zeros((2 * a.shape[0],) + a.shape[1:], dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
 
 
 class _Progress:
@@ -544,129 +660,6 @@ def _breakdown(why: str, pi: float, lam: float) -> PathBreakdown:
     return PathBreakdown(f"solution path at pi={pi:.6g}, lambda={lam:.4g}: {why}")
 
 
-def _trace(
-    tr: _Tracer,
-    sgn: float,
-    max_steps: int,
-    report: _Progress,
-    covered_other: float,
-    pi0: float,
-) -> list[_Record]:
-    """Trace from the current (polished) solution towards pi = 1 (sgn = +1) or 0 (-1)."""
-    records: list[_Record] = []
-    pending: _Record | None = _Record(tr.pi, np.nan)
-    zero_run = 0
-    for step in range(max_steps):
-        if tr.sys.m == 0:
-            pending = _jump(tr, sgn, records, pending)
-        V, beta, FH = tr.evaluate()
-        b, db = float(beta[0]), float(beta[1])
-        tr.b = b
-        t, kind, j, viol, dual = _step(tr, sgn, V, FH)
-        tr.max_margin = max(tr.max_margin, viol)
-        tr.max_dual = max(tr.max_dual, dual)
-        if viol > tr.path_tol or dual > DUAL_TOL:
-            raise _breakdown(
-                f"KKT violation inside the path (margin {viol:.3g}, tolerance "
-                f"{tr.path_tol:.3g}; dual bound {dual:.3g}, tolerance {DUAL_TOL:.3g})",
-                tr.pi,
-                tr.lam,
-            )
-        if pending is not None:
-            pending.b = b
-            pending.parts.insert(0, (tr.sys.members.copy(), V[:, 0].copy()))
-            _push(records, pending)
-            pending = None
-        if kind == "end":
-            end_pi = 1.0 if sgn > 0 else 0.0
-            dpi = end_pi - tr.pi
-            _push(records, _end_record(tr, end_pi, V[:, 0] + dpi * V[:, 1], b + dpi * db))
-            return records
-        new_pi = min(max(tr.pi + sgn * t, 0.0), 1.0)
-        zero_run = zero_run + 1 if new_pi == tr.pi else 0
-        if zero_run > 50 + 2 * tr.sys.m:
-            raise _breakdown(
-                f"{zero_run} consecutive zero-length steps (cycling among degenerate points)",
-                tr.pi,
-                tr.lam,
-            )
-        tr.pi = new_pi
-        if step % 32 == 0:
-            report(covered_other + abs(tr.pi - pi0))
-        if kind == "enter":
-            old = int(tr.state[j])
-            if not tr.move(j, E_SET):
-                tr.park(j)  # dependent on the elbow: its margin cannot move now
-                continue
-            pending = _Record(tr.pi, np.nan, events=[(j, old, E_SET)])
-        else:
-            new = R_SET if kind == "zero" else L_SET
-            tr.move(j, new)
-            value = 0.0 if new == R_SET else tr.bound_value(j, tr.pi)
-            pending = _Record(
-                tr.pi, np.nan, [(np.array([j]), np.array([value]))], [(j, E_SET, new)]
-            )
-        if tr.sys.m == 0:
-            pending.b = b + sgn * t * db  # the intercept where the last elbow point left
-    raise _breakdown(f"more than {max_steps} steps", tr.pi, tr.lam)
-
-
-def _jump(tr: _Tracer, sgn: float, records: list[_Record], pending: _Record | None) -> _Record:
-    """Empty elbow: move b at fixed pi until a point reaches its margin; it joins the elbow.
-
-    Tracing up, ``sum c`` would fall below 0 (rate ``-C |L|``), so a point whose ``c`` can
-    grow must join: a positive point of R (``f`` down to 1) or a negative point of L
-    (``f`` down to -1): b decreases.  Tracing down, b increases symmetrically.
-    """
-    b0 = pending.b if pending is not None and np.isfinite(pending.b) else tr.b
-    if pending is not None:
-        pending.b = b0
-        _push(records, pending)
-    tr.b = b0
-    tr.unpark()
-    f = tr.evaluate()[2][0]
-    # Candidates: R points with y = sgn and L points with y = -sgn (y * side == sgn); the
-    # gap to their margin is side * (y f - 1) >= 0.
-    gap = np.where(tr.sy == sgn, tr.sy * f - tr.side, np.inf)
-    j = int(np.argmin(gap))
-    if not np.isfinite(gap[j]):
-        raise _breakdown("empty elbow and no point can join it", tr.pi, tr.lam)
-    tr.b = b0 - sgn * max(float(gap[j]), 0.0)
-    old = int(tr.state[j])
-    tr.move(j, E_SET)
-    return _Record(tr.pi, np.nan, events=[(j, old, E_SET)])
-
-
-def _end_record(tr: _Tracer, end_pi: float, cE: np.ndarray, b: float) -> _Record:
-    """The breakpoint at pi = 0 or 1, checked against the limits c = 0, b = +-1."""
-    target = 1.0 if end_pi == 0.0 else -1.0
-    # At pi = 0 the negatives' bound is 0 and L may hold only negatives (their c -> 0);
-    # a positive in L would keep c = C w.  Symmetrically at pi = 1.
-    stuck = tr.n_pos if end_pi == 0.0 else tr.n_neg
-    scale = tr.C * float(tr.w.max())
-    dev = max(float(np.abs(cE).max()) / scale if cE.size else 0.0, abs(b - target))
-    if stuck > 0 or dev > END_TOL:
-        raise _breakdown(
-            f"the path does not reach its limit at pi={end_pi:g} (coefficient/intercept "
-            f"deviation {dev:.3g}, {stuck:g} points of the heavy class left of the elbow)",
-            tr.pi,
-            tr.lam,
-        )
-    return _Record(end_pi, b, [(tr.sys.members.copy(), cE.copy())])
-
-
-def _push(records: list[_Record], rec: _Record) -> None:
-    """Append a breakpoint, merging it into the previous one when nothing moved between."""
-    if records:
-        last = records[-1]
-        if rec.pi == last.pi and abs(rec.b - last.b) <= 1e-12 * (1.0 + abs(rec.b)):
-            last.parts = rec.parts + last.parts  # the later values first (unique keeps them)
-            last.events.extend(rec.events)
-            last.merged = True
-            return
-    records.append(rec)
-
-
 def _polish(tr: _Tracer, pi: float, alpha: np.ndarray, b: float, max_iter: int = 60) -> None:
     """Turn an approximate dual solution at ``pi`` into an exact one (sets and elbow system).
 
@@ -687,14 +680,14 @@ def _polish(tr: _Tracer, pi: float, alpha: np.ndarray, b: float, max_iter: int =
     for it in range(max_iter):
         V, beta, FH = tr.evaluate()
         cE, f = V[:, 0], FH[0]
-        if tr.sys.m:
+        if tr.m:
             tr.b = float(beta[0])
         margin = y * f - 1.0
         bad_pts = -(tr.side * margin)  # > 0: R below or L above its margin
         moves: list[tuple[float, int, int]] = []
         for i in np.flatnonzero(bad_pts > tol).tolist():
             moves.append((float(bad_pts[i]), i, E_SET))
-        E = tr.sys.members.copy()
+        E = tr.members.copy()
         if E.size:
             a = y[E] * cE
             scale = w[E] * C
@@ -755,9 +748,9 @@ def _start(
 
 def _clone(tr: _Tracer) -> _Tracer:
     """A second tracer at the same solution (for the other direction)."""
-    other = _Tracer(tr.K, tr.y, tr.w, tr.C, tr.lam, tr.sys.rank_tol, tr.path_tol, tr.ridge)
+    other = _Tracer(tr.K, tr.y, tr.w, tr.C, tr.lam, tr.rank_tol, tr.path_tol, tr.ridge)
     other.pi, other.b = tr.pi, tr.b
-    refused = other.set_state(tr.state, tr.sys.members.copy())
+    refused = other.set_state(tr.state, tr.members.copy())
     if refused:  # pragma: no cover - the same additions in the same order cannot differ
         raise _breakdown("could not rebuild the start", tr.pi, tr.lam)
     return other
@@ -778,36 +771,57 @@ class _Flat:
     state0: np.ndarray
 
 
-def _assemble(down: list[_Record], up: list[_Record], state_at_zero: np.ndarray) -> _Flat:
+def _assemble(down: _Records, up: _Records, state_at_zero: np.ndarray, n: int) -> _Flat:
     """Join the two traced directions into one list of breakpoints in increasing pi.
 
-    ``down`` runs from the start to pi = 0; its events (old -> new going down) are
-    reversed.  Its first record and ``up``'s first record are the same start and merge.
+    ``down`` runs from the start to pi = 0; its records are reversed and so are its events
+    (old -> new going down: the state after them, in increasing pi, is the old one).  The
+    first records of both directions are the same start and merge (up's values win).
+    Within a breakpoint the values are sorted by point, the last one traced winning.
     """
-    recs: list[tuple[float, float, np.ndarray, np.ndarray, list[tuple[int, int]]]] = []
-    for rec in reversed(down[1:]):
-        idx, val = rec.values()
-        recs.append((rec.pi, rec.b, idx, val, [(j, o) for j, o, _ in reversed(rec.events)]))
-    d0, u0 = down[0], up[0]
-    start = _Record(u0.pi, u0.b, u0.parts + d0.parts, merged=True)
-    idx, val = start.values()
-    start_events = [(j, o) for j, o, _ in reversed(d0.events)] + [(j, n) for j, _, n in u0.events]
-    recs.append((u0.pi, u0.b, idx, val, start_events))
-    for rec in up[1:]:
-        idx, val = rec.values()
-        recs.append((rec.pi, rec.b, idx, val, [(j, n) for j, _, n in rec.events]))
-    t_counts = np.array([r[2].size for r in recs])
-    ev_counts = np.array([len(r[4]) for r in recs])
-    evs = [e for r in recs for e in r[4]]
+    Rd, Ru = down.pis.size, up.pis.size
+    # Output position of every record: down k -> Rd - 1 - k (k >= 1), both starts -> Rd - 1.
+    out_d = Rd - 1 - np.arange(Rd)
+    out_u = Rd - 1 + np.arange(Ru)
+    B = Rd + Ru - 1
+    pis = np.empty(B)
+    bs = np.empty(B)
+    pis[out_d], bs[out_d] = down.pis, down.bs
+    pis[out_u], bs[out_u] = up.pis, up.bs
+
+    def rec_of(ptr: np.ndarray) -> np.ndarray:
+        return np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+
+    # Values: down's entries first, each direction in tracing order; keep the last per
+    # (breakpoint, point).
+    t_rec = np.concatenate([out_d[rec_of(down.t_ptr)], out_u[rec_of(up.t_ptr)]])
+    t_idx = np.concatenate([down.t_idx, up.t_idx])
+    t_val = np.concatenate([down.t_val, up.t_val])
+    key = t_rec * n + t_idx
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    last = np.append(key[1:] != key[:-1], True) if key.size else np.empty(0, dtype=bool)
+    keep = order[last]
+    t_counts = np.bincount(t_rec[keep], minlength=B)
+    # Events: down's reversed within each breakpoint, as (point, old); up's as (point, new).
+    ev_rec_d = out_d[rec_of(down.ev_ptr)]
+    ev_rec_u = out_u[rec_of(up.ev_ptr)]
+    ev_rec = np.concatenate([ev_rec_d, ev_rec_u])
+    second = np.concatenate([np.zeros(ev_rec_d.size), np.ones(ev_rec_u.size)])
+    third = np.concatenate([-np.arange(ev_rec_d.size), np.arange(ev_rec_u.size)])
+    ev_order = np.lexsort((third, second, ev_rec))
+    ev_pt = np.concatenate([down.ev[:, 0], up.ev[:, 0]])[ev_order]
+    ev_state = np.concatenate([down.ev[:, 1], up.ev[:, 2]])[ev_order]
+    ev_counts = np.bincount(ev_rec, minlength=B)
     return _Flat(
-        pis=np.array([r[0] for r in recs]),
-        intercepts=np.array([r[1] for r in recs]),
+        pis=pis,
+        intercepts=bs,
         t_ptr=np.concatenate([[0], np.cumsum(t_counts)]),
-        t_idx=np.concatenate([r[2] for r in recs]).astype(np.intp),
-        t_val=np.concatenate([r[3] for r in recs]).astype(float),
+        t_idx=t_idx[keep].astype(np.intp),
+        t_val=t_val[keep],
         ev_ptr=np.concatenate([[0], np.cumsum(ev_counts)]),
-        ev_idx=np.array([e[0] for e in evs], dtype=np.intp),
-        ev_state=np.array([e[1] for e in evs], dtype=np.int8),
+        ev_idx=ev_pt.astype(np.intp),
+        ev_state=ev_state.astype(np.int8),
         state0=state_at_zero.astype(np.int8).copy(),
     )
 
@@ -851,9 +865,26 @@ def _check_inputs(K: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray,
     K = np.ascontiguousarray(K, dtype=np.float64)
     if K.shape != (y.size, y.size):
         raise InputError(f"kernel matrix has shape {K.shape}, expected ({y.size}, {y.size})")
-    if not np.all(np.isfinite(K)):
+    if not np.isfinite(K.sum()) and not np.all(np.isfinite(K)):  # (the sum: no n x n temporary)
         raise InputError("kernel matrix has NaN or infinite entries")
     return K, y, penalty_to_C(lam, y.size)
+
+
+def auto_max_elbow(n: int) -> int:
+    """Elbow size beyond which the grid ladder is expected to be cheaper than the path.
+
+    ``AUTO_ELBOW_FRACTION * n`` (at least 50).  Measured (``benchmarks/results/
+    path_speed.md``, CPU, RBF with sigma_M): paths whose largest elbow stays below 0.2 n
+    cost 0.1-0.75 of the default grid ladder; those above (``wang2008_ex1``, elbows up to
+    0.4 n near the ends, probabilities flat at 0.2 / 0.8) 1.05-2 of it, and they pass
+    0.2 n after only 13-21 % of their work, so stopping there wastes little.
+
+    Parameters
+    ----------
+    n : int
+        Number of training points.
+    """
+    return max(50, int(AUTO_ELBOW_FRACTION * n))
 
 
 def fit_path(
@@ -870,6 +901,7 @@ def fit_path(
     ridge: float | None = None,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
+    max_elbow: int | None = None,
 ) -> WeightPath:
     """The exact solution path of the weighted SVM over pi in (0, 1), checked.
 
@@ -906,7 +938,13 @@ def fit_path(
     progress : callable, optional
         ``progress(done, 1000, None)``, ``done`` the permille of (0, 1) covered so far.
     should_cancel : callable, optional
-        Polled every 32 steps; True raises :class:`~wsvmgui.errors.Cancelled`.
+        Polled every ``YIELD_EVERY`` steps; True raises :class:`~wsvmgui.errors.Cancelled`.
+    max_elbow : int, optional
+        Stop with :class:`PathTooCostly` as soon as more points than this sit on the elbow
+        (after merging duplicates).  The cost of a step grows with the elbow, and large
+        elbows (smooth kernels, piecewise flat probabilities) make the path slower than the
+        grid ladder; :func:`auto_max_elbow` is the limit measured to separate the two (for
+        an "auto" engine that falls back to the grid).  Deterministic (no timing).
 
     Returns
     -------
@@ -917,7 +955,7 @@ def fit_path(
     PathBreakdown
         Too many steps, cycling, an elbow system that cannot be solved accurately, a
         failed limit at pi = 0 or 1, or a KKT check that fails; the message names why,
-        pi and lambda.
+        pi and lambda.  :class:`PathTooCostly` (a subclass) when ``max_elbow`` is exceeded.
     """
     K, y, C = _check_inputs(K, y, lam)
     n = y.size
@@ -929,16 +967,23 @@ def fit_path(
     Ku = K if reps.size == n else np.ascontiguousarray(K[np.ix_(reps, reps)])
     yu, w = y[reps], mult.astype(float)
     steps = int(max_steps) if max_steps is not None else 50 * n + 1000
-    prob = _Problem(Ku, yu, w, C, float(lam), float(start), steps, rank_tol, path_tol, report)
+    limits = _Limits(max_elbow=np.inf if max_elbow is None else float(max_elbow))
+    prob = _Problem(
+        Ku, yu, w, C, float(lam), float(start), steps, rank_tol, path_tol, report, limits
+    )
     scale = float(np.abs(np.diag(K)).max())
     if ridge is not None:
         flat, info = _trace_both(prob, float(ridge) * scale)
     else:
         try:
             flat, info = _trace_both(prob, 0.0)
+        except PathTooCostly:
+            raise
         except PathBreakdown as exact_failure:
             try:
                 flat, info = _trace_both(prob, DEFAULT_RIDGE * scale)
+            except PathTooCostly:
+                raise
             except PathBreakdown as exc:
                 raise PathBreakdown(f"{exc} (exact path failed first: {exact_failure})") from exc
     if reps.size < n:
@@ -954,6 +999,7 @@ def fit_path(
         dual_residual=info.dual_residual,
         max_elbow=info.max_elbow,
         ridge=info.ridge,
+        work=limits.work,
     )
     resid = _verify(path, K, n_checks, kkt_tol)
     report(1.0)
@@ -974,6 +1020,15 @@ class _Problem:
     rank_tol: float
     path_tol: float
     report: _Progress
+    limits: _Limits
+
+
+@dataclass
+class _Limits:
+    """Largest elbow allowed, and the work of a whole fit (all attempts) so far."""
+
+    max_elbow: float = np.inf
+    work: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -1001,15 +1056,15 @@ def _trace_both(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
         assert error is not None
         raise error
     tr_down = _clone(tr_up)
-    up = _trace(tr_up, 1.0, prob.steps, prob.report, 0.0, pi0)
-    down = _trace(tr_down, -1.0, prob.steps, prob.report, 1.0 - pi0, pi0)
+    up = tr_up.trace(1.0, prob.steps, prob.report, 0.0, pi0, prob.limits)
+    down = tr_down.trace(-1.0, prob.steps, prob.report, 1.0 - pi0, pi0, prob.limits)
     info = _TraceInfo(
         path_residual=max(tr_up.max_margin, tr_down.max_margin),
         dual_residual=max(tr_up.max_dual, tr_down.max_dual),
         max_elbow=max(tr_up.max_elbow, tr_down.max_elbow),
         ridge=eps,
     )
-    return _assemble(down, up, tr_down.state), info
+    return _assemble(down, up, tr_down.state, prob.y.size), info
 
 
 def _verify(path: WeightPath, K: np.ndarray, n_checks: int, kkt_tol: float) -> float:
@@ -1098,6 +1153,9 @@ class WeightPath:
         Training points merged into an identical one while tracing.
     ridge : float
         ``eps`` of the kernel ``K + eps I`` the path was traced for (0: exact for ``K``).
+    work : float
+        Work of all traced steps (both attempts when the exact path broke down), in
+        multiply-adds of their O(n |E| + |E|^2) passes: ``sum (n + |E|) |E|``.
     """
 
     lam: float
@@ -1118,6 +1176,7 @@ class WeightPath:
     max_elbow: int
     n_duplicates: int = 0
     ridge: float = 0.0
+    work: float = 0.0
 
     # -- basic facts ---------------------------------------------------------------------
     @property
@@ -1266,50 +1325,46 @@ class WeightPath:
 
     # -- decision values at the breakpoints, in blocks -------------------------------------
     @cached_property
+    def _plan(self) -> tuple[np.ndarray, ...]:
+        """Flat block plan ``(v_ptr, v_idx, w_flat, w_ptr, lind)`` (:mod:`._path_predict`)."""
+        from . import _path_predict
+
+        i64 = np.int64
+        return tuple(
+            _path_predict.plan(
+                np.ascontiguousarray(self.pis, dtype=float),
+                np.ascontiguousarray(self.intercepts, dtype=float),
+                np.ascontiguousarray(self.t_ptr, dtype=i64),
+                np.ascontiguousarray(self.t_idx, dtype=i64),
+                np.ascontiguousarray(self.t_val, dtype=float),
+                np.ascontiguousarray(self.ev_ptr, dtype=i64),
+                np.ascontiguousarray(self.ev_idx, dtype=i64),
+                np.ascontiguousarray(self.ev_state, dtype=np.int8),
+                np.ascontiguousarray(self.state0, dtype=np.int8),
+                (self.y > 0).astype(float),
+                float(self.C),
+                BLOCK,
+            )
+        )
+
+    @cached_property
     def _blocks(self) -> list[_Block]:
-        blocks: list[_Block] = []
+        """The plan as one :class:`_Block` per block of ``BLOCK`` breakpoints (views)."""
+        v_ptr, v_idx, w_flat, w_ptr, lind = self._plan
         B = self.n_breakpoints
-        pos = self.y > 0
-        state = self.state0.copy()
-        a, b = self.ev_ptr[0], self.ev_ptr[1]
-        state[self.ev_idx[a:b]] = self.ev_state[a:b]
-        k0 = 0
-        while k0 < B - 1:
-            k1 = min(k0 + BLOCK, B - 1)
-            V = np.unique(
-                np.concatenate(
-                    [
-                        self.t_idx[self.t_ptr[k0] : self.t_ptr[k1 + 1]],
-                        self.ev_idx[self.ev_ptr[k0] : self.ev_ptr[k1 + 1]],
-                    ]
+        blocks = []
+        for b in range(v_ptr.size - 1):
+            k0, k1 = b * BLOCK, min((b + 1) * BLOCK, B - 1)
+            a0, a1 = int(v_ptr[b]), int(v_ptr[b + 1])
+            blocks.append(
+                _Block(
+                    k0,
+                    k1,
+                    v_idx[a0:a1],
+                    w_flat[w_ptr[b] : w_ptr[b + 1]].reshape(k1 - k0 + 1, a1 - a0 + 3),
+                    lind[4 * a0 : 4 * a1].reshape(a1 - a0, 4),
                 )
             )
-            nb = k1 - k0 + 1
-            Wt = np.empty((nb, V.size + 3))
-            stV = state[V].copy()
-            posV = pos[V]
-            Lind = np.zeros((V.size, 4))
-            Lind[:, 0] = (stV == L_SET) & posV
-            Lind[:, 1] = (stV == L_SET) & ~posV
-            for k in range(k0, k1 + 1):
-                if k > k0:
-                    a, b = self.ev_ptr[k], self.ev_ptr[k + 1]
-                    if b > a:
-                        stV[np.searchsorted(V, self.ev_idx[a:b])] = self.ev_state[a:b]
-                        state[self.ev_idx[a:b]] = self.ev_state[a:b]
-                row = Wt[k - k0]
-                row[: V.size] = np.where(stV == L_SET, self.C * (posV - self.pis[k]), 0.0)
-                a, b = self.t_ptr[k], self.t_ptr[k + 1]
-                row[np.searchsorted(V, self.t_idx[a:b])] = self.t_val[a:b]
-            p = self.pis[k0 : k1 + 1]
-            Wt[:, V.size] = self.C * (1.0 - p)
-            Wt[:, V.size + 1] = -self.C * p
-            Wt[:, V.size + 2] = self.intercepts[k0 : k1 + 1]
-            L1 = stV == L_SET
-            Lind[:, 2] = (L1 & posV).astype(float) - Lind[:, 0]
-            Lind[:, 3] = (L1 & ~posV).astype(float) - Lind[:, 1]
-            blocks.append(_Block(k0, k1, V, Wt, Lind))
-            k0 = k1
         return blocks
 
     def _initial_left(self) -> np.ndarray:
@@ -1321,12 +1376,13 @@ class WeightPath:
         pos = self.y > 0
         return np.column_stack([inL & pos, inL & ~pos]).astype(float)
 
-    def _iter_blocks(self, KT: np.ndarray):
+    def _iter_blocks(self, KT: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(k0, F)``, F of shape (k1 - k0 + 1, m): decision values at breakpoints.
 
         ``KT`` is the transposed cross kernel, shape (n, m), C-contiguous.  Per block: the
         rows ``KT[V]``, the two running L sums (less V's share) and a row of ones are
-        stacked and multiplied by ``Wt`` in one product.
+        stacked and multiplied by ``Wt`` in one product (as
+        :func:`wsvmgui.ladder._path_predict.estimate` does, compiled).
         """
         S = self._initial_left().T @ KT  # (2, m): kernel sums over L
         m = KT.shape[1]
@@ -1340,13 +1396,24 @@ class WeightPath:
             S += corr[2:]
             yield blk.k0, blk.Wt @ buf
 
-    def _chunks(self, K_cross: np.ndarray):
+    def _chunks(self, K_cross: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+        """``(r0, KT)``: the transposed cross kernel in chunks of rows, shape (n, rows).
+
+        Chunks hold about 8e6 values (64 MB); the transposes share one buffer.
+        """
+        from . import _path_predict
+
         K_cross = np.asarray(K_cross, dtype=float)
         if K_cross.ndim != 2 or K_cross.shape[1] != self.n:
             raise InputError(f"cross kernel has shape {K_cross.shape}, expected (m, {self.n})")
-        rows = int(np.clip(8_000_000 // max(self.n, 1), 256, 8192))
-        for r0 in range(0, K_cross.shape[0], rows):
-            yield r0, np.ascontiguousarray(K_cross[r0 : r0 + rows].T)
+        m = K_cross.shape[0]
+        rows = min(int(np.clip(8_000_000 // max(self.n, 1), 256, 8192)), max(m, 1))
+        buf = np.empty((self.n, rows))
+        for r0 in range(0, m, rows):
+            part = K_cross[r0 : r0 + rows]
+            KT = buf if part.shape[0] == rows else np.empty((self.n, part.shape[0]))
+            _path_predict.transpose(part, KT)
+            yield r0, KT
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
         """Decision values at every breakpoint.
@@ -1404,63 +1471,31 @@ class WeightPath:
         assert p.size == m
         return LadderEstimate(p=p, lo=lo, hi=hi, monotone=mono)
 
-    def _estimate_chunk(self, KT: np.ndarray):
+    def _estimate_chunk(
+        self, KT: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Count measure, first and last zero of f at the points of ``KT`` (n, m).
 
-        Per block only the points whose sign changes inside it need the exact zeros;
-        the others add the block's length to the measure when positive throughout.
+        Compiled (:func:`wsvmgui.ladder._path_predict.estimate`): per block one product
+        for the decision values at its breakpoints, reduced at once; only points whose sign
+        changes inside a block need its exact zeros.
         """
+        from . import _path_predict
+
         m = KT.shape[1]
         measure = np.zeros(m)
         lo = np.full(m, np.nan)
         hi = np.full(m, np.nan)
-        first_np = np.full(m, -1)
-        last_pos = np.full(m, -1)
-        for k0, F in self._iter_blocks(KT):
-            nb = F.shape[0]
-            p = self.pis[k0 : k0 + nb]
-            pos = F > 0
-            npos = np.count_nonzero(pos, axis=0)
-            allpos = npos == nb
-            measure += (p[-1] - p[0]) * allpos
-            np.putmask(last_pos, allpos, k0 + nb - 1)  # its zero lies further on
-            mixed = np.flatnonzero(npos % nb != 0)
-            if mixed.size:
-                self._mixed(
-                    F[:, mixed], pos[:, mixed], p, k0, mixed, measure, lo, hi, first_np, last_pos
-                )
+        first_np = np.full(m, -1, dtype=np.int64)
+        last_pos = np.full(m, -1, dtype=np.int64)
+        S = np.ascontiguousarray(self._initial_left().T @ KT)  # (2, m): kernel sums over L
+        v_ptr, v_idx, w_flat, w_ptr, lind = self._plan
+        _path_predict.estimate(
+            KT, np.ascontiguousarray(self.pis, dtype=float), v_ptr, v_idx, w_flat, w_ptr,
+            lind, BLOCK, S, measure, lo, hi, first_np, last_pos,
+        )  # fmt: skip
         mono = last_pos < first_np
         out = np.clip(measure, lo, hi)
         out[mono] = lo[mono]
         hi[mono] = lo[mono]
         return out, lo, hi, mono
-
-    def _mixed(self, F, pos, p, k0, cols, measure, lo, hi, first_np, last_pos) -> None:
-        """Exact zeros on a block for the points ``cols`` whose sign changes in it."""
-        nb = F.shape[0]
-        P = np.maximum(F, 0.0)
-        A = np.abs(F)
-        num = P[:-1] + P[1:]
-        den = A[:-1] + A[1:]
-        measure[cols] += np.diff(p) @ (num / np.where(den > 0, den, 1.0))
-        need = first_np[cols] < 0
-        if need.any():
-            kk = np.argmax(~pos[:, need], axis=0)  # every mixed column has a non-positive
-            sub = np.flatnonzero(need)
-            lo[cols[sub]] = self._crossing(F, p, kk - 1, sub)
-            first_np[cols[sub]] = k0 + kk
-        kl = nb - 1 - np.argmax(pos[::-1], axis=0)  # last positive (exists: mixed)
-        done = kl < nb - 1
-        hi[cols[done]] = self._crossing(F, p, kl[done], np.flatnonzero(done))
-        last_pos[cols] = k0 + kl
-
-    @staticmethod
-    def _crossing(F: np.ndarray, p: np.ndarray, s: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Zero of f on segment ``s`` (``f(p_s) > 0 >= f(p_{s+1})``); ``p_0`` where s < 0."""
-        out = np.empty(cols.size)
-        first = s < 0
-        out[first] = p[0]
-        s, c = s[~first], cols[~first]
-        f0, f1 = F[s, c], F[s + 1, c]
-        out[~first] = p[s] + (p[s + 1] - p[s]) * (f0 / (f0 - f1))
-        return out

@@ -14,27 +14,49 @@ ladder *engine*: ``"grid"`` (:func:`~wsvmgui.ladder.grid.fit_ladder`, one weight
 per weight), or any callable with the same signature (the non-crossing ladder passes its
 own); an exact-path engine plugs in here.
 
-Work runs on threads (libsvm releases the GIL): one task per (sigma, problem) while
-tuning and one per problem for the final fits, or threads over the weights of a single
-final ladder.  Progress is reported after every weighted fit; cancellation is polled
-between fits.
+Memory: one kernel matrix of all rows per sigma, built once per process
+(:func:`~wsvmgui.solvers.gram.shared_kernel`) and shared read-only by every thread, fold,
+problem, lambda and weight; a fold or sub-problem is a set of row indices into it
+(:class:`~wsvmgui.solvers.gram.DenseGram`), tuning rows are scored a block at a time.
+Before any fit, :func:`~wsvmgui.solvers.memory.ladder_storage` checks that this fits in
+memory, else computes kernel values on the fly (engines that can) or refuses.
+
+Execution (:mod:`wsvmgui.executor`): every (sigma, problem, lambda, fold) cell and every
+problem's final ladder is an independent task.  Locally they run on ``n_jobs`` threads
+(libsvm releases the GIL), one sigma at a time so that one kernel matrix is held; on a
+Dask cluster the data are scattered once and workers build their own kernel matrices.
+Results are assembled in task order, so they do not depend on where tasks ran.
+Progress is reported after every weighted fit (locally) or task (cluster); cancellation
+is polled between fits.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError, SolverError
+from ..executor import ClusterExecutor, Executor, Shared, Task, TaskContext, current_executor
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
+from ..solvers.gram import (
+    FLY_CACHE_MB,
+    DenseGram,
+    Gram,
+    OnTheFlyGram,
+    drop_kernels,
+    shared_kernel,
+)
 from ..solvers.kernels import Kernel
+from ..solvers.memory import (
+    KernelStorage,
+    available_memory,
+    forced_available,
+    ladder_storage,
+)
 from .grid import FitEvent, Ladder, fit_ladder
 from .rules import estimate_from_decision
 from .splits import Fold
@@ -50,8 +72,11 @@ class LadderFit(Protocol):
 
 
 #: ``engine(K, X, y, weights, lam, kernel, progress, should_cancel) -> LadderFit``: fit a
-#: ladder on the matrix ``K`` (n, n) of ``kernel`` over training inputs ``X`` (n, p) with
-#: labels ``y`` in {-1, +1}.
+#: ladder on the kernel matrix ``K`` of ``kernel`` over training inputs ``X`` (n, p) with
+#: labels ``y`` in {-1, +1}.  ``K`` is a :class:`~wsvmgui.solvers.gram.Gram` (rows of a
+#: shared matrix, or values made on the fly); ``np.asarray(K)`` gives the dense (n, n)
+#: matrix to an engine that needs one.  An engine with the attribute ``kernel_free = True``
+#: can work on values made on the fly (it never asks for the dense matrix).
 Engine = Callable[..., LadderFit]
 
 
@@ -98,12 +123,13 @@ def grid_engine(solver: str = "libsvm", qp_solver: str = "quadprog", n_jobs: int
             n_jobs=n_jobs,
         )
 
+    engine.kernel_free = solver == "libsvm"  # type: ignore[attr-defined]
     return engine
 
 
 def score_cell(
     engine: Engine,
-    K_all: np.ndarray,
+    K_all: np.ndarray | None,
     X: np.ndarray,
     kernel: Kernel,
     train: np.ndarray,
@@ -115,14 +141,16 @@ def score_cell(
     rule: str,
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
+    cache_mb: float = FLY_CACHE_MB,
 ) -> tuple[float, float]:
     """Fit a ladder for one (lambda, sigma) on one fold's training rows; score its tuning rows.
 
     Parameters
     ----------
     engine : Engine
-    K_all : ndarray, shape (n, n)
-        Kernel of all rows at this sigma.
+    K_all : ndarray, shape (n, n), or None
+        Kernel of all rows at this sigma, used in place (the fold's rows are indices
+        into it); None: kernel values are made on the fly from ``X``.
     X : ndarray, shape (n, p)
     kernel : Kernel
         The kernel of ``K_all``.
@@ -136,6 +164,8 @@ def score_cell(
         How the ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
     progress, should_cancel
         Passed to the engine.
+    cache_mb : float
+        libsvm's kernel cache when values are made on the fly.
 
     Returns
     -------
@@ -143,70 +173,104 @@ def score_cell(
         Sum over the tuning rows of the EGKL terms, and the number misclassified by the
         estimate's argmax.
     """
-    K = _submatrix(K_all, train, train)
-    ladder = engine(K, X[train], y_train, weights, lam, kernel, progress, should_cancel)
-    p = estimate_from_decision(ladder.decision(K_all[np.ix_(test, train)]), weights, rule).p
+    gram: Gram = (
+        DenseGram(K_all, train) if K_all is not None else OnTheFlyGram(X, kernel, train, cache_mb)
+    )
+    ladder = engine(gram, X[train], y_train, weights, lam, kernel, progress, should_cancel)
+    decision = np.vstack([ladder.decision(block) for block in gram.cross_blocks(test)])
+    p = estimate_from_decision(decision, weights, rule).p
     return (
         egkl_binary(p, y_test) * y_test.size,
         float(np.sum(np.where(p > 0.5, 1.0, -1.0) != y_test)),
     )
 
 
-def _submatrix(K_all: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``K_all[rows][:, cols]``, without a copy when that is all of ``K_all`` in order."""
-    n = K_all.shape[0]
-    if rows is cols and rows.size == n and np.array_equal(rows, np.arange(n)):
-        return K_all
-    return K_all[np.ix_(rows, cols)]
+@dataclass(frozen=True)
+class _RunData:
+    """What every task of one run reads (scattered once to a cluster)."""
+
+    X: np.ndarray
+    parts: list  # per problem: fold parts (tuning) or (rows, labels) (final fits)
+    storage: KernelStorage
 
 
-class SharedKernels:
-    """Kernel matrices built once per key on first use and dropped after the last user."""
-
-    def __init__(self, build: Callable[[Any], np.ndarray], uses: Counter) -> None:
-        self._build = build
-        self._uses = dict(uses)
-        self._values: dict[Hashable, np.ndarray] = {}
-        self._locks = {k: threading.Lock() for k in uses}
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> np.ndarray:
-        with self._locks[key]:
-            if key not in self._values:
-                self._values[key] = self._build(key)
-            return self._values[key]
-
-    def release(self, key: Hashable) -> None:
-        with self._lock:
-            self._uses[key] -= 1
-            if self._uses[key] <= 0:
-                self._values.pop(key, None)
+def _shared_matrix(ctx: TaskContext, data: Shared, kernel: Kernel) -> np.ndarray | None:
+    """The run's dense kernel matrix in this process (built once), or None (on the fly)."""
+    ctx.check()
+    run: _RunData = data.value
+    return shared_kernel(data.token, run.X, kernel) if run.storage.dense else None
 
 
-def run_tasks(tasks: Sequence[Callable[[], Any]], n_jobs: int, abort: threading.Event) -> list:
-    """Run zero-argument callables on ``n_jobs`` threads; results in task order.
+def plan_storage(
+    executor: Executor,
+    n_rows: int,
+    n_features: int,
+    n_fit: int,
+    n_weights: int,
+    *,
+    kernel_free: bool,
+    what: str,
+) -> KernelStorage:
+    """:func:`~wsvmgui.solvers.memory.ladder_storage` for the processes of ``executor``."""
+    limit, slots = executor.memory_slots()
+    cluster = isinstance(executor, ClusterExecutor)
+    forced = forced_available()  # memory_limits() holds for a cluster's workers too
+    available = forced if forced is not None else limit if cluster else available_memory()
+    return ladder_storage(
+        n_rows,
+        n_features,
+        n_fit,
+        n_weights,
+        slots,
+        available,
+        kernel_free=kernel_free,
+        cluster=cluster,
+        what=what,
+    )
 
-    The first exception sets ``abort`` (so running tasks stop at their next fit), cancels
-    tasks not yet started, and is re-raised.
-    """
-    if n_jobs <= 1 or len(tasks) <= 1:
-        return [t() for t in tasks]
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        futures = [pool.submit(t) for t in tasks]
-        wait(futures, return_when=FIRST_EXCEPTION)
-        failed = [f for f in futures if f.done() and f.exception() is not None]
-        if failed:
-            abort.set()
-            for f in futures:
-                f.cancel()
-            wait(futures)
-            # Prefer the root cause over the Cancelled errors it triggered elsewhere.
-            raise failed[0].exception()  # type: ignore[misc]
-        return [f.result() for f in futures]
+
+def _run(executor: Executor, run: _RunData, make_tasks, tracker: ProgressTracker) -> list:
+    """Share ``run``, run the tasks ``make_tasks(shared)`` and drop the run's matrices."""
+    shared = Shared.new(run)
+    handle = executor.share(shared)
+    try:
+        return executor.run(make_tasks(handle), tracker)
+    finally:
+        executor.everywhere(drop_kernels, shared.token)
+        executor.release(handle)
 
 
-def _sigma_key(sigma: float) -> Hashable:
-    return "none" if not np.isfinite(sigma) else float(sigma)
+def _score_task(
+    ctx: TaskContext,
+    data: Shared,
+    engine: Engine,
+    kernel: Kernel,
+    i: int,
+    f: int,
+    weights: np.ndarray,
+    lam: float,
+    rule: str,
+) -> tuple[tuple[float, float] | None, str | None, float]:
+    """One tuning cell: (loss, misses) or the failure's message, and the seconds taken."""
+    start = time.perf_counter()
+    run: _RunData = data.value
+    tr, y_tr, te, y_te = run.parts[i][f]
+    K_all = _shared_matrix(ctx, data, kernel)
+    done = [0]
+
+    def step(d: int, _total: int, _fit: Any) -> None:
+        done[0] = d
+        ctx.step()
+
+    try:
+        cell = score_cell(
+            engine, K_all, run.X, kernel, tr, y_tr, te, y_te, weights, lam, rule, step,
+            ctx.cancelled, run.storage.cache_mb,
+        )  # fmt: skip
+    except SolverError as exc:
+        ctx.step(weights.size - done[0])
+        return None, str(exc), time.perf_counter() - start
+    return cell, None, time.perf_counter() - start
 
 
 def search_ladders(
@@ -222,6 +286,7 @@ def search_ladders(
     engine: Engine | None = None,
     n_jobs: int = 1,
     tracker: ProgressTracker,
+    executor: Executor | None = None,
 ) -> list[TuningResult]:
     """EGKL grid search over lambda x sigma of every problem, summed over the folds.
 
@@ -244,9 +309,11 @@ def search_ladders(
     engine : Engine, optional
         Default: :func:`grid_engine` with libsvm.
     n_jobs : int
-        Threads, one task per (sigma, problem).
+        Threads, one (sigma, problem, lambda, fold) cell each, one sigma at a time.
     tracker : ProgressTracker
         Its total grows by the number of weighted fits, each reported when done.
+    executor : Executor, optional
+        Where the cells run; default :func:`~wsvmgui.executor.current_executor`.
 
     Returns
     -------
@@ -259,6 +326,8 @@ def search_ladders(
     ------
     InputError
         A problem with no tuning rows, or a fold leaving it one class to train on.
+    MemoryBudgetError
+        The run would not fit in memory, even with kernel values made on the fly.
     SolverError
         Every fit of some problem's grid failed.
     """
@@ -288,60 +357,52 @@ def search_ladders(
                 "cannot choose lambda and sigma (does the tuning set miss a class?)"
             )
         parts.append(mine)
-    n_test = [sum(p[2].size for p in mine) for mine in parts]
+    ex = executor or current_executor(n_jobs)
+    storage = plan_storage(
+        ex,
+        n,
+        X.shape[1],
+        max(part[0].size for mine in parts for part in mine),
+        max(w.size for w in weights),
+        kernel_free=bool(getattr(engine, "kernel_free", False)),
+        what="tuning",
+    )
+    kernels = [kernel_with_sigma(kernel, sg) for sg in sigmas]
+    cells = [
+        (j, i, li, f)
+        for j in range(S)
+        for i in range(len(problems))
+        for li in range(lambdas[i].size)
+        for f in range(len(parts[i]))
+    ]
+    tracker.add_total(sum(weights[i].size for _, i, _, _ in cells))
+    tracker.check()
+
+    def tasks(data: Any) -> list[Task]:
+        return [
+            Task(
+                _score_task,
+                (data, engine, kernels[j], i, f, weights[i], float(lambdas[i][li]), rule),
+                units=weights[i].size,
+                group=j,
+            )
+            for j, i, li, f in cells
+        ]
+
+    outcomes = _run(ex, _RunData(X, parts, storage), tasks, tracker)
     loss = [np.zeros((g.size, S)) for g in lambdas]
     miss = [np.zeros((g.size, S)) for g in lambdas]
     failures: list[list[str]] = [[] for _ in problems]
-    seconds = _Timer(len(problems))
-    abort = threading.Event()
-
-    def cancelled() -> bool:
-        return abort.is_set() or tracker.cancel_requested()
-
-    kernels = [kernel_with_sigma(kernel, sg) for sg in sigmas]
-    cache = SharedKernels(lambda j: kernels[j](X), Counter({j: len(problems) for j in range(S)}))
-    tracker.add_total(
-        sum(lambdas[i].size * S * len(parts[i]) * weights[i].size for i in range(len(problems)))
-    )
-    tracker.check()
-
-    def task(j: int, i: int) -> Callable[[], None]:
-        def run() -> None:
-            start = time.perf_counter()
-            try:
-                tracker.check()
-                K_all = cache.get(j)
-                w = weights[i]
-                for li, lam in enumerate(lambdas[i]):
-                    for tr, y_tr, te, y_te in parts[i]:
-                        if not np.isfinite(loss[i][li, j]):
-                            tracker.step(w.size)  # this cell already failed on a fold
-                            continue
-                        done_here = [0]
-
-                        def step(done: int, _total: int, _fit, done_here=done_here) -> None:
-                            done_here[0] = done
-                            tracker.step()
-
-                        try:
-                            cell = score_cell(
-                                engine, K_all, X, kernels[j], tr, y_tr, te, y_te, w,
-                                float(lam), rule, step, cancelled,
-                            )  # fmt: skip
-                        except SolverError as exc:
-                            failures[i].append(str(exc))
-                            tracker.step(w.size - done_here[0])
-                            loss[i][li, j] = np.inf
-                            continue
-                        loss[i][li, j] += cell[0]
-                        miss[i][li, j] += cell[1]
-            finally:
-                cache.release(j)
-                seconds.add(i, time.perf_counter() - start)
-
-        return run
-
-    run_tasks([task(j, i) for j in range(S) for i in range(len(problems))], n_jobs, abort)
+    seconds = [0.0] * len(problems)
+    for (j, i, li, _), (cell, failure, secs) in zip(cells, outcomes, strict=True):
+        seconds[i] += secs
+        if cell is None:
+            failures[i].append(failure)
+            loss[i][li, j] = np.inf
+        else:
+            loss[i][li, j] += cell[0]
+            miss[i][li, j] += cell[1]
+    n_test = [sum(p[2].size for p in mine) for mine in parts]
     results = []
     for i, prob in enumerate(problems):
         scores = loss[i] / n_test[i]
@@ -361,22 +422,10 @@ def search_ladders(
                 best_lambda=float(lambdas[i][li]),
                 best_sigma=float(sigmas[j]),
                 failures=failures[i],
-                seconds=seconds.total[i],
+                seconds=seconds[i],
             )
         )
     return results
-
-
-class _Timer:
-    """Seconds per problem, added from several threads."""
-
-    def __init__(self, n: int) -> None:
-        self.total = [0.0] * n
-        self._lock = threading.Lock()
-
-    def add(self, i: int, seconds: float) -> None:
-        with self._lock:
-            self.total[i] += seconds
 
 
 def _what(prob: LadderProblem) -> str:
@@ -399,6 +448,10 @@ class FittedLadder:
         Rows of the final fit.
     seconds : float
         Time of the final fit.
+    storage : str
+        How the kernel was held (:meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
+    backend : str
+        Where it was fitted (:attr:`~wsvmgui.executor.Executor.name`).
     """
 
     ladder: Ladder
@@ -408,6 +461,53 @@ class FittedLadder:
     sigma: float
     n_train: int
     seconds: float = 0.0
+    storage: str = ""
+    backend: str = field(default="", compare=False)
+
+
+def _final_task(
+    ctx: TaskContext,
+    data: Shared,
+    kern: Kernel,
+    i: int,
+    lam: float,
+    sigma: float,
+    weights: np.ndarray,
+    solver: str,
+    qp_solver: str,
+    inner_jobs: int,
+    label: str,
+) -> FittedLadder:
+    """The final ladder of problem ``i`` (compressed to its support)."""
+    start = time.perf_counter()
+    run: _RunData = data.value
+    r, y = run.parts[i]
+    K_all = _shared_matrix(ctx, data, kern)
+    gram: Gram = (
+        DenseGram(K_all, r)
+        if K_all is not None
+        else OnTheFlyGram(run.X, kern, r, run.storage.cache_mb)
+    )
+    X_r = None if ctx.remote else run.X[r]
+
+    def step(_done: int, _total: int, fit: Any) -> None:
+        ctx.step(partial=None if X_r is None else FitEvent("final", fit, X_r, kern, label))
+
+    ladder = fit_ladder(
+        gram, y, weights, lam, solver, qp_solver,
+        progress=step, should_cancel=ctx.cancelled, n_jobs=inner_jobs,
+    )  # fmt: skip
+    compressed, keep = ladder.compress()
+    return FittedLadder(
+        compressed,
+        r[keep],
+        kern,
+        float(lam),
+        sigma,
+        int(r.size),
+        time.perf_counter() - start,
+        run.storage.describe(),
+    )
 
 
 def fit_ladders(
@@ -422,13 +522,15 @@ def fit_ladders(
     qp_solver: str = "quadprog",
     n_jobs: int = 1,
     tracker: ProgressTracker,
+    executor: Executor | None = None,
 ) -> list[FittedLadder]:
     """The final ladder of every problem on its part of ``rows``, at its chosen (lambda, sigma).
 
-    One kernel matrix per distinct sigma, shared by the problems.  A single problem is
-    fitted with ``n_jobs`` threads over its weights, several with one task per problem.
-    Every fit is reported to the tracker with a :class:`~wsvmgui.ladder.grid.FitEvent`
-    (stage ``"final"``, label the problem's name) for live views.
+    One task per problem, grouped by sigma (one kernel matrix per distinct sigma at a
+    time).  A single problem is fitted locally with ``n_jobs`` threads over its weights,
+    several with one thread each.  Every fit of a local run is reported to the tracker
+    with a :class:`~wsvmgui.ladder.grid.FitEvent` (stage ``"final"``, label the problem's
+    name) for live views; a cluster reports each ladder when it is done.
 
     Parameters
     ----------
@@ -442,60 +544,57 @@ def fit_ladders(
     solver, qp_solver : str
     n_jobs : int
     tracker : ProgressTracker
+    executor : Executor, optional
+        Default: :func:`~wsvmgui.executor.current_executor`.
 
     Returns
     -------
     list of FittedLadder, in the order of ``problems``
+
+    Raises
+    ------
+    MemoryBudgetError
+        The fits would not fit in memory.
     """
     n = X.shape[0]
     rows = np.asarray(rows)
     sel = [prob.select(rows, n) for prob in problems]
-    abort = threading.Event()
-
-    def cancelled() -> bool:
-        return abort.is_set() or tracker.cancel_requested()
-
-    cache = SharedKernels(
-        lambda key: kernel_with_sigma(kernel, np.nan if key == "none" else key)(X),
-        Counter(_sigma_key(sg) for _, sg in chosen),
+    ex = executor or current_executor(n_jobs)
+    inner_jobs = n_jobs if len(problems) == 1 and not isinstance(ex, ClusterExecutor) else 1
+    storage = plan_storage(
+        ex,
+        n,
+        X.shape[1],
+        max(r.size for r, _ in sel),
+        max(w.size for w in weights),
+        kernel_free=solver == "libsvm",
+        what="the final fit",
     )
-    inner_jobs = n_jobs if len(problems) == 1 else 1
-    results: list[FittedLadder | None] = [None] * len(problems)
 
-    def task(i: int) -> Callable[[], None]:
-        def run() -> None:
-            start = time.perf_counter()
-            lam, sigma = chosen[i]
-            key = _sigma_key(sigma)
-            kern = kernel_with_sigma(kernel, sigma)
-            r, y = sel[i]
-            X_r = X[r]
-            label = problems[i].name
-
-            def step(_done: int, _total: int, fit) -> None:
-                tracker.step(partial=FitEvent("final", fit, X_r, kern, label))
-
-            try:
-                tracker.check()
-                K = _submatrix(cache.get(key), r, r)
-                ladder = fit_ladder(
-                    K, y, weights[i], lam, solver, qp_solver,
-                    progress=step, should_cancel=cancelled, n_jobs=inner_jobs,
-                )  # fmt: skip
-            finally:
-                cache.release(key)
-            compressed, keep = ladder.compress()
-            results[i] = FittedLadder(
-                compressed,
-                r[keep],
-                kern,
-                float(lam),
-                float(sigma) if kernel.name == "rbf" else float("nan"),
-                int(r.size),
-                time.perf_counter() - start,
+    def tasks(data: Any) -> list[Task]:
+        out = []
+        for i, (lam, sigma) in enumerate(chosen):
+            sg = float(sigma) if kernel.name == "rbf" else float("nan")
+            out.append(
+                Task(
+                    _final_task,
+                    (
+                        data,
+                        kernel_with_sigma(kernel, sigma),
+                        i,
+                        float(lam),
+                        sg,
+                        weights[i],
+                        solver,
+                        qp_solver,
+                        inner_jobs,
+                        problems[i].name,
+                    ),  # fmt: skip
+                    units=weights[i].size,
+                    group="none" if np.isnan(sg) else sg,
+                )
             )
+        return out
 
-        return run
-
-    run_tasks([task(i) for i in range(len(problems))], n_jobs, abort)
-    return [r for r in results if r is not None]
+    fitted = _run(ex, _RunData(X, sel, storage), tasks, tracker)
+    return [replace(f, backend=ex.name) for f in fitted]
