@@ -42,6 +42,7 @@ from .path_view import PathInfo, exact_path
 from .schemes import SCHEMES, fit_scheme
 from .settings import RunSettings
 from .slices import closeness, slice_hull
+from .tuning_view import TuningSurface, tuning_surfaces
 
 #: Class colours (RGB, 0-255) in class order; cycled for more classes.
 CLASS_COLORS = np.array(
@@ -244,7 +245,8 @@ class RunResult:
         Part name -> measure -> value.
     ladders : list of LadderInfo
     simplex : SimplexInfo or None
-    tuning : TuningResult or None
+    tunings : list of TuningSurface
+        Every tuning table the estimator keeps (:mod:`wsvmgui.app.tuning_view`).
     plane : PlaneData
     comparison : fitted estimator or None
         The non-crossing fit shown beside a binary ladder.
@@ -276,7 +278,7 @@ class RunResult:
     metrics: dict[str, dict[str, float]]
     ladders: list[LadderInfo]
     simplex: SimplexInfo | None
-    tuning: Any
+    tunings: list[TuningSurface]
     plane: PlaneData
     comparison: Any = None
     notes: list[str] = field(default_factory=list)
@@ -855,7 +857,7 @@ def run_analysis(
         metrics,
         ladders,
         simplex,
-        getattr(estimator, "tuning_", None),
+        tuning_surfaces(estimator),
         None,  # type: ignore[arg-type]
         comparison,
         notes,

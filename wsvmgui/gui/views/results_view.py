@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.tuning_view import tuning_surfaces
 from .common import add_title, cache_axes, compact_rows, fixed_lines
 
 #: Measures in display order; "lower is better" except the log-likelihood.
@@ -194,7 +193,7 @@ class ResultsView(QWidget):
 
     def _draw_tuning(self, result=None) -> None:
         """The tuning surfaces of ``result``'s estimator; a note when it keeps none."""
-        self._surfaces = [] if result is None else tuning_surfaces(result.estimator)
+        self._surfaces = [] if result is None else list(result.tunings)
         self.surface_combo.blockSignals(True)
         self.surface_combo.clear()
         for s in self._surfaces:
