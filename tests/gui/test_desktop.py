@@ -282,9 +282,15 @@ def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window):
     window.selection.select(row)
     view = window.simplex_view
     view.ensure_drawn()  # drawn when shown
-    x, y = view.exact_curve.getData()
+    x, y = view.curves[0].getData()
     np.testing.assert_allclose(x, path.pis)
     np.testing.assert_allclose(y, path.curves(X[row : row + 1])[0])
+    dots = view.fit_dots.data
+    if path.source == "traced":  # after a grid fit: the grid's own fits sit on the curve
+        np.testing.assert_allclose(dots["x"], result.estimator.weights_)
+        np.testing.assert_allclose(dots["y"], ladder[row])
+    else:
+        assert dots.size == 0
     zeros = view.zero_marks.data["x"]
     lad = result.ladders[0]
     if zeros.size == 1 and lad.lo[row] < lad.hi[row]:

@@ -79,11 +79,19 @@ def test_tiny_run_fills_every_view(qtbot, window):
     lo, hi = result.ladders[0].lo[row], result.ladders[0].hi[row]
     np.testing.assert_allclose(lad["bracket_x"], [lo, hi])
     np.testing.assert_allclose(lad["sign_x"], est.weights_)
-    # f_pi(x) of the selected point at each fitted weight, the estimate on the zero line
+    # f_pi(x) of the selected point: through the ladder's values at its weights (the
+    # exact path's curve where there is one), the estimate on the zero line
     window.simplex_view.ensure_drawn()
     x, y = window.simplex_view.curves[0].getData()
-    np.testing.assert_allclose(x, est.weights_)
-    np.testing.assert_allclose(y, est.ladder_decision(result.split.X_all[row : row + 1])[0])
+    f_row = est.ladder_decision(result.split.X_all[row : row + 1])[0]
+    if result.path is None:
+        np.testing.assert_allclose(x, est.weights_)
+        np.testing.assert_allclose(y, f_row)
+    else:
+        np.testing.assert_allclose(x, result.path.pis)
+        np.testing.assert_allclose(
+            np.interp(est.weights_, x, y), f_row, atol=0.02 * np.abs(y).max()
+        )
     marks = window.simplex_view.curve_marks.data
     assert marks["x"][0] == pytest.approx(0.5 * (lo + hi)) and marks["y"][0] == 0
     slot = int(np.flatnonzero(window.bars_view._rows == row)[0])

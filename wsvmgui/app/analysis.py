@@ -38,7 +38,7 @@ from .calibration import CalibrationEntry, calibration_entry
 from .contours import contour_crossings, zero_contour
 from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost
 from .datasets import DataSplit
-from .path_view import PathInfo, exact_path
+from .path_view import PathInfo, exact_path, stored_paths
 from .schemes import SCHEMES, fit_scheme
 from .settings import RunSettings
 from .slices import closeness, slice_hull
@@ -266,9 +266,10 @@ class RunResult:
         (binary ladders only).
     fit_rows : ndarray of int
         Data rows the estimator was fitted on (training, plus tuning rows it split itself).
-    path : PathInfo or None
-        The exact solution path in pi behind a binary ladder
-        (:mod:`wsvmgui.app.path_view`).
+    paths : list of PathInfo or None
+        The exact solution path in pi behind each binary ladder, in the order of
+        :attr:`ladders` (:mod:`wsvmgui.app.path_view`): kept by the fit (path engine) or,
+        for a binary ladder fitted on the grid, traced after it; None where there is none.
     """
 
     settings: RunSettings
@@ -289,7 +290,12 @@ class RunResult:
     calibration_part: str = "test"
     crossing_checks: dict[str, dict[str, dict]] = field(default_factory=dict)
     fit_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
-    path: PathInfo | None = None
+    paths: list[PathInfo | None] = field(default_factory=list)
+
+    @property
+    def path(self) -> PathInfo | None:
+        """The exact path of a single binary ladder (None otherwise)."""
+        return self.paths[0] if len(self.paths) == 1 else None
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -740,7 +746,7 @@ def _plan(request: RunRequest) -> list[Phase]:
     plan = [Phase("fit", 0, 1.0)]
     if request.compare:
         plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
-    if request.split.dataset.n_classes == 2:
+    if request.settings.scheme == "binary":  # traced after a grid fit (see run_analysis)
         plan.append(Phase("exact path", 0, 0.5, group="path"))
     return [*plan, Phase("views", 0, 0.2, group="views")]
 
@@ -830,14 +836,17 @@ def run_analysis(
                 progress=on_comparison,
                 should_cancel=cancel,
             )
-    path_info = None
-    if ds.n_classes == 2 and isinstance(estimator, LadderViews):
+    paths = stored_paths(estimator)
+    if settings.scheme == "binary" and not any(paths):
+        # a ladder fitted on the grid: trace its exact path now (the plain weighted SVM's;
+        # the non-crossing ladder's constrained fits have no such path)
         phased.begin("path")
 
         def on_path(done: int, total: int, _partial: Any = None) -> None:
             report(done, total)
 
         path_info, why = exact_path(estimator, X_fit, y_fit, on_path, cancel)
+        paths = [path_info]
         if why:
             notes.append(f"Exact path in \u03c0 not traced: {why}.")
     if cancel():
@@ -862,7 +871,7 @@ def run_analysis(
         comparison,
         notes,
         fit_rows=fit_rows(settings, split),
-        path=path_info,
+        paths=paths,
     )
     target = split.test if split.test.size else split.train
     result.calibration_part = target.name

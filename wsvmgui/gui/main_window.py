@@ -907,17 +907,17 @@ class MainWindow(QMainWindow):
     def request_pi_boundary(self, pi: float) -> None:
         """The boundary at ``pi`` in the shown plane, from the exact path (worker)."""
         result = self.result
-        if result is None or result.path is None or result.plane is None:
+        info = self.boundary_view.path()
+        if result is None or info is None or result.plane is None:
             return
-        plane = result.plane
-        split, info = result.split, result.path
+        plane, split, k = result.plane, result.split, self.boundary_view.subproblem()
 
         def job(progress, should_cancel, publish):
             from ..app.analysis import plane_grid
             from ..app.path_view import boundary_at
 
             xs, ys, X_grid = plane_grid(split, plane.ix, plane.iy, plane.xs.size, plane.reference)
-            return pi, boundary_at(info, X_grid, xs, ys, pi)
+            return pi, boundary_at(info, X_grid, xs, ys, pi), k
 
         def done(out):
             if result is self.result and result.plane is plane:

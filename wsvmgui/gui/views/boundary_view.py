@@ -355,7 +355,10 @@ class BoundaryView(QWidget):
         # Always shown (enabled with a path): showing and hiding it would resize the plots,
         # and re-laying out the scene costs tens of milliseconds on the GUI thread.
         self._pi_row.setEnabled(False)
-        self._pi_row.setToolTip("Needs a binary ladder's exact solution path (run one)")
+        self._pi_row.setToolTip(
+            "Needs the exact solution path of the shown ladder (the path engine keeps one "
+            "for every binary ladder; after a grid fit the app traces it for a binary ladder)"
+        )
         self._pi_timer = QTimer(self)
         self._pi_timer.setSingleShot(True)
         self._pi_timer.setInterval(40)
@@ -424,6 +427,7 @@ class BoundaryView(QWidget):
         self.x_combo.currentIndexChanged.connect(self._plane_changed)
         self.y_combo.currentIndexChanged.connect(self._plane_changed)
         self.sub_combo.currentIndexChanged.connect(self._draw_layers)
+        self.sub_combo.currentIndexChanged.connect(self._sub_changed)
         self.surface_box.toggled.connect(self._toggle_surface)
         self.slice_panel.edited.connect(self._reference_edited)
         self.pi_slider.valueChanged.connect(self._pi_moved)
@@ -557,8 +561,8 @@ class BoundaryView(QWidget):
             self.set_split(result.split)
         self._has_result = True
         self._result = result
-        self._pi_row.setEnabled(getattr(result, "path", None) is not None)
         self.set_plane(result.plane)
+        self._update_pi_row()
 
     def clear(self) -> None:
         """No result: points only."""
@@ -606,6 +610,25 @@ class BoundaryView(QWidget):
     def pi(self) -> float:
         return self.pi_slider.value() / PI_STEPS
 
+    def subproblem(self) -> int:
+        """Index of the sub-problem shown (0 for a single ladder)."""
+        return max(self.sub_combo.currentIndex(), 0)
+
+    def path(self):
+        """The exact path of the shown sub-problem's ladder (a PathInfo), or None."""
+        paths = getattr(self._result, "paths", None) or []
+        k = self.subproblem()
+        return paths[k] if k < len(paths) else None
+
+    def _update_pi_row(self) -> None:
+        """The slider works where the shown ladder has an exact path."""
+        has = self.path() is not None
+        self._pi_row.setEnabled(has)
+        self.left.pi_halo.setData([], [])
+        self.left.pi_curve.setData([], [])
+        if has and self.pi_box.isChecked():
+            self._pi_timer.start()
+
     def _pi_moved(self, _value: int) -> None:
         self.pi_label.setText(f"\u03c0 = {self.pi():.3f}")
         if not self.pi_box.isChecked():
@@ -620,13 +643,19 @@ class BoundaryView(QWidget):
             self.left.pi_halo.setData([], [])
             self.left.pi_curve.setData([], [])
 
+    def _sub_changed(self, _index: int) -> None:
+        if not self._updating and self._result is not None:
+            self._update_pi_row()
+
     def _request_pi(self) -> None:
         if self.pi_box.isChecked() and self._has_result:
             self.pi_requested.emit(self.pi())
 
-    def set_pi_boundary(self, pi: float, segments: np.ndarray) -> None:
-        """Draw the boundary at ``pi`` (segments (s, 2, 2)) computed from the exact path."""
-        if not self.pi_box.isChecked() or abs(pi - self.pi()) > 0.5 / PI_STEPS:
+    def set_pi_boundary(self, pi: float, segments: np.ndarray, subproblem: int = 0) -> None:
+        """Draw the boundary at ``pi`` (segments (s, 2, 2)) of sub-problem ``subproblem``,
+        computed from its exact path."""
+        stale = abs(pi - self.pi()) > 0.5 / PI_STEPS or subproblem != self.subproblem()
+        if not self.pi_box.isChecked() or stale:
             return  # an older request
         x, y = segments_to_xy(segments)
         self.left.pi_halo.setData(x, y, connect="pairs")

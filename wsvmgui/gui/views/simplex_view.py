@@ -168,16 +168,12 @@ class SimplexView(QWidget):
         )
         self.curve_marks.setZValue(5)
         self.curve_plot.addItem(self.curve_marks)
-        # the exact path (binary ladders): piecewise linear, knots at its breakpoints
-        self.exact_curve = pg.PlotDataItem(
-            pen=pg.mkPen(90, 90, 200, width=1.5),
-            symbol="o",
-            symbolSize=3,
-            symbolPen=None,
-            symbolBrush=pg.mkBrush(90, 90, 200),
+        # values of the grid's own fits, drawn on a ladder's exact path traced after them
+        self.fit_dots = pg.ScatterPlotItem(
+            size=5, symbol="o", pen=None, brush=pg.mkBrush(20, 20, 20)
         )
-        self.exact_curve.setZValue(1)
-        self.curve_plot.addItem(self.exact_curve)
+        self.fit_dots.setZValue(2)
+        self.curve_plot.addItem(self.fit_dots)
         self.zero_marks = pg.ScatterPlotItem(
             size=12, symbol="x", pen=None, brush=pg.mkBrush(200, 30, 30)
         )
@@ -188,7 +184,7 @@ class SimplexView(QWidget):
         self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
         self._legend_key = None
         self._curve_names: list[str] = []
-        self._has_path = False
+        self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
         self._dirty = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
@@ -221,7 +217,7 @@ class SimplexView(QWidget):
             triangle,
             None if classes is None else tuple(str(c) for c in classes),
             tuple(self._curve_names),
-            self._has_path,
+            self._path_kinds,
         )
         if key == self._legend_key:
             return
@@ -239,16 +235,21 @@ class SimplexView(QWidget):
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
             self.legend.addItem(self.estimates, f"estimate {PHAT}")
-            if self._has_path:
-                self.legend.addItem(legend_line(pg.mkPen(90, 90, 200, width=2)), "exact path")
+            kinds = self._path_kinds
+            for i, (name, color) in enumerate(zip(self._curve_names, CURVE_COLORS, strict=False)):
+                label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
+                exact = i < len(kinds) and kinds[i] != ""
+                label += " (exact path)" if exact else " at the fitted weights"
+                self.legend.addItem(legend_line(pg.mkPen(*color, width=2)), label)
+            if "traced" in kinds:
+                self.legend.addItem(
+                    legend_sample("o", pg.mkBrush(20, 20, 20), pg.mkPen(None), 6),
+                    "the grid's fits",
+                )
+            if any(kinds):
                 self.legend.addItem(
                     legend_sample("x", pg.mkBrush(200, 30, 30), pg.mkPen(None), 10), "zeros"
                 )
-            for name, color in zip(self._curve_names, CURVE_COLORS, strict=False):
-                label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
-                if self._has_path:
-                    label = "f\u03c0(x) at the fitted weights"
-                self.legend.addItem(legend_line(pg.mkPen(*color, width=2)), label)
         fit_legend(self.legend, self.graphics.viewport().width())
 
     def set_result(self, result) -> None:
@@ -259,7 +260,10 @@ class SimplexView(QWidget):
             text.setText(f"\u03c0 of {c}" if K == 3 else "")
         triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
         self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
-        self._has_path = getattr(result, "path", None) is not None
+        paths = list(getattr(result, "paths", None) or [])
+        self._path_kinds = tuple(
+            "" if info is None else info.source for info in paths[: len(self._curve_names)]
+        )
         self._layout(triangle, bool(result.ladders))
         self._build_legend(triangle, ds.classes if triangle else None)
         self._fit_ladder_axis(result.ladders)
@@ -382,48 +386,66 @@ class SimplexView(QWidget):
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
 
     def _draw_curves(self, ladders, row: int) -> None:
-        """f_pi(x) of the selected point at each fitted weight, one curve per sub-problem
-        (straight between the weights); diamonds at the estimates on the zero line."""
+        """f_pi(x) of the selected point, one curve per sub-problem: the exact path where
+        the ladder has one (piecewise linear, knots at its breakpoints, zeros marked),
+        otherwise straight between the fitted weights; diamonds at the estimates."""
+        from ...app.path_view import zeros_of
+
         shown = [lad for lad in ladders if lad.values is not None][: len(CURVE_COLORS)]
+        paths = list(getattr(self._result, "paths", None) or []) if shown else []
         while len(self.curves) < len(shown):
-            curve = pg.PlotDataItem(symbol="o", symbolSize=5)
+            curve = pg.PlotDataItem()
             self.curve_plot.addItem(curve)
             self.curves.append(curve)
-        marks = []
-        for curve, lad, color in zip(self.curves, shown, CURVE_COLORS, strict=False):
-            curve.setData(lad.weights, lad.values[row])
-            curve.setPen(pg.mkPen(*color, width=2))
-            curve.setSymbolBrush(pg.mkBrush(*color))
-            curve.setSymbolPen(pg.mkPen(*color))
+        x_row = self._result.split.X_all[row : row + 1] if shown else None
+        marks, values, zeros, dots_x, dots_y, breaks = [], [], [], [], [], []
+        for i, lad in enumerate(shown):
+            curve, color = self.curves[i], CURVE_COLORS[i]
+            info = paths[i] if i < len(paths) else None
+            if info is not None:
+                f = info.curves(x_row)[0]
+                curve.setData(info.pis, f, pen=pg.mkPen(*color, width=1.5), symbol=None)
+                zeros.append(zeros_of(info.pis, f))
+                breaks.append(info.n_breakpoints)
+                values.append(f)
+                if info.source == "traced":  # the grid's own fits on the exact curve
+                    dots_x.append(lad.weights)
+                    dots_y.append(lad.values[row])
+            else:
+                curve.setData(
+                    lad.weights,
+                    lad.values[row],
+                    pen=pg.mkPen(*color, width=2),
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=pg.mkBrush(*color),
+                    symbolPen=pg.mkPen(*color),
+                )
+            values.append(lad.values[row])
             curve.setVisible(True)
             marks.append(0.5 * (lad.lo[row] + lad.hi[row]))
         for curve in self.curves[len(shown) :]:
             curve.setData([], [])
             curve.setVisible(False)
         self.curve_marks.setData(x=marks, y=np.zeros(len(marks)))
-        path = getattr(self._result, "path", None) if ladders else None
-        extra = []
-        if path is not None:
-            from ...app.path_view import zeros_of
-
-            f = path.curves(self._result.split.X_all[row : row + 1])[0]
-            self.exact_curve.setData(path.pis, f)
-            zeros = zeros_of(path.pis, f)
-            self.zero_marks.setData(x=zeros, y=np.zeros(zeros.size))
-            self.curve_title.setText(
-                f"f\u03c0(x) of the selected point: exact path, {path.n_breakpoints} "
-                f"breakpoints, {zeros.size} zero(s)"
-            )
-            for curve in self.curves:
-                curve.setPen(None)  # the fitted weights as dots on the exact curve
-            extra = [f]
+        z = np.concatenate(zeros) if zeros else np.empty(0)
+        self.zero_marks.setData(x=z, y=np.zeros(z.size))
+        if dots_x:
+            self.fit_dots.setData(x=np.concatenate(dots_x), y=np.concatenate(dots_y))
         else:
-            self.exact_curve.setData([], [])
-            self.zero_marks.setData([], [])
-            self.curve_title.setText("f\u03c0(x) of the selected point")
-        if shown:
-            values = np.concatenate([lad.values[row] for lad in shown] + extra)
-            top = float(np.max(np.abs(values))) or 1.0
+            self.fit_dots.setData([], [])
+        if len(breaks) == 1 and len(shown) == 1:
+            title = (
+                f"f\u03c0(x) of the selected point: exact path, {breaks[0]} breakpoints, "
+                f"{z.size} zero(s)"
+            )
+        elif breaks:
+            title = f"f\u03c0(x) of the selected point: exact paths of {len(breaks)} ladders"
+        else:
+            title = "f\u03c0(x) of the selected point"
+        self.curve_title.setText(title)
+        if values:
+            top = float(np.max(np.abs(np.concatenate(values)))) or 1.0
             self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
 
     def _elide(self, text: str) -> str:
