@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import joblib
@@ -14,8 +15,10 @@ import numpy as np
 import pytest
 from distributed import Client, Future, LocalCluster
 
+from wsvmgui.app.schemes import fit_scheme
+from wsvmgui.app.settings import RunSettings
 from wsvmgui.cli import main
-from wsvmgui.errors import Cancelled
+from wsvmgui.errors import Cancelled, InputError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.joint import JointWSVMClassifier
 from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
@@ -188,3 +191,20 @@ def test_command_line_scheduler_gives_the_local_probabilities(client, tmp_path: 
     assert main([*argv, "--scheduler", address, "--out", str(tmp_path / "dask.csv")]) == 0
     local = (tmp_path / "local.csv").read_text()
     assert (tmp_path / "dask.csv").read_text() == local
+
+
+def test_app_settings_with_a_scheduler_fit_on_the_cluster(client):
+    """The app's one entry point (CLI and GUI runs) with ``scheduler`` set: the workers
+    fit, the answer is the local one, and the setting survives a settings file."""
+    d = simulate("wu2010_ex1", 120, seed=8)
+    local = RunSettings(scheme="ova", lambdas=[0.01, 0.001], sigmas=[1.0], n_weights=8)
+    remote = replace(local, scheduler=client.scheduler.address)
+    assert RunSettings.from_json(remote.to_json()).scheduler == client.scheduler.address
+    a = fit_scheme(local.validate(), d.X, d.y)
+    before = _counts(client)
+    b = fit_scheme(remote.validate(), d.X, d.y)
+    assert sum(_done_by_workers(client, before)) > 0
+    assert b.fit_info_["backend"].startswith("dask cluster at tcp://")
+    np.testing.assert_array_equal(b.predict_proba(d.X), a.predict_proba(d.X))
+    with pytest.raises(InputError, match="scheduler must be an address"):
+        replace(local, scheduler=8786).validate()
