@@ -91,3 +91,33 @@ def test_a_jump_of_the_intercept_shows_in_the_curve():
     np.testing.assert_allclose(f[:, first], left, atol=1e-6)
     np.testing.assert_allclose(f[:, last], right, atol=1e-12)
     assert np.abs(f[:, first] - f[:, last]).max() > 1e-3  # the jump is drawn
+
+
+def test_path_engine_fits_keep_their_paths_and_the_app_reads_them():
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+
+    if "engine" not in WeightedSVMClassifier().get_params():
+        pytest.skip("no path engine for the ladders in this build")
+    d = simulate("wuliu2011_ex1", 120, 5)
+    est = WeightedSVMClassifier(engine="path", n_weights=10, lam=0.01, sigma=1.0, n_jobs=1)
+    est.fit(d.X, d.y)
+    (info,) = stored_paths(est)
+    assert info is not None and info.source == "stored"
+    ladder = est.ladder_decision(d.X)
+    exact = np.column_stack([info.decision_at(d.X, w) for w in est.weights_])
+    np.testing.assert_allclose(exact, ladder, atol=1e-9 * np.abs(ladder).max())
+    # divide and conquer: one path per sub-problem, over that sub-problem's points
+    d3 = simulate("wu2010_ex1", 150, 5)
+    mc = MulticlassWeightedSVMClassifier(
+        scheme="pairwise", engine="path", n_weights=6, lam=0.01, sigma=1.0, n_jobs=1
+    ).fit(d3.X, d3.y)
+    infos = stored_paths(mc)
+    fitted = mc.subproblems_.fitted
+    assert len(infos) == len(fitted) == 3 and all(i is not None for i in infos)
+    for info, D, f in zip(infos, mc.subproblem_decisions(d3.X), fitted, strict=True):
+        exact = np.column_stack([info.decision_at(d3.X, w) for w in f.weights])
+        np.testing.assert_allclose(exact, D, atol=1e-9 * np.abs(D).max())
+    grid = MulticlassWeightedSVMClassifier(
+        scheme="pairwise", engine="grid", n_weights=6, lam=0.01, sigma=1.0, n_jobs=1
+    ).fit(d3.X, d3.y)
+    assert stored_paths(grid) == [None, None, None]
