@@ -30,6 +30,8 @@ APT_PACKAGES=(
     xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
     libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
     libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
+    # the SVG export test renders exported plots in librsvg and a browser engine
+    librsvg2-bin chromium
 )
 
 log() { printf '[setup] %s\n' "$*"; }

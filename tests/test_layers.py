@@ -3,7 +3,8 @@
 Layers, lowest first (README "Layout"):
 
 0. ``errors``, ``_version``; 1. ``progress`` (plumbing every layer may use)
-2. ``solvers`` (kernels, one weighted fit and its KKT check)
+2. ``solvers`` (kernels, one weighted fit and its KKT check), ``executor`` (where
+   independent tasks run: threads or a Dask cluster; peers)
 3. ``ladder`` (weight grids, ladders, exact path, rules, tuning, non-crossing)
 4. ``multiclass``, ``joint``, ``probing`` (the reductions and the joint fit; peers)
 5. ``estimators`` (the scikit-learn classes)
@@ -36,6 +37,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
     "progress": 1,
+    "executor": 2,
     "solvers": 2,
     "ladder": 3,
     "multiclass": 4,

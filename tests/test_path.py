@@ -290,6 +290,31 @@ def test_estimate_against_dense_evaluation(fitted):
     assert np.all(changes[est.monotone] <= 1)
 
 
+def test_read_only_path_predicts_the_same(fitted):
+    # A path read back from a model file or a read-only memory map holds read-only arrays;
+    # the compiled prediction (explicit signatures) must still take them.
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    arrays = {
+        f.name: getattr(path, f.name).copy()
+        for f in fields(path)
+        if isinstance(getattr(path, f.name), np.ndarray)
+    }
+    for a in arrays.values():
+        a.flags.writeable = False
+    frozen = replace(path, **arrays)
+    Kr = Kn.copy()
+    Kr.flags.writeable = False
+    expected, got = path.estimate(Kn), frozen.estimate(Kr)
+    np.testing.assert_array_equal(got.p, expected.p)
+    np.testing.assert_array_equal(got.lo, expected.lo)
+    np.testing.assert_array_equal(got.hi, expected.hi)
+    # fitting on read-only inputs gives the same path
+    K_ro, y_ro = K.copy(), y.copy()
+    K_ro.flags.writeable = y_ro.flags.writeable = False
+    refit = fit_path(K_ro, y_ro, 1.0 / (2 * y.size * C))
+    np.testing.assert_array_equal(refit.pis, path.pis)
+
+
 @pytest.mark.parametrize("name", ["rbf_noisy_C10", "linear_p2_grid", "rbf_duplicates"])
 def test_estimate_invariants(fitted, name):
     K, y, Kn, C, path = fitted(name)

@@ -9,7 +9,7 @@ from sklearn.svm import SVC
 
 from wsvmgui.errors import InputError, SolverError
 from wsvmgui.evaluation.designs import simulate
-from wsvmgui.solvers import wsvm
+from wsvmgui.solvers.gram import DenseGram
 from wsvmgui.solvers.kernels import Kernel
 from wsvmgui.solvers.wsvm import (
     DEFAULT_KKT_TOL,
@@ -163,14 +163,14 @@ def test_wrong_answer_from_succeeding_solver_raises(problem, reference_fits, mon
     pi, lam = 0.5, 1 / (2 * N)
     good = reference_fits[(pi, lam)]
 
-    def lying_solver(K_, y_, upper, C):
+    def lying_solver(self, y_, upper, C):
         if answer == "perturbed":
             return np.clip(good.alpha * 0.5 + 0.2 * upper, 0, upper), good.intercept
         if answer == "intercept":
             return good.alpha.copy(), good.intercept + 1.0
         return np.zeros(y_.size), 0.0
 
-    monkeypatch.setattr(wsvm, "fit_precomputed", lying_solver)
+    monkeypatch.setattr(DenseGram, "fit_libsvm", lying_solver)
     with pytest.raises(SolverError) as info:
         fit_weighted_svm(K, y, pi, lam, solver="libsvm")
     msg = str(info.value)

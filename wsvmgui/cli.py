@@ -199,6 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("--seed", type=_int_in(0, SEED_MAX))
     fit.add_argument("--n-jobs", type=_int_in(0), help="worker threads (0: all cores)")
+    fit.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the fits on the Dask cluster of this scheduler (e.g. tcp://host:8786; "
+        "needs pip install 'wsvmgui[cluster]')",
+    )
     fit.add_argument("--solver", choices=["libsvm", "qp"])
     fit.add_argument(
         "--option",
@@ -316,6 +322,7 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
         "tune_fraction": args.tune_fraction,
         "seed": args.seed,
         "n_jobs": args.n_jobs,
+        "scheduler": args.scheduler,
         "solver": args.solver,
         "missing": args.missing,
     }
@@ -407,6 +414,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         )
     for text in engine_notes(getattr(estimator, "fit_info_", None)):
         _note(args, text)
+    kernel = (getattr(estimator, "fit_info_", None) or {}).get("kernel", "")
+    if "on the fly" in kernel:
+        _note(args, kernel)
     model_meta = {
         "training data": train.summary(),
         "label": args.label,

@@ -17,6 +17,10 @@ class InputError(WSVMError, ValueError):
     """Bad input data or parameters (NaN, one class, unknown column, ...)."""
 
 
+class MemoryBudgetError(InputError):
+    """The work would not fit in the available memory (refused before it starts)."""
+
+
 class SolverError(WSVMError, RuntimeError):
     """A solver failed, did not converge, or returned an answer that fails its check."""
 

@@ -12,11 +12,15 @@ from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.metrics import label_metrics
 
 
-def test_starts_with_the_demo_and_settings_that_run(window):
+def test_starts_with_the_demo_and_the_quick_preset(window):
     ds = window.data_panel.dataset
     assert ds is not None and ds.name == "demo" and ds.X.shape == (200, 2)
     s = window.settings_panel.settings()
-    assert s.scheme == "binary" and s.n_weights == 10 and len(s.lambdas) == 3
+    assert window.settings_panel.preset_name() == "quick"
+    # fine enough not to quantise the probabilities visibly, and the panel says so
+    assert s.scheme == "binary" and s.n_weights >= 40
+    assert len(s.lambdas) == 3 and len(s.sigmas) == 3 and s.tuning == "split"
+    assert f"1/{s.n_weights} grid" in window.settings_panel.resolution.text()
     # the demo's points are drawn before any run
     np.testing.assert_array_equal(window.boundary_view.left.points.data["x"], ds.X[:, 0])
 
@@ -35,8 +39,9 @@ def test_tiny_run_fills_every_view(qtbot, window):
     assert len(curves) == len(est.weights_) == 4
     for m, (x, y) in enumerate(curves):
         assert x.size > 10 and x.size == y.size
-        f = est.ladder_decision(np.column_stack([x, y]))[:, m]
-        scale = np.abs(est.ladder_decision(ds.X)[:, m]).max()
+        # curves are drawn in raw units; the model sees standardised inputs
+        f = est.ladder_decision(result.split.transform(np.column_stack([x, y])))[:, m]
+        scale = np.abs(est.ladder_decision(result.split.X_all)[:, m]).max()
         assert np.max(np.abs(f)) < 0.05 * scale
     # While fitting, final fits' boundaries arrived live (at most 20 a second), in weight
     # order, each the same curve as the finished one.
@@ -47,7 +52,7 @@ def test_tiny_run_fills_every_view(qtbot, window):
     for live, m in zip(lives, index, strict=True):
         np.testing.assert_allclose(live.segments.reshape(-1, 2)[:, 0], curves[m][0])
     # p_hat background on the plane grid
-    assert window.boundary_view.left.image.image.shape == (80, 80, 4)
+    assert window.boundary_view.left.image.image.shape == (80, 80, 3)  # opaque RGB
 
     # Bars: the test rows, stacked probabilities equal to the report's.
     bars = window.bars_view.bar_arrays()
@@ -74,6 +79,21 @@ def test_tiny_run_fills_every_view(qtbot, window):
     lo, hi = result.ladders[0].lo[row], result.ladders[0].hi[row]
     np.testing.assert_allclose(lad["bracket_x"], [lo, hi])
     np.testing.assert_allclose(lad["sign_x"], est.weights_)
+    # f_pi(x) of the selected point: through the ladder's values at its weights (the
+    # exact path's curve where there is one), the estimate on the zero line
+    window.simplex_view.ensure_drawn()
+    x, y = window.simplex_view.curves[0].getData()
+    f_row = est.ladder_decision(result.split.X_all[row : row + 1])[0]
+    if result.path is None:
+        np.testing.assert_allclose(x, est.weights_)
+        np.testing.assert_allclose(y, f_row)
+    else:
+        np.testing.assert_allclose(x, result.path.pis)
+        np.testing.assert_allclose(
+            np.interp(est.weights_, x, y), f_row, atol=0.02 * np.abs(y).max()
+        )
+    marks = window.simplex_view.curve_marks.data
+    assert marks["x"][0] == pytest.approx(0.5 * (lo + hi)) and marks["y"][0] == 0
     slot = int(np.flatnonzero(window.bars_view._rows == row)[0])
     assert window.bars_view.row_at(slot) == row
     assert window.bars_view.marker.data["x"][0] == slot
@@ -128,7 +148,10 @@ def test_new_run_cancels_the_old_one(qtbot, window):
     window.runner.progress.connect(lambda kind, done, total, el: seen.append(total))
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: len(seen) > 0, timeout=20000)
+    asked = []
+    window.ask = lambda title, text, choices, default: asked.append(text) or choices[0]
     result = run_and_wait(qtbot, window, TINY)
+    assert len(asked) == 1 and "Stop it and start again" in asked[0]
     assert window.runner.wait(5000)
     qtbot.wait(100)  # anything the old job still queued would arrive now
     assert result is not None and result.settings == TINY
@@ -180,37 +203,54 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
     assert list(tmp_path.glob(".*tmp")) == []  # atomic writes leave no temporary files
 
 
-def test_broken_csv_shows_an_error_and_keeps_the_data(window, tmp_path):
-    before = window.data_panel.dataset
+def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QDialog
+
+    panel = window.data_panel
+    before = panel.dataset
+    shown = (panel.source.currentText(), panel.summary.text())
     bad = tmp_path / "broken.csv"
     bad.write_bytes(b"\x00\xff\xfe garbage \x00\x01")
-    assert not window.data_panel.open_file(str(bad))
+    assert not panel.open_file(str(bad))
     assert window.messages.level == "error"
     assert "broken.csv" in window.messages.text()
-    assert window.data_panel.dataset is before
+    assert panel.dataset is before
+    assert (panel.source.currentText(), panel.summary.text()) == shown
 
+    # readable, but the guessed columns do not work: the panel still shows the data in
+    # use, and a dialog asks for the columns
     text = tmp_path / "text.csv"
-    text.write_text("a,b,label\n1,x,0\n2,y,1\n3,z,0\n4,w,1\n")
-    assert not window.data_panel.open_file(str(text))
+    text.write_text("a,b,label\n1,x,0\n2,y,1\n3,z,0\n4,w,1\n5,v,0\n6,u,1\n")
+    assert not panel.open_file(str(text))
     assert window.messages.level == "error" and "not numeric" in window.messages.text()
-    assert window.data_panel.dataset is before
+    assert panel.dataset is before and panel.path is None
+    assert (panel.source.currentText(), panel.summary.text()) == shown
+    dialog = panel.pending_dialog
+    assert dialog is not None and dialog.label.currentText() == "label"
+    for i in range(dialog.features.count()):  # keep only the numeric column
+        item = dialog.features.item(i)
+        item.setCheckState(
+            item.checkState().Checked if item.text() == "a" else item.checkState().Unchecked
+        )
+    dialog.done(QDialog.DialogCode.Accepted)
+    assert panel.dataset is not before and panel.dataset.feature_names == ["a"]
+    assert (
+        panel.source.currentText() == "File: text.csv" and "1 features" in panel.label_column.text()
+    )
 
     good = tmp_path / "good.csv"
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     lines = ["f1,f2,f3,label"] + [f"{a},{b},{c},{'yes' if a > 0 else 'no'}" for a, b, c in X]
     good.write_text("\n".join(lines) + "\n")
-    assert window.data_panel.open_file(str(good))
-    ds = window.data_panel.dataset
+    assert panel.open_file(str(good))
+    ds = panel.dataset
     assert ds.feature_names == ["f1", "f2", "f3"] and list(ds.classes) == ["no", "yes"]
+    assert window.recent_files()[0] == str(good)
     # a bad column choice: no features
-    for i in range(window.data_panel.features.count()):
-        window.data_panel.features.item(i).setCheckState(
-            window.data_panel.features.item(i).checkState().Unchecked
-        )
-    assert not window.data_panel.apply_columns()
+    assert not panel.apply_columns("label", [])
     assert window.messages.level == "error" and "feature" in window.messages.text()
-    assert window.data_panel.dataset is ds
+    assert panel.dataset is ds and panel.features == ["f1", "f2", "f3"]
 
 
 def test_builtin_design_shows_truth_metrics(qtbot, window):
@@ -288,15 +328,15 @@ def test_tune_set_mode_uses_the_tuning_part(qtbot, window):
     assert (sp.tune.size, sp.test.size, sp.train.size) == (40, 60, 100)
     assert result.estimator.tuning_ is not None
     assert result.estimator.tuning_.egkl.shape == (2, 1)
-    assert set(window.results_view.table_values()) == {"train", "tune", "test"}
+    parts = {c for c in window.results_view.table_values() if not c.endswith("(test)")}
+    assert parts == {"train", "tune", "test"}
 
 
-def test_baselines_are_added_to_the_results(qtbot, window):
+def test_baselines_join_the_results_and_the_calibration_after_each_run(qtbot, window):
     from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import brier_score_loss, log_loss
 
-    result = run_and_wait(qtbot, window, TINY)
-    window.results_view.baseline_button.click()
-    qtbot.waitUntil(lambda: not window.runner.is_running("baselines"), timeout=60000)
+    result = run_and_wait(qtbot, window, TINY)  # waits for the baselines too
     table = window.results_view.table_values()
     names = [c for c in table if c.endswith("(test)")]
     assert len(names) == 3, table
@@ -308,3 +348,23 @@ def test_baselines_are_added_to_the_results(qtbot, window):
     assert table["logistic regression (test)"]["log_likelihood"] == pytest.approx(
         expected["log_likelihood"], rel=1e-6
     )
+    # the calibration view scores the scheme and the baselines on the same test rows
+    scores = window.calibration_view.table_values()
+    assert list(scores) == [
+        "Binary ladder",
+        "logistic regression",
+        "SVC + Platt scaling",
+        "k nearest neighbours (k=15)",
+    ]
+    positive = sp.test.y == result.report.classes[1]
+    mine = result.report.proba[sp.test.index]
+    assert scores["Binary ladder"]["brier"] == pytest.approx(brier_score_loss(positive, mine[:, 1]))
+    assert scores["logistic regression"]["log_loss"] == pytest.approx(
+        log_loss(sp.test.y, p, labels=model.classes_), rel=1e-6
+    )
+    window.tabs.setCurrentWidget(window.calibration_view)  # drawn when shown
+    assert window.calibration_view.count_bars.opts["height"].sum() == sp.test.size
+    # "Fit baselines again" refits them
+    window.results_view.baseline_button.click()
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
+    assert window.results_view.table_values() == table

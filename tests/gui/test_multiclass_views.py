@@ -68,7 +68,7 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
     view = window.boundary_view
     names = [view.sub_combo.itemText(i) for i in range(view.sub_combo.count())]
     assert len(names) == 3 and view.sub_combo.isEnabled()
-    decisions = result.estimator.subproblems_.decisions  # (n, M - 1) per sub-problem
+    decisions = result.estimator.subproblem_decisions  # (n, M - 1) per sub-problem
     for k in range(3):
         view.sub_combo.setCurrentIndex(k)
         curves = view.left.boundary_data()
@@ -76,8 +76,9 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
         for m, (x, y) in enumerate(curves):
             if x.size == 0:
                 continue
-            f = decisions(np.column_stack([x, y]))[k][:, m]
-            scale = np.abs(decisions(result.split.dataset.X)[k][:, m]).max()
+            # curves in raw units, the model on standardised inputs
+            f = decisions(result.split.transform(np.column_stack([x, y])))[k][:, m]
+            scale = np.abs(decisions(result.split.X_all)[k][:, m]).max()
             assert np.max(np.abs(f)) < 0.05 * scale
     # the selected point's three ladders, one row each, with their brackets
     row = int(result.split.test.index[0])
@@ -90,6 +91,35 @@ def test_pairwise_boundaries_per_subproblem_and_ladders(qtbot, monkeypatch, k3_w
     bars = window.bars_view.bar_arrays()
     assert bars["heights"].shape[0] == 3
     np.testing.assert_allclose(bars["heights"].sum(axis=0), 1.0)
+
+
+def test_results_show_each_subproblems_tuning_table(qtbot, monkeypatch, k3_window):
+    _ensure(monkeypatch, "pairwise", "wsvmgui.estimators.multiclass", _pairwise)
+    window = k3_window
+    window.settings_panel.refresh_availability(3)
+    settings = RunSettings(
+        scheme="pairwise", n_weights=4, lambdas=[0.05, 0.005], sigmas=[1.0, 2.0], n_jobs=1
+    )
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    view = window.results_view
+    window.tabs.setCurrentWidget(view)
+    fitted = result.estimator.subproblems_.fitted
+    combo = view.surface_combo
+    assert combo.isVisible() and combo.count() == 3
+    assert view.tuning_stack.currentWidget() is view.graphics
+    for k, f in enumerate(fitted):
+        combo.setCurrentIndex(k)
+        np.testing.assert_array_equal(view.tuning_table, f.tuning.egkl)
+        i, j = view.best.data["x"][0], view.best.data["y"][0]
+        assert f.tuning.lambdas[int(i)] == f.tuning.best_lambda
+        assert f.tuning.sigmas[int(j)] == f.sigma
+    # one lambda and one sigma: a note instead of a stale map, no picker
+    one = RunSettings(scheme="pairwise", n_weights=4, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
+    assert run_and_wait(qtbot, window, one) is not None
+    assert view.tuning_table is None and not combo.isVisible()
+    assert view.tuning_stack.currentWidget() is view.no_table
+    assert "not tuned" in view.no_table.text()
 
 
 def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
@@ -105,6 +135,7 @@ def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     row = int(result.split.test.index[2])
     window.selection.select(row)
     view = window.simplex_view
+    view.ensure_drawn()  # drawn when shown
     xy = simplex.grid @ np.array([[0.0, 0.0], [1.0, 0.0], [0.5, np.sqrt(3) / 2]])
     np.testing.assert_allclose(view.grid_points.data["x"], xy[:, 0])
     # each grid weight is coloured by the class predicted there for this point
@@ -149,3 +180,14 @@ def test_unavailable_scheme_is_listed_but_disabled(qtbot, monkeypatch, settings_
     assert not item.isEnabled()
     assert "no_such_module" in item.toolTip()
     assert panel.scheme_enabled("binary")
+
+
+def test_compact_names_drop_the_shared_class_prefix_only():
+    from wsvmgui.gui.views.common import compact_name
+
+    classes = ["class_0", "class_1", "class_2"]
+    assert compact_name("class_2|class_1,class_2", classes) == "2|1,2"
+    assert compact_name("class_2|class_0,class_2", classes) == "2|0,2"  # still distinct
+    assert compact_name("class_1|rest", classes) == "1|rest"
+    assert compact_name("2|1,2", [1, 2, 3]) == "2|1,2"  # no shared prefix
+    assert compact_name("ab|a,ab", ["a", "ab"]) == "ab|a,ab"  # a label is the prefix

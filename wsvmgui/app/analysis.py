@@ -6,12 +6,18 @@ metrics, sign ladders, the decision values on a plane grid and their zero contou
 :func:`compute_plane` when the user picks another plane.  The GUI thread only copies the
 arrays into existing plot items.
 
-Estimator-specific views are found by duck typing, so a scheme that lacks a method simply
-shows less:
+What an estimator shows beyond its probabilities comes from its view capabilities
+(:mod:`wsvmgui.estimators.views`), so a scheme without one simply shows less:
 
-* ``ladder_decision(X) -> (n, M-1)`` and ``weights_``: binary ladders;
-* ``subproblem_ladders(X)`` and ``subproblem_decision(X, index)``: divide and conquer;
-* ``grid_``, ``grid_predictions(X)``, ``border_weights(X)``: the joint simplex scheme.
+* :class:`LadderViews`: one binary ladder (boundaries, sign ladder, bracket);
+* :class:`SubproblemViews`: the ladders of divide and conquer, one per sub-problem;
+* :class:`SimplexViews`: the joint simplex scheme's grid predictions.
+
+With more than two features the plane is a slice through a reference point
+(:mod:`wsvmgui.app.slices`); crossings are counted inside the training hull's cut by the
+plane, and for a binary ladder also over the whole hull, in the input space and in the
+hull of the kernel rows where Wu & Liu's guarantee holds
+(:func:`wsvmgui.ladder.crossing.crossing_diagnostics`).
 """
 
 from __future__ import annotations
@@ -25,12 +31,18 @@ import numpy as np
 
 from ..errors import Cancelled, InputError
 from ..estimators.report import ProbabilityReport
+from ..estimators.views import LadderViews, SimplexViews, SubproblemViews
 from ..evaluation.metrics import label_metrics, truth_metrics
 from ..ladder.rules import signs_are_monotone
+from .calibration import CalibrationEntry, calibration_entry
 from .contours import contour_crossings, zero_contour
+from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost
 from .datasets import DataSplit
+from .path_view import PathInfo, exact_path, stored_paths
 from .schemes import SCHEMES, fit_scheme
 from .settings import RunSettings
+from .slices import closeness, slice_hull
+from .tuning_view import TuningSurface, tuning_surfaces
 
 #: Class colours (RGB, 0-255) in class order; cycled for more classes.
 CLASS_COLORS = np.array(
@@ -75,6 +87,8 @@ class LadderInfo:
         ``f_pi(x) > 0`` at each data row.
     lo, hi : ndarray, shape (n,)
         Bracket of the sub-problem's probability at each row.
+    values : ndarray, shape (n, M - 1), or None
+        ``f_pi(x)`` at each data row and weight (the decision values behind the signs).
     """
 
     description: str
@@ -82,6 +96,7 @@ class LadderInfo:
     signs: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    values: np.ndarray | None = None
 
     @property
     def nonmonotone(self) -> np.ndarray:
@@ -127,7 +142,10 @@ class BoundaryLayer:
     crossing_rows : list of ndarray
         Per sub-problem: data rows whose signs are not monotone (int arrays).
     crossings : list of ndarray
-        Per sub-problem: points where two of its boundaries cross, shape (c, 2).
+        Per sub-problem: points of the plane where two of its boundaries cross inside the
+        training hull's cut by the plane, shape (c, 2).
+    crossings_outside : list of ndarray
+        Per sub-problem: crossing points outside that cut, shape (c', 2).
     """
 
     title: str
@@ -137,6 +155,7 @@ class BoundaryLayer:
     crossing_share: list[float]
     crossing_rows: list[np.ndarray]
     crossings: list[np.ndarray] = field(default_factory=list)
+    crossings_outside: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -149,13 +168,17 @@ class PlaneData:
         Feature indices on the horizontal and vertical axes.
     xs, ys : ndarray, shapes (G,) and (G,)
         Grid coordinates in raw feature units.
-    image : ndarray, shape (G, G, 4), uint8
-        p_hat surface as RGBA (class colours mixed by probability), row index = y.
+    image : ndarray, shape (G, G, 3), uint8
+        The p_hat surface (:func:`surface_colors`), row index = y.
     layers : list of BoundaryLayer
         The main estimator first, then the comparison estimator if any.
     hull : ndarray, shape (h + 1, 2)
-        Closed outline of the convex hull of the training points in the plane (raw
-        units); crossing points are counted inside it, where Wu & Liu's constraints act.
+        Closed outline of the training hull's cut by the plane (raw units; empty when the
+        plane misses the hull): crossing points are counted inside it.
+    reference : ndarray, shape (p,)
+        The point the plane passes through (raw units): the other features' values.
+    near : ndarray, shape (n,)
+        How near each data row is to the plane, in (0, 1] (all 1 with two features).
     """
 
     ix: int
@@ -165,6 +188,13 @@ class PlaneData:
     image: np.ndarray
     layers: list[BoundaryLayer]
     hull: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
+    reference: np.ndarray = field(default_factory=lambda: np.empty(0))
+    near: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    @property
+    def is_slice(self) -> bool:
+        """The data have more than two features: the plane is a slice."""
+        return self.reference.size > 2
 
 
 @dataclass(frozen=True)
@@ -175,6 +205,29 @@ class LiveBoundary:
     segments: np.ndarray
     done: int
     total: int
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """Where a run is, published while it runs (at most every :data:`STATUS_INTERVAL`).
+
+    Attributes
+    ----------
+    phase : str
+        Name of the current phase ("fit", "comparison fit", "views", ...).
+    done, total : int
+        Fits of the current phase.
+    fraction : float
+        Share of the whole run done, weighted by the phases' estimated time.
+    """
+
+    phase: str
+    done: int
+    total: int
+    fraction: float
+
+
+STATUS_INTERVAL = 0.1
 
 
 @dataclass
@@ -192,13 +245,31 @@ class RunResult:
         Part name -> measure -> value.
     ladders : list of LadderInfo
     simplex : SimplexInfo or None
-    tuning : TuningResult or None
+    tunings : list of TuningSurface
+        Every tuning table the estimator keeps (:mod:`wsvmgui.app.tuning_view`).
     plane : PlaneData
     comparison : fitted estimator or None
         The non-crossing fit shown beside a binary ladder.
     notes : list of str
         Things the user should know (comparison unavailable, ...).
     seconds : float
+    comparison_metrics : dict
+        Part name -> measure -> value of the comparison fit (empty without one).
+    comparison_report : ProbabilityReport or None
+    calibration : list of CalibrationEntry
+        The scheme's (and the comparison's) calibration on :attr:`calibration_part`.
+    calibration_part : str
+        "test", or "train" when there is no test part.
+    crossing_checks : dict
+        Layer title -> space ("input", "feature") -> summary of
+        :class:`wsvmgui.ladder.crossing.CrossingReport` over the whole training hull
+        (binary ladders only).
+    fit_rows : ndarray of int
+        Data rows the estimator was fitted on (training, plus tuning rows it split itself).
+    paths : list of PathInfo or None
+        The exact solution path in pi behind each binary ladder, in the order of
+        :attr:`ladders` (:mod:`wsvmgui.app.path_view`): kept by the fit (path engine) or,
+        for a binary ladder fitted on the grid, traced after it; None where there is none.
     """
 
     settings: RunSettings
@@ -208,11 +279,23 @@ class RunResult:
     metrics: dict[str, dict[str, float]]
     ladders: list[LadderInfo]
     simplex: SimplexInfo | None
-    tuning: Any
+    tunings: list[TuningSurface]
     plane: PlaneData
     comparison: Any = None
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    comparison_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    comparison_report: ProbabilityReport | None = None
+    calibration: list[CalibrationEntry] = field(default_factory=list)
+    calibration_part: str = "test"
+    crossing_checks: dict[str, dict[str, dict]] = field(default_factory=dict)
+    fit_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
+    paths: list[PathInfo | None] = field(default_factory=list)
+
+    @property
+    def path(self) -> PathInfo | None:
+        """The exact path of a single binary ladder (None otherwise)."""
+        return self.paths[0] if len(self.paths) == 1 else None
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -282,8 +365,61 @@ def part_metrics(split: DataSplit, proba_all: np.ndarray) -> dict[str, dict[str,
     return out
 
 
-def plane_grid(split: DataSplit, ix: int, iy: int, size: int = DEFAULT_GRID):
-    """A grid over features ``ix`` and ``iy``, the other features at their means.
+def fit_rows(settings: RunSettings, split: DataSplit) -> np.ndarray:
+    """Data rows a run gives the estimator to fit (training, plus tuning unless tune-set)."""
+    if settings.tuning == "tune-set" or split.tune.size == 0:
+        return split.train.index
+    return np.concatenate([split.train.index, split.tune.index])
+
+
+def fit_inputs(settings: RunSettings, split: DataSplit):
+    """``X, y, X_tune, y_tune`` that a run passes to :func:`fit_scheme` (model inputs).
+
+    Raises
+    ------
+    InputError
+        Tuning mode "tune-set" without a tuning part.
+    """
+    X_tune = split.tune.X if split.tune.size else None
+    y_tune = split.tune.y if split.tune.size else None
+    if settings.tuning == "tune-set":
+        if X_tune is None:
+            raise InputError(
+                "tuning mode 'tune-set' needs a tuning part: set a tuning fraction > 0"
+            )
+        return split.train.X, split.train.y, X_tune, y_tune
+    if X_tune is None:
+        return split.train.X, split.train.y, None, None
+    # The estimator makes its own tuning split: give it the tuning rows too.
+    return (
+        np.vstack([split.train.X, X_tune]),
+        np.concatenate([split.train.y, y_tune]),
+        None,
+        None,
+    )
+
+
+def default_reference(split: DataSplit) -> np.ndarray:
+    """The feature means of the data set (raw units); shape (p,)."""
+    return split.dataset.X.mean(axis=0)
+
+
+def plane_grid(
+    split: DataSplit,
+    ix: int,
+    iy: int,
+    size: int = DEFAULT_GRID,
+    reference: np.ndarray | None = None,
+):
+    """A grid over features ``ix`` and ``iy``, the other features at ``reference``.
+
+    Parameters
+    ----------
+    split : DataSplit
+    ix, iy : int
+    size : int
+    reference : ndarray, shape (p,), optional
+        Raw values of the other features (default: their means).
 
     Returns
     -------
@@ -296,6 +432,9 @@ def plane_grid(split: DataSplit, ix: int, iy: int, size: int = DEFAULT_GRID):
     p = X.shape[1]
     if not (0 <= ix < p and 0 <= iy < p):
         raise InputError(f"plane features must lie in 0..{p - 1}, got {ix} and {iy}")
+    ref = default_reference(split) if reference is None else np.asarray(reference, float)
+    if ref.shape != (p,) or not np.all(np.isfinite(ref)):
+        raise InputError(f"the slice needs {p} finite feature values")
 
     def span(col: np.ndarray) -> np.ndarray:
         lo, hi = float(col.min()), float(col.max())
@@ -303,45 +442,65 @@ def plane_grid(split: DataSplit, ix: int, iy: int, size: int = DEFAULT_GRID):
         return np.linspace(lo - pad, hi + pad, size)
 
     xs, ys = span(X[:, ix]), span(X[:, iy])
-    raw = np.tile(X.mean(axis=0), (size * size, 1))
+    raw = np.tile(ref, (size * size, 1))
     gx, gy = np.meshgrid(xs, ys)
     raw[:, ix] = gx.ravel()
     raw[:, iy] = gy.ravel()
     return xs, ys, split.transform(raw)
 
 
-def _probability_image(proba: np.ndarray, size: int, alpha: int = 110) -> np.ndarray:
-    """RGBA image (size, size, 4) mixing class colours by probability (grid rows = y)."""
-    colors = class_colors(proba.shape[1])
-    rgb = np.clip(proba, 0, 1) @ colors
-    img = np.empty((size * size, 4), dtype=np.uint8)
-    img[:, :3] = np.clip(rgb, 0, 255).astype(np.uint8)
-    img[:, 3] = alpha
-    return img.reshape(size, size, 4)
+#: Strength of the class colour in the p_hat surface at p_hat = 1 (0 = white).
+SURFACE_STRENGTH = 0.55
 
 
-def training_hull(split: DataSplit, ix: int, iy: int) -> np.ndarray:
-    """Closed convex-hull outline (h + 1, 2) of the training points in a plane (raw units)."""
-    from scipy.spatial import ConvexHull, QhullError
+def surface_colors(proba: np.ndarray) -> np.ndarray:
+    """Opaque RGB (m, 3) uint8 of probabilities (m, K): the most probable class's colour,
+    mixed with white by its margin over 1/K (white where the classes are tied)."""
+    K = proba.shape[1]
+    colors = class_colors(K)
+    top = np.argmax(proba, axis=1)
+    strength = np.clip((proba.max(axis=1) - 1.0 / K) / (1.0 - 1.0 / K), 0.0, 1.0)
+    s = (SURFACE_STRENGTH * strength)[:, None]
+    rgb = 255.0 * (1.0 - s) + colors[top] * s
+    return np.clip(np.round(rgb), 0, 255).astype(np.uint8)
 
-    pts = split.dataset.X[split.train.index][:, [ix, iy]]
-    try:
-        hull = ConvexHull(pts)
-    except (QhullError, ValueError):
-        return np.empty((0, 2))
-    ring = pts[hull.vertices]
-    return np.vstack([ring, ring[:1]])
+
+def surface_stops(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-bar stops of :func:`surface_colors`: positions (s,) and RGB (s, 3) 0-255.
+
+    Two classes: over ``p_hat`` of the second class, 0 to 1 (exact: the surface is linear
+    between the stops).  More classes: over the largest ``p_hat``, 1/K to 1, in grey
+    (the hue is the class's).
+    """
+    if K == 2:
+        p = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+        return np.array([0.0, 0.5, 1.0]), surface_colors(p).astype(float)
+    grey = 255.0 * (1 - SURFACE_STRENGTH) + 90.0 * SURFACE_STRENGTH
+    return np.array([1.0 / K, 1.0]), np.array([[255.0] * 3, [grey] * 3])
 
 
 def inside_polygon(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
     """Whether each point (c, 2) lies in the convex polygon ``ring`` (closed, (h + 1, 2))."""
     if ring.shape[0] < 4:
-        return np.ones(points.shape[0], dtype=bool)
+        return np.zeros(points.shape[0], dtype=bool)
     a, b = ring[:-1], ring[1:]
     cross = (b[:, 0] - a[:, 0])[None, :] * (points[:, 1, None] - a[:, 1][None, :]) - (
         b[:, 1] - a[:, 1]
     )[None, :] * (points[:, 0, None] - a[:, 0][None, :])
     return np.all(cross >= -1e-12, axis=1) | np.all(cross <= 1e-12, axis=1)
+
+
+def _split_by_hull(points: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Crossing points (c, 2) inside and outside the training hull's cut ``ring``.
+
+    With more than two features the cut is traced by support directions
+    (:func:`wsvmgui.app.slices.slice_hull`): a polygon inscribed in the exact cut, whose
+    edges lie within a fraction of a percent of it.
+    """
+    if points.size == 0:
+        return points, points
+    inside = inside_polygon(points, ring) if ring.size else np.zeros(len(points), dtype=bool)
+    return points[inside], points[~inside]
 
 
 def _ladder_layer(
@@ -353,20 +512,19 @@ def _ladder_layer(
     ys: np.ndarray,
     crossing_rows: list[np.ndarray],
     should_cancel: Callable[[], bool],
-    hull: np.ndarray | None = None,
+    hull_split: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
 ) -> BoundaryLayer:
     size = xs.size
-    segs, shares, crossings = [], [], []
+    segs, shares, inside, outside = [], [], [], []
     for D in decisions:  # (size*size, M-1)
         if should_cancel():
             raise Cancelled("cancelled by the user")
         segs.append([zero_contour(xs, ys, D[:, m].reshape(size, size)) for m in range(D.shape[1])])
         shares.append(float(np.mean(~signs_are_monotone(D > 0))))
-        points = contour_crossings(xs, ys, D)
-        if hull is not None and hull.size:
-            points = points[inside_polygon(points, hull)]
-        crossings.append(points)
-    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows, crossings)
+        a, b = hull_split(contour_crossings(xs, ys, D))
+        inside.append(a)
+        outside.append(b)
+    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows, inside, outside)
 
 
 def _class_border_layer(title: str, estimator: Any, X_grid: np.ndarray, xs, ys) -> BoundaryLayer:
@@ -386,6 +544,7 @@ def _class_border_layer(title: str, estimator: Any, X_grid: np.ndarray, xs, ys) 
         [0.0],
         [np.empty(0, dtype=int)],
         [np.empty((0, 2))],
+        [np.empty((0, 2))],
     )
 
 
@@ -402,32 +561,28 @@ def boundary_layer(
     ys: np.ndarray,
     ladders: list[LadderInfo],
     should_cancel: Callable[[], bool],
-    hull: np.ndarray | None = None,
+    hull_split: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> BoundaryLayer:
     """The boundaries of ``estimator`` on a plane grid (computed here, drawn by the GUI).
 
-    Crossing points are kept inside ``hull`` (closed polygon) when given.
+    ``hull_split(points (c, 2)) -> (inside, outside)`` sorts crossing points by the training
+    hull (default: all inside).
     """
+    split_fn = hull_split or (lambda pts: (pts, pts[:0]))
     rows = [lad.nonmonotone for lad in ladders]
-    if hasattr(estimator, "subproblem_ladders") and (
-        hasattr(estimator, "subproblem_decision") or hasattr(estimator, "subproblems_")
-    ):
-        if hasattr(estimator, "subproblem_decision"):
-            decisions = [estimator.subproblem_decision(X_grid, k) for k in range(len(ladders))]
-        else:  # the divide-and-conquer estimator's fitted set gives all at once
-            decisions = estimator.subproblems_.decisions(X_grid)
+    if isinstance(estimator, SubproblemViews):
         return _ladder_layer(
             title,
             [lad.description for lad in ladders],
             [lad.weights for lad in ladders],
-            decisions,
+            estimator.subproblem_decisions(X_grid),
             xs,
             ys,
             rows,
             should_cancel,
-            hull,
+            split_fn,
         )
-    if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
+    if isinstance(estimator, LadderViews):
         D = estimator.ladder_decision(X_grid)
         name = ladders[0].description if ladders else ""
         return _ladder_layer(
@@ -439,48 +594,51 @@ def boundary_layer(
             ys,
             rows[:1] or [np.empty(0, dtype=int)],
             should_cancel,
-            hull,
+            split_fn,
         )
     return _class_border_layer(title, estimator, X_grid, xs, ys)
 
 
 def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[LadderInfo]:
     """The sign ladders of every binary sub-problem at ``X`` (n, p); [] if none."""
-    if hasattr(estimator, "subproblem_ladders"):
-        out = []
-        for desc, weights, signs, lo, hi in estimator.subproblem_ladders(X):
-            out.append(
-                LadderInfo(
-                    str(desc),
-                    np.asarray(weights),
-                    np.asarray(signs, bool),
-                    np.asarray(lo, float),
-                    np.asarray(hi, float),
-                )
+    if isinstance(estimator, SubproblemViews):
+        values = estimator.subproblem_decisions(X)
+        return [
+            LadderInfo(
+                str(view.label),
+                np.asarray(view.weights),
+                np.asarray(view.signs, bool),
+                np.asarray(view.lo, float),
+                np.asarray(view.hi, float),
+                np.asarray(f, float),
             )
-        return out
-    if hasattr(estimator, "ladder_decision") and hasattr(estimator, "weights_"):
-        signs = np.asarray(estimator.ladder_decision(X)) > 0
-        est_classes = getattr(estimator, "classes_", classes)
-        if hasattr(estimator, "estimate"):
-            est = estimator.estimate(X)
-            lo, hi = np.asarray(est.lo), np.asarray(est.hi)
-        else:
-            lo = hi = np.full(X.shape[0], np.nan)
-        desc = f"P({est_classes[1]}): {est_classes[1]} vs {est_classes[0]}"
-        return [LadderInfo(desc, np.asarray(estimator.weights_), signs, lo, hi)]
+            for view, f in zip(estimator.subproblem_ladders(X), values, strict=True)
+        ]
+    if isinstance(estimator, LadderViews):
+        est = estimator.estimate(X)
+        est_classes = estimator.classes_
+        values = np.asarray(estimator.ladder_decision(X), float)
+        return [
+            LadderInfo(
+                f"{est_classes[1]} vs {est_classes[0]}",
+                np.asarray(estimator.weights_),
+                values > 0,
+                np.asarray(est.lo, float),
+                np.asarray(est.hi, float),
+                values,
+            )
+        ]
     return []
 
 
 def simplex_of(estimator: Any, X: np.ndarray) -> SimplexInfo | None:
     """The joint simplex scheme's grid predictions at ``X``; None for other estimators."""
-    if not (hasattr(estimator, "grid_") and hasattr(estimator, "grid_predictions")):
+    if not isinstance(estimator, SimplexViews):
         return None
-    border = estimator.border_weights(X) if hasattr(estimator, "border_weights") else None
     return SimplexInfo(
         np.asarray(estimator.grid_, float),
         np.asarray(estimator.grid_predictions(X), int),
-        None if border is None else np.asarray(border, float),
+        np.asarray(estimator.border_weights(X), float),
     )
 
 
@@ -505,19 +663,33 @@ def compute_plane(
     iy: int,
     size: int = DEFAULT_GRID,
     should_cancel: Callable[[], bool] | None = None,
+    reference: np.ndarray | None = None,
 ) -> PlaneData:
-    """Decision values, contours and the p_hat image on the plane of features ix, iy.
+    """Decision values, contours and the p_hat surface on the plane of features ix, iy.
 
-    ``result_like`` needs ``split``, ``estimator``, ``ladders`` and ``comparison``
-    attributes (a :class:`RunResult`).
+    ``result_like`` needs ``split``, ``settings``, ``estimator``, ``ladders``,
+    ``comparison`` and ``fit_rows`` attributes (a :class:`RunResult`).  With more than
+    two features the plane passes through ``reference`` (raw units, default the means).
     """
     cancel = should_cancel or (lambda: False)
     split = result_like.split
-    xs, ys, X_grid = plane_grid(split, ix, iy, size)
+    ref = default_reference(split) if reference is None else np.asarray(reference, float)
+    xs, ys, X_grid = plane_grid(split, ix, iy, size, ref)
     est = result_like.estimator
     proba = aligned_proba(est.report(X_grid), split.dataset.classes)
-    image = _probability_image(proba, size)
-    hull = training_hull(split, ix, iy)
+    image = surface_colors(proba).reshape(size, size, 3)
+    rows = getattr(result_like, "fit_rows", None)
+    rows = split.train.index if rows is None or np.size(rows) == 0 else rows
+    X_hull = split.dataset.X[rows]
+    p = X_hull.shape[1]
+    if cancel():
+        raise Cancelled("cancelled by the user")
+    hull = slice_hull(X_hull, ref, ix, iy) if p > 1 and ix != iy else np.empty((0, 2))
+    near = closeness(split.dataset.X, ref, ix, iy) if ix != iy else np.ones(len(split.dataset.X))
+
+    def hull_split(points):
+        return _split_by_hull(points, hull)
+
     layers = [
         boundary_layer(
             est,
@@ -527,16 +699,41 @@ def compute_plane(
             ys,
             result_like.ladders,
             cancel,
-            hull,
+            hull_split,
         )
     ]
     comp = result_like.comparison
     if comp is not None:
         comp_ladders = ladders_of(comp, split.X_all, split.dataset.classes)
         layers.append(
-            boundary_layer(comp, "non-crossing", X_grid, xs, ys, comp_ladders, cancel, hull)
+            boundary_layer(
+                comp, "Non-crossing ladder", X_grid, xs, ys, comp_ladders, cancel, hull_split
+            )
         )
-    return PlaneData(ix, iy, xs, ys, image, layers, hull)
+    return PlaneData(ix, iy, xs, ys, image, layers, hull, ref, near)
+
+
+def crossing_checks(estimator: Any, X_fit: np.ndarray) -> dict[str, dict]:
+    """Crossings of a binary ladder over the whole training hull, in both spaces.
+
+    Returns
+    -------
+    dict
+        ``"input"`` and ``"feature"`` -> :meth:`CrossingReport.summary` (empty for an
+        estimator without :class:`LadderViews`).
+    """
+    if not isinstance(estimator, LadderViews):
+        return {}
+    from ..ladder.crossing import crossing_diagnostics
+
+    out = {}
+    for space in ("input", "feature"):
+        try:
+            rep = crossing_diagnostics(estimator, X_fit, space=space, n_samples=5000, seed=0)
+        except (InputError, ValueError, AttributeError):
+            continue
+        out[space] = rep.summary()
+    return out
 
 
 # -------------------------------------------------------------------------------- runs
@@ -553,6 +750,10 @@ class RunRequest:
     grid_size : int
     compare : bool
         Also fit the non-crossing scheme (two-class data) for the side-by-side view.
+    reference : ndarray, shape (p,), optional
+        The point the plane passes through (raw units; default: the means).
+    cost : CostEstimate, optional
+        The run's estimated phases: progress is weighted by their time.
     """
 
     settings: RunSettings
@@ -561,6 +762,19 @@ class RunRequest:
     iy: int = 1
     grid_size: int = DEFAULT_GRID
     compare: bool = False
+    reference: np.ndarray | None = None
+    cost: CostEstimate | None = None
+
+
+def _plan(request: RunRequest) -> list[Phase]:
+    if request.cost is not None:
+        return list(request.cost.phases)
+    plan = [Phase("fit", 0, 1.0)]
+    if request.compare:
+        plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
+    if request.settings.scheme == "binary":  # traced after a grid fit (see run_analysis)
+        plan.append(Phase("exact path", 0, 0.5, group="path"))
+    return [*plan, Phase("views", 0, 0.2, group="views")]
 
 
 def run_analysis(
@@ -569,16 +783,18 @@ def run_analysis(
     should_cancel: Callable[[], bool] | None = None,
     publish: Publish | None = None,
 ) -> RunResult:
-    """Fit the scheme and prepare every view's data.
+    """Fit the scheme (and the comparison) and prepare every view's data.
 
     Parameters
     ----------
     request : RunRequest
     progress : callable, optional
-        ``progress(done, total, partial)`` forwarded from the fit.
+        ``progress(done, total, None)`` in thousandths of the whole run: every phase
+        (fit stages, comparison fit, views) weighted by its estimated time.
     should_cancel : callable, optional
     publish : callable, optional
-        Receives live objects (:class:`LiveBoundary`) while fitting.
+        Receives live objects while fitting: :class:`LiveBoundary` (binary fits of the
+        final stage) and :class:`RunStatus` (phase and its fits).
 
     Returns
     -------
@@ -590,24 +806,26 @@ def run_analysis(
     split = request.split
     ds = split.dataset
     classes = ds.classes
-    X_tune = split.tune.X if split.tune.size else None
-    y_tune = split.tune.y if split.tune.size else None
-    if settings.tuning == "tune-set" and X_tune is None:
-        raise InputError("tuning mode 'tune-set' needs a tuning part: set a tuning fraction > 0")
-    X_train, y_train = split.train.X, split.train.y
-    if settings.tuning != "tune-set" and X_tune is not None:
-        # The estimator makes its own tuning split: give it the tuning rows too.
-        X_train = np.vstack([X_train, X_tune])
-        y_train = np.concatenate([y_train, y_tune])
+    X_fit, y_fit, X_tune, y_tune = fit_inputs(settings, split)
     grid = None
     if publish is not None and ds.X.shape[1] >= 1:
-        grid = plane_grid(split, request.ix, request.iy, request.grid_size)
+        grid = plane_grid(split, request.ix, request.iy, request.grid_size, request.reference)
 
+    phased = PhasedProgress(_plan(request))
     last_live = [-np.inf]
+    last_status = [-np.inf]
+
+    def report(done: int, total: int) -> None:
+        fraction = phased.update(done, total)
+        if progress is not None:
+            progress(int(round(1000 * fraction)), 1000, None)
+        now = time.perf_counter()
+        if publish is not None and (now - last_status[0] >= STATUS_INTERVAL or done >= total):
+            last_status[0] = now
+            publish(RunStatus(phased.name, int(done), int(total), fraction))
 
     def on_progress(done: int, total: int, partial: Any = None) -> None:
-        if progress is not None:
-            progress(done, total, partial)
+        report(done, total)
         now = time.perf_counter()
         if publish is None or now - last_live[0] < LIVE_INTERVAL:
             return
@@ -616,9 +834,13 @@ def run_analysis(
             last_live[0] = now
             publish(live)
 
-    estimator = fit_scheme(
-        settings, X_train, y_train, X_tune, y_tune, progress=on_progress, should_cancel=cancel
-    )
+    fitted = request.cost.fitted if request.cost is not None else {}
+    if "main" in fitted:
+        estimator = fitted["main"]  # the cost probe fitted it completely
+    else:
+        estimator = fit_scheme(
+            settings, X_fit, y_fit, X_tune, y_tune, progress=on_progress, should_cancel=cancel
+        )
     notes: list[str] = engine_notes(getattr(estimator, "fit_info_", None))
     comparison = None
     if request.compare:
@@ -626,38 +848,154 @@ def run_analysis(
         if name is None:
             notes.append(f"Side-by-side comparison not shown: {why}.")
         else:
-            comparison = fit_scheme(
-                replace(settings, scheme=name),
-                X_train,
-                y_train,
+            phased.begin("comparison")
+
+            def on_comparison(done: int, total: int, _partial: Any = None) -> None:
+                report(done, total)
+
+            comparison = fitted.get("comparison") or fit_scheme(
+                replace(settings, scheme=name, options={}),
+                X_fit,
+                y_fit,
                 X_tune,
                 y_tune,
-                progress=None,
+                progress=on_comparison,
                 should_cancel=cancel,
             )
+    paths = stored_paths(estimator)
+    if settings.scheme == "binary" and not any(paths):
+        # a ladder fitted on the grid: trace its exact path now (the plain weighted SVM's;
+        # the non-crossing ladder's constrained fits have no such path)
+        phased.begin("path")
+
+        def on_path(done: int, total: int, _partial: Any = None) -> None:
+            report(done, total)
+
+        path_info, why = exact_path(estimator, X_fit, y_fit, on_path, cancel)
+        paths = [path_info]
+        if why:
+            notes.append(f"Exact path in \u03c0 not traced: {why}.")
     if cancel():
         raise Cancelled("cancelled by the user")
+    phased.begin("views")
+    report(0, 4)
     X_all = split.X_all
-    report = aligned_report(estimator.report(X_all), classes)
-    metrics = part_metrics(split, report.proba)
+    report_all = aligned_report(estimator.report(X_all), classes)
+    metrics = part_metrics(split, report_all.proba)
     ladders = ladders_of(estimator, X_all, classes)
     simplex = simplex_of(estimator, X_all)
-    partial = RunResult(
+    result = RunResult(
         settings,
         split,
         estimator,
-        report,
+        report_all,
         metrics,
         ladders,
         simplex,
-        getattr(estimator, "tuning_", None),
-        None,
+        tuning_surfaces(estimator),
+        None,  # type: ignore[arg-type]
         comparison,
-        notes,  # type: ignore[arg-type]
+        notes,
+        fit_rows=fit_rows(settings, split),
+        paths=paths,
     )
-    partial.plane = compute_plane(partial, request.ix, request.iy, request.grid_size, cancel)
-    partial.seconds = time.perf_counter() - start
-    return partial
+    target = split.test if split.test.size else split.train
+    result.calibration_part = target.name
+    result.calibration.append(
+        calibration_entry(
+            scheme_label(settings.scheme), report_all.proba[target.index], target.y, classes
+        )
+    )
+    report(1, 4)
+    if comparison is not None:
+        comp_report = aligned_report(comparison.report(X_all), classes)
+        result.comparison_report = comp_report
+        result.comparison_metrics = part_metrics(split, comp_report.proba)
+        result.calibration.append(
+            calibration_entry(
+                "Non-crossing ladder", comp_report.proba[target.index], target.y, classes
+            )
+        )
+    for title, est in (
+        (scheme_label(settings.scheme), estimator),
+        ("Non-crossing ladder", comparison),
+    ):
+        if est is not None:
+            checks = crossing_checks(est, X_fit)
+            if checks:
+                result.crossing_checks[title] = checks
+    report(2, 4)
+    result.plane = compute_plane(
+        result, request.ix, request.iy, request.grid_size, cancel, request.reference
+    )
+    report(4, 4)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+@dataclass(frozen=True)
+class NeedsConfirmation:
+    """A run that would take longer than the limit: the estimate, for the user to decide."""
+
+    estimate: CostEstimate
+
+
+def run_checked(
+    request: RunRequest,
+    progress: Callable[[int, int, Any], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    publish: Publish | None = None,
+    limit: float | None = CONFIRM_SECONDS,
+) -> RunResult | NeedsConfirmation:
+    """Run ``request`` unless its projected time exceeds ``limit`` seconds.
+
+    The fit starts at once and is timed as it goes
+    (:func:`wsvmgui.app.cost.estimate_cost`); as soon as its projected time (plus the
+    comparison's, probed first) exceeds ``limit`` it stops and the estimate comes back for
+    the user to decide.  A run within the limit is fitted once, drawn live, and finished.
+    ``limit=None`` (or a request that carries its estimate) runs whatever it costs.
+
+    Returns
+    -------
+    RunResult, or NeedsConfirmation with the estimate.
+    """
+    cancel = should_cancel or (lambda: False)
+    if request.cost is None and limit is not None:
+        grid = None
+        if publish is not None:
+            grid = plane_grid(
+                request.split, request.ix, request.iy, request.grid_size, request.reference
+            )
+        phased = PhasedProgress(_plan(request))
+        last = [-np.inf, -np.inf]  # live boundary, status
+
+        def on_phase(group: str) -> None:
+            if group == "comparison" and publish is not None:
+                publish(RunStatus("comparison fit (timing)", 0, 0, 0.0))
+
+        def forward(done: int, total: int, partial: Any = None) -> None:
+            fraction = phased.update(done, total)
+            if progress is not None:
+                progress(int(round(1000 * fraction)), 1000, None)
+            if publish is None:
+                return
+            now = time.perf_counter()
+            if now - last[1] >= STATUS_INTERVAL or done >= total:
+                last[1] = now
+                publish(RunStatus("fit", int(done), int(total), fraction))
+            if now - last[0] >= LIVE_INTERVAL:
+                live = _live_boundary(partial, grid, done, total)
+                if live is not None:
+                    last[0] = now
+                    publish(live)
+
+        estimate = estimate_cost(
+            request, should_cancel=cancel, forward=forward, limit=limit, on_phase=on_phase
+        )
+        if "main" not in estimate.fitted and estimate.needs_confirmation(limit):
+            return NeedsConfirmation(estimate)
+        request = replace(request, cost=estimate)
+    return run_analysis(request, progress, cancel, publish)
 
 
 def _live_boundary(partial: Any, grid, done: int, total: int) -> LiveBoundary | None:
@@ -684,18 +1022,31 @@ def _live_boundary(partial: Any, grid, done: int, total: int) -> LiveBoundary | 
 
 
 # ---------------------------------------------------------------------------- baselines
+@dataclass(frozen=True)
+class Baselines:
+    """Common probability estimators fitted on the same split, measured on one part.
+
+    Attributes
+    ----------
+    part : str
+        "test", or "train" without a test part.
+    metrics : dict
+        Baseline name -> measure -> value.
+    calibration : list of CalibrationEntry
+    """
+
+    part: str
+    metrics: dict[str, dict[str, float]]
+    calibration: list[CalibrationEntry]
+
+
 def run_baselines(
     split: DataSplit, sigma: float | None = None, should_cancel: Callable[[], bool] | None = None
-) -> dict[str, dict[str, float]]:
-    """Common probability estimators for comparison, measured on the test part.
+) -> Baselines:
+    """Logistic regression, an SVC with Platt scaling and k nearest neighbours.
 
     Fitted on training plus tuning rows; measured on the test part (the training part when
     there is no test part).
-
-    Returns
-    -------
-    dict
-        Baseline name -> measure -> value.
     """
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
@@ -718,7 +1069,8 @@ def run_baselines(
         "k nearest neighbours (k=15)": KNeighborsClassifier(n_neighbors=min(15, len(y))),
     }
     classes = split.dataset.classes
-    out: dict[str, dict[str, float]] = {}
+    metrics: dict[str, dict[str, float]] = {}
+    entries = []
     for name, model in models.items():
         if cancel():
             raise Cancelled("cancelled by the user")
@@ -729,5 +1081,6 @@ def run_baselines(
         if target.p_true is not None:
             values.update(truth_metrics(p, target.p_true))
         values.update(label_metrics(p, target.y, classes))
-        out[name] = values
-    return out
+        metrics[name] = values
+        entries.append(calibration_entry(name, p, target.y, classes))
+    return Baselines(target.name, metrics, entries)

@@ -9,6 +9,53 @@ from __future__ import annotations
 import numpy as np
 
 
+def _cut_cells(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray):
+    """The grid cells ``{Z = 0}`` passes through, and where it cuts their edges.
+
+    Only those cells (a contour crosses a few of the (ny - 1)(nx - 1) cells) are computed.
+
+    Returns
+    -------
+    rows, cols : ndarray of int, shape (c,)
+        The cells (cell (i, j) spans xs[j:j+2] x ys[i:i+2]).
+    points : ndarray, shape (c, 4, 2)
+        Crossing points on the bottom, right, top and left edges.
+    cut : ndarray of bool, shape (c, 4)
+        Which edges the contour cuts.
+    centre_pos, corner_pos : ndarray of bool, shape (c,)
+        Sign of the cell's mean value and of its bottom-left corner (for saddles).
+    """
+    pos = Z > 0
+    p00, p01, p10, p11 = pos[:-1, :-1], pos[:-1, 1:], pos[1:, :-1], pos[1:, 1:]
+    rows, cols = np.nonzero((p00 != p01) | (p01 != p11) | (p10 != p11) | (p00 != p10))
+    z00, z01 = Z[rows, cols], Z[rows, cols + 1]
+    z10, z11 = Z[rows + 1, cols], Z[rows + 1, cols + 1]
+    x0, x1 = xs[cols], xs[cols + 1]
+    y0, y1 = ys[rows], ys[rows + 1]
+
+    def frac(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        d = a - b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(d != 0, a / d, 0.5)
+        return np.clip(t, 0.0, 1.0)
+
+    tb, tr, tt, tl = frac(z00, z01), frac(z01, z11), frac(z10, z11), frac(z00, z10)
+    points = np.stack(
+        [
+            np.column_stack([x0 + tb * (x1 - x0), y0]),
+            np.column_stack([x1, y0 + tr * (y1 - y0)]),
+            np.column_stack([x0 + tt * (x1 - x0), y1]),
+            np.column_stack([x0, y0 + tl * (y1 - y0)]),
+        ],
+        axis=1,
+    )
+    q00, q01 = p00[rows, cols], p01[rows, cols]
+    q10, q11 = p10[rows, cols], p11[rows, cols]
+    cut = np.column_stack([q00 != q01, q01 != q11, q10 != q11, q00 != q10])
+    centre = 0.25 * (z00 + z01 + z10 + z11) > 0
+    return rows, cols, points, cut, centre, q00
+
+
 def zero_contour(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """Line segments of ``{Z = 0}`` by marching squares.
 
@@ -34,46 +81,18 @@ def zero_contour(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray) -> np.ndarray:
         raise ValueError(f"Z has shape {Z.shape}, expected {(ys.size, xs.size)}")
     if Z.shape[0] < 2 or Z.shape[1] < 2:
         return np.empty((0, 2, 2))
-    pos = Z > 0
-    z00, z01 = Z[:-1, :-1], Z[:-1, 1:]  # bottom-left, bottom-right
-    z10, z11 = Z[1:, :-1], Z[1:, 1:]  # top-left, top-right
-    p00, p01, p10, p11 = pos[:-1, :-1], pos[:-1, 1:], pos[1:, :-1], pos[1:, 1:]
-    x0, x1 = xs[None, :-1], xs[None, 1:]
-    y0, y1 = ys[:-1, None], ys[1:, None]
-
-    def frac(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        d = a - b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(d != 0, a / d, 0.5)
-        return np.clip(t, 0.0, 1.0)
-
-    shape = z00.shape
-    # Crossing points on the four edges: bottom, right, top, left; each (ny-1, nx-1, 2).
-    tb = frac(z00, z01)
-    bottom = np.stack([x0 + tb * (x1 - x0), np.broadcast_to(y0, shape)], axis=-1)
-    tr = frac(z01, z11)
-    right = np.stack([np.broadcast_to(x1, shape), y0 + tr * (y1 - y0)], axis=-1)
-    tt = frac(z10, z11)
-    top = np.stack([x0 + tt * (x1 - x0), np.broadcast_to(y1, shape)], axis=-1)
-    tl = frac(z00, z10)
-    left = np.stack([np.broadcast_to(x0, shape), y0 + tl * (y1 - y0)], axis=-1)
-    points = np.stack([bottom, right, top, left], axis=2)  # (ny-1, nx-1, 4, 2)
-    cut = np.stack([p00 != p01, p01 != p11, p10 != p11, p00 != p10], axis=2)
-    n_cut = cut.sum(axis=2)
-
+    _rows, _cols, points, cut, centre, corner = _cut_cells(xs, ys, Z)
+    n_cut = cut.sum(axis=1)
     segments = []
     two = n_cut == 2
     if two.any():
-        pts = points[two]  # (c, 4, 2)
-        c = cut[two]
-        order = np.argsort(~c, axis=1, kind="stable")[:, :2]  # the two cut edges
-        rows = np.arange(pts.shape[0])[:, None]
-        segments.append(pts[rows, order])
+        order = np.argsort(~cut[two], axis=1, kind="stable")[:, :2]  # the two cut edges
+        pts = points[two]
+        segments.append(pts[np.arange(pts.shape[0])[:, None], order])
     four = n_cut == 4
     if four.any():
         pts = points[four]
-        centre = 0.25 * (z00 + z01 + z10 + z11)[four]
-        same = (centre > 0) == p00[four]
+        same = centre[four] == corner[four]
         # Centre like the bottom-left corner: that corner joins the centre, so the
         # contour cuts it off from the others: pair (bottom, right) and (top, left).
         first = np.where(same[:, None, None], pts[:, [0, 1]], pts[:, [0, 3]])
@@ -90,48 +109,12 @@ def segments_to_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return flat[:, 0], flat[:, 1]
 
 
-def _cell_segments(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray):
-    """The single zero segment of each grid cell with exactly two cut edges.
-
-    Returns
-    -------
-    start, end : ndarray, shape (ny - 1, nx - 1, 2)
-    valid : ndarray of bool, shape (ny - 1, nx - 1)
-    """
-    pos = Z > 0
-    p00, p01, p10, p11 = pos[:-1, :-1], pos[:-1, 1:], pos[1:, :-1], pos[1:, 1:]
-    z00, z01, z10, z11 = Z[:-1, :-1], Z[:-1, 1:], Z[1:, :-1], Z[1:, 1:]
-    x0, x1 = xs[None, :-1], xs[None, 1:]
-    y0, y1 = ys[:-1, None], ys[1:, None]
-    shape = z00.shape
-
-    def frac(a, b):
-        d = a - b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.clip(np.where(d != 0, a / d, 0.5), 0.0, 1.0)
-
-    tb, tr, tt, tl = frac(z00, z01), frac(z01, z11), frac(z10, z11), frac(z00, z10)
-    points = np.stack(
-        [
-            np.stack([x0 + tb * (x1 - x0), np.broadcast_to(y0, shape)], axis=-1),
-            np.stack([np.broadcast_to(x1, shape), y0 + tr * (y1 - y0)], axis=-1),
-            np.stack([x0 + tt * (x1 - x0), np.broadcast_to(y1, shape)], axis=-1),
-            np.stack([np.broadcast_to(x0, shape), y0 + tl * (y1 - y0)], axis=-1),
-        ],
-        axis=2,
-    )
-    cut = np.stack([p00 != p01, p01 != p11, p10 != p11, p00 != p10], axis=2)
-    valid = cut.sum(axis=2) == 2
-    order = np.argsort(~cut, axis=2, kind="stable")[..., :2]
-    pair = np.take_along_axis(points, order[..., None], axis=2)
-    return pair[..., 0, :], pair[..., 1, :], valid
-
-
 def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Points where the zero contours of different functions on one grid cross.
 
     Contours are straight within a grid cell, so two of them can only cross inside a cell
-    both pass through; the crossing is the intersection of their two segments there.
+    both pass through (cells with exactly two cut edges; saddle cells are left out); the
+    crossing is the intersection of their two segments there.
 
     Parameters
     ----------
@@ -146,24 +129,45 @@ def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.
         One point per crossing of a pair of contours (each pair counted once per cell).
     """
     values = np.asarray(values, dtype=float)
+    xs = np.asarray(xs, dtype=float)
+    ys = np.asarray(ys, dtype=float)
     ny, nx = ys.size, xs.size
-    cells = [_cell_segments(xs, ys, values[:, j].reshape(ny, nx)) for j in range(values.shape[1])]
-    found = []
-    for a in range(len(cells)):
-        sa, ea, va = cells[a]
-        for b in range(a + 1, len(cells)):
-            sb, eb, vb = cells[b]
-            both = va & vb
-            if not both.any():
-                continue
-            p, r = sa[both], ea[both] - sa[both]
-            q, s = sb[both], eb[both] - sb[both]
-            denom = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
-            qp = q - p
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / denom
-                u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
-            hit = (denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
-            if hit.any():
-                found.append(p[hit] + t[hit, None] * r[hit])
-    return np.concatenate(found) if found else np.empty((0, 2))
+    m = values.shape[1]
+    if m < 2 or ny < 2 or nx < 2:
+        return np.empty((0, 2))
+    ids, starts, ends, owner = [], [], [], []
+    for j in range(m):
+        rows, cols, points, cut, _c, _k = _cut_cells(xs, ys, values[:, j].reshape(ny, nx))
+        two = cut.sum(axis=1) == 2
+        order = np.argsort(~cut[two], axis=1, kind="stable")[:, :2]
+        pts = points[two]
+        seg = pts[np.arange(pts.shape[0])[:, None], order]
+        ids.append(rows[two] * (nx - 1) + cols[two])
+        starts.append(seg[:, 0])
+        ends.append(seg[:, 1])
+        owner.append(np.full(seg.shape[0], j))
+    cell = np.concatenate(ids)
+    start, end, who = np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
+    # Only cells that two or more contours pass through can hold a crossing: few of them,
+    # grouped by how many contours pass (a handful of distinct counts).
+    order = np.lexsort((who, cell))
+    cell, start, end = cell[order], start[order], end[order]
+    uniq, first, counts = np.unique(cell, return_index=True, return_counts=True)
+    a_idx, b_idx = [], []
+    for k in np.unique(counts[counts >= 2]):
+        base = first[counts == k]  # where each such cell's entries begin
+        ia, ib = np.triu_indices(int(k), 1)
+        a_idx.append((base[:, None] + ia[None, :]).ravel())
+        b_idx.append((base[:, None] + ib[None, :]).ravel())
+    if not a_idx:
+        return np.empty((0, 2))
+    a, b = np.concatenate(a_idx), np.concatenate(b_idx)
+    p, r = start[a], end[a] - start[a]
+    q, s = start[b], end[b] - start[b]
+    denom = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
+    qp = q - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / denom
+        u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
+    hit = (denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
+    return p[hit] + t[hit, None] * r[hit]

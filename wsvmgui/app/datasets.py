@@ -3,14 +3,16 @@
 No Qt here.  Built-in data sets are the bundled demo table, every simulation design of
 :mod:`wsvmgui.evaluation.designs` (true class probabilities known) and scikit-learn's bundled
 wine, iris and breast-cancer tables.  :func:`split_dataset` cuts a data set into training,
-tuning and test parts, optionally standardising the features with the training part's
-mean and spread.
+tuning and test parts and fits the preprocessing of :mod:`wsvmgui.io.preprocessing` on the
+training part (missing values imputed by training medians when asked; features
+standardised by training means and spreads), as the command line and model files do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +42,13 @@ class Dataset:
     p_true : ndarray, shape (n, K), or None
         True class probabilities (columns follow ``classes``) when known.
     description : str
+    label_name : str
+        The label column's name (model files record it).
+    missing : {"error", "drop", "impute"}
+        How missing feature values were handled when reading (NaN stays in ``X`` only
+        with "impute": the split fills them with training medians).
+    n_dropped : int
+        Rows left out for missing values ("drop").
     """
 
     name: str
@@ -48,6 +57,14 @@ class Dataset:
     feature_names: list[str]
     p_true: np.ndarray | None = None
     description: str = ""
+    label_name: str = "label"
+    missing: str = "error"
+    n_dropped: int = 0
+
+    @property
+    def n_missing(self) -> int:
+        """Missing feature cells (NaN) in ``X``."""
+        return int(np.isnan(self.X).sum())
 
     @property
     def classes(self) -> np.ndarray:
@@ -63,9 +80,14 @@ class Dataset:
         classes = ", ".join(str(c) for c in self.classes[:10])
         more = ", ..." if self.n_classes > 10 else ""
         truth = "; true probabilities known" if self.p_true is not None else ""
+        gaps = ""
+        if self.n_dropped:
+            gaps += f"; {self.n_dropped} rows with missing values dropped"
+        if self.n_missing:
+            gaps += f"; {self.n_missing} missing cells imputed by training medians"
         return (
             f"{self.name}: n = {self.X.shape[0]}, p = {self.X.shape[1]}, "
-            f"K = {self.n_classes} (classes {classes}{more}){truth}"
+            f"K = {self.n_classes} (classes {classes}{more}){truth}{gaps}"
         )
 
 
@@ -158,17 +180,62 @@ def load_builtin(name: str, n: int | None = None, seed: int = 0) -> Dataset:
     )
 
 
-def dataset_from_table(path, label: str, features: list[str] | None = None) -> Dataset:
-    """Read a CSV/TSV file and pick its label and feature columns (InputError if bad)."""
+def dataset_from_table(
+    path,
+    label: str,
+    features: list[str] | None = None,
+    missing: str = "error",
+    na_values: tuple[str, ...] = (),
+) -> Dataset:
+    """Read a CSV/TSV file and pick its label and feature columns (InputError if bad).
+
+    Parameters
+    ----------
+    path : path-like
+    label : str
+    features : list of str, optional
+        Default: every other column.
+    missing : {"error", "drop", "impute"}
+        A missing feature value is an error (naming the first one), drops its row, or is
+        kept as NaN for the split to impute.  A missing label is an error, or drops its
+        row with "drop".
+    na_values : tuple of str
+        Further cell values that mean "missing".
+    """
     from pathlib import Path
 
-    from ..io.tables import read_table, select_xy
+    from ..io.preprocessing import check_complete, check_missing_choice
+    from ..io.tables import read_data
 
-    frame = read_table(path)
-    X, y, names = select_xy(frame, label, features)
+    check_missing_choice(missing)
+    data = read_data(path, label, features, na_values=na_values)
+    n_read = data.n
+    if missing == "error":
+        check_complete(data, "rows")
+    elif missing == "drop":
+        data = data.subset(~data.label_missing() & ~np.isnan(data.X).any(axis=1))
+    elif data.label_missing().any():
+        first = int(data.rows[np.flatnonzero(data.label_missing())[0]])
+        raise InputError(
+            f"{Path(path).name}: {int(data.label_missing().sum())} rows have no label "
+            f"(first row {first}); labels cannot be imputed: choose drop"
+        )
+    if data.n == 0:
+        raise InputError(f"{Path(path).name}: no rows left after dropping missing values")
+    y = np.asarray(data.y).astype(str)
     if np.unique(y).size < 2:
         raise InputError(f"label column {label!r} holds a single class; two or more are needed")
-    return Dataset(Path(path).name, X, y, names, None, str(path))
+    return Dataset(
+        Path(path).name,
+        np.asarray(data.X, dtype=float),
+        y,
+        list(data.feature_names),
+        None,
+        str(path),
+        label_name=label,
+        missing=missing,
+        n_dropped=n_read - data.n,
+    )
 
 
 @dataclass(frozen=True)
@@ -199,22 +266,26 @@ class Part:
 
 @dataclass(frozen=True)
 class DataSplit:
-    """Training, tuning and test parts of a data set plus the feature scaling.
+    """Training, tuning and test parts of a data set plus its preprocessing.
 
     Attributes
     ----------
     dataset : Dataset
+        The rows as the views show them: missing cells filled with the training medians.
     train, tune, test : Part
-    mean, scale : ndarray, shape (p,)
-        Model inputs are ``(X - mean) / scale`` (zeros and ones without standardising).
+    preprocessing : Preprocessing
+        Fitted on the training part (:mod:`wsvmgui.io.preprocessing`): model inputs are
+        ``preprocessing.transform(X_raw)``.
+    source : Dataset
+        The data set as read (missing cells NaN); ``dataset`` when it has none.
     """
 
     dataset: Dataset
     train: Part
     tune: Part
     test: Part
-    mean: np.ndarray
-    scale: np.ndarray
+    preprocessing: Any
+    source: Dataset
     parts: dict[str, Part] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -222,19 +293,31 @@ class DataSplit:
             self, "parts", {"train": self.train, "tune": self.tune, "test": self.test}
         )
 
+    @property
+    def mean(self) -> np.ndarray:
+        """Training means (zeros when not standardising); shape (p,)."""
+        pre = self.preprocessing
+        return pre.means if pre.means is not None else np.zeros(len(pre.feature_names))
+
+    @property
+    def scale(self) -> np.ndarray:
+        """Training spreads (ones when not standardising); shape (p,)."""
+        pre = self.preprocessing
+        return pre.scales if pre.scales is not None else np.ones(len(pre.feature_names))
+
     def same_as(self, other: DataSplit | None) -> bool:
-        """Whether ``other`` splits the same data set object into the same rows and scaling."""
+        """Whether ``other`` splits the same data set object into the same rows, with the
+        same preprocessing."""
         return (
             other is not None
-            and other.dataset is self.dataset
+            and other.source is self.source
             and all(np.array_equal(self.parts[k].index, other.parts[k].index) for k in self.parts)
-            and np.array_equal(self.mean, other.mean)
-            and np.array_equal(self.scale, other.scale)
+            and self.preprocessing.to_dict() == other.preprocessing.to_dict()
         )
 
     def transform(self, X_raw: np.ndarray) -> np.ndarray:
         """Raw inputs (m, p) to model inputs (m, p)."""
-        return (np.asarray(X_raw, dtype=float) - self.mean) / self.scale
+        return self.preprocessing.transform(np.asarray(X_raw, dtype=float))
 
     @property
     def X_all(self) -> np.ndarray:
@@ -293,6 +376,8 @@ def split_dataset(
     seed : int
     standardise : bool
         Centre and scale every feature by the training part's mean and standard deviation.
+        Missing cells (a data set read with ``missing="impute"``) are filled with the
+        training part's medians.
 
     Returns
     -------
@@ -313,19 +398,29 @@ def split_dataset(
     tune_idx, train_idx = _cut(rest, y, int(round(tune_fraction * n)), rng)
     if np.unique(y[train_idx]).size < np.unique(y).size:
         raise InputError("the training part lacks a class; use smaller tuning/test fractions")
-    p = dataset.X.shape[1]
-    if standardise:
-        mean = dataset.X[train_idx].mean(axis=0)
-        scale = dataset.X[train_idx].std(axis=0)
-        scale = np.where(scale > 0, scale, 1.0)
-    else:
-        mean, scale = np.zeros(p), np.ones(p)
+    from ..io.preprocessing import Preprocessing
+
+    gaps = bool(np.isnan(dataset.X).any())
+    if gaps and dataset.missing != "impute":
+        raise InputError(
+            f"{dataset.name} has missing values; choose drop or impute for missing values"
+        )
+    pre = Preprocessing.fit(
+        dataset.X[train_idx],
+        dataset.feature_names,
+        "impute" if gaps else "error",
+        bool(standardise),
+    )
+    source = dataset
+    if gaps:  # the views show the rows with the training medians filled in
+        filled = np.where(np.isnan(dataset.X), pre.medians, dataset.X)
+        dataset = replace(dataset, X=filled)
 
     def part(name: str, idx: np.ndarray) -> Part:
         return Part(
             name,
             idx,
-            (dataset.X[idx] - mean) / scale,
+            pre.transform(dataset.X[idx]),
             y[idx],
             None if dataset.p_true is None else dataset.p_true[idx],
         )
@@ -335,6 +430,6 @@ def split_dataset(
         part("train", train_idx),
         part("tune", tune_idx),
         part("test", test_idx),
-        mean,
-        scale,
+        pre,
+        source,
     )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
+from ..executor import use_scheduler
 from ..ladder.splits import with_tuning_set
 from ..progress import CancelCheck, ProgressCallback
 
@@ -376,7 +378,8 @@ def fit_scheme(
     The settings' tuning mode becomes the estimator's ``cv``: "auto" -> ``"auto"``,
     "split" -> ``tune_fraction``, "cv" -> ``cv_folds``, "tune-set" -> the training rows
     followed by the tuning set's rows with a ``PredefinedSplit`` (so ``refit`` refits on
-    both, as for a split).
+    both, as for a split).  With ``settings.scheduler`` the fits run on that Dask
+    cluster (:func:`wsvmgui.executor.use_scheduler`).
 
     Parameters
     ----------
@@ -399,4 +402,6 @@ def fit_scheme(
             raise InputError("tuning mode 'tune-set' needs a tuning set")
         X, y, split = with_tuning_set(X, y, X_tune, y_tune)
         estimator.set_params(cv=split)
-    return estimator.fit(X, y, progress=progress, should_cancel=should_cancel)
+    address = settings.scheduler.strip()
+    with use_scheduler(address) if address else nullcontext():
+        return estimator.fit(X, y, progress=progress, should_cancel=should_cancel)

@@ -68,6 +68,9 @@ class RunSettings:
     seed : int
     n_jobs : int
         Worker threads; 0 means all cores.
+    scheduler : str
+        Address of a Dask scheduler (``tcp://host:8786``) to run the fits on; empty:
+        this machine (:func:`wsvmgui.executor.use_scheduler`).
     solver : {"libsvm", "qp"}
     options : dict
         Scheme-specific options (e.g. ``learner`` for Probing, ``level`` for the
@@ -98,6 +101,7 @@ class RunSettings:
     refit: bool = True
     seed: int = 0
     n_jobs: int = 0
+    scheduler: str = ""
     solver: str = "libsvm"
     options: dict[str, Any] = field(default_factory=dict)
     missing: str = "error"
@@ -172,6 +176,8 @@ class RunSettings:
             raise InputError(f"refit must be true or false, got {self.refit!r}")
         if not isinstance(self.standardize, bool):
             raise InputError(f"standardize must be true or false, got {self.standardize!r}")
+        if not isinstance(self.scheduler, str):
+            raise InputError(f"scheduler must be an address or empty, got {self.scheduler!r}")
         if not isinstance(self.engine, str):
             raise InputError(f"engine must be a name, got {self.engine!r}")
         if not isinstance(self.missing, str):

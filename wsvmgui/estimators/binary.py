@@ -8,6 +8,8 @@ label changes along pi (METHODS sections 1 and 2).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,7 +19,7 @@ from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers.kernels import Kernel
+from ..solvers.kernels import Kernel, block_rows
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
@@ -82,7 +84,10 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     tuning_ : TuningResult or None
     fit_info_ : dict
         Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
-        residual, wall time, and the engines (:func:`~wsvmgui.estimators._ladder.engine_info`).
+        residual, wall time, the engines (:func:`~wsvmgui.estimators._ladder.engine_info`),
+        how the kernel was held (``"kernel"``: a dense matrix, or values made on the fly
+        when the matrix would not fit in memory; ``"tuning_kernel"`` while tuning) and
+        where the fits ran (``"backend"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -176,14 +181,26 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "n_fits": tracker.done,
             "n_train": fitted.n_train,
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
+            "kernel": fitted.storage,
+            "backend": fitted.backend,
+            "tuning_kernel": tuning.storage if tuning is not None else "",
             **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 
+    def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """Kernel rows between ``X`` and the support points, a block (~32 MB) at a time."""
+        step = block_rows(self.X_support_.shape[0])
+        for lo in range(0, max(X.shape[0], 1), step):
+            yield self.kernel_(X[lo : lo + step], self.X_support_)
+
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
-        return self.ladder_.decision(self.kernel_(X, self.X_support_))
+        return np.vstack([self.ladder_.decision(K) for K in self._kernel_blocks(X)])
 
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
-        return self.ladder_.estimate(self.kernel_(X, self.X_support_), self.rule)
+        parts = [self.ladder_.estimate(K, self.rule) for K in self._kernel_blocks(X)]
+        return LadderEstimate(
+            *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
+        )
 
 
 __all__ = ["WeightedSVMClassifier"]

@@ -13,9 +13,10 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..executor import current_executor
 from ..joint.dca import minimal_truncation
 from ..joint.features import FeatureMap
-from ..joint.grid_fit import GridFit, fit_grid
+from ..joint.grid_fit import GridFit, fit_grids
 from ..joint.schemes import (
     H_METHODS,
     border_to_proba,
@@ -135,6 +136,8 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
     tuning_table_ : list of dict
         ``lam``, ``sigma`` and tuning ``cross_entropy`` of every candidate.
     fit_info_ : dict
+        Fits made, rows and QPs of the final grid, its largest KKT residual, wall time,
+        and where the fits ran (``"backend"``: threads, or a Dask cluster).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -229,20 +232,25 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         )
 
     # ----------------------------------------------------------------- fitting
-    def _fit_one(self, X, yi, lam, fmap, tracker) -> GridFit:
-        problem = JointProblem(fmap.Z_train, yi, self.classes_.size)
-        return fit_grid(
-            problem,
+    def _fit_many(self, jobs, tracker) -> list[GridFit]:
+        """Grid fits of (class indices, lambda, feature map) jobs, all at once."""
+        problems: dict[int, JointProblem] = {}  # one problem per feature map
+        for yi, _, fmap in jobs:
+            if id(fmap) not in problems:
+                problems[id(fmap)] = JointProblem(fmap.Z_train, yi, self.classes_.size)
+        return fit_grids(
+            [(problems[id(fmap)], 1.0 / (2.0 * yi.size * lam)) for yi, lam, fmap in jobs],
             self.simplex_grid_,
-            1.0 / (2.0 * X.shape[0] * lam),
             self.truncation_,
             warm_start=self.warm_start,
             n_jobs=n_threads(self.n_jobs),
             qp_solver=self.qp_solver,
             kkt_tol=self.kkt_tol,
-            progress=lambda _d, _t, partial: tracker.step(1, partial),
-            should_cancel=tracker.cancel_requested,
+            tracker=tracker,
         )
+
+    def _fit_one(self, yi, lam, fmap, tracker) -> GridFit:
+        return self._fit_many([(yi, lam, fmap)], tracker)[0]
 
     def _fit(
         self,
@@ -268,7 +276,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         if fixed_lam is not None and not (self.kernel == "rbf" and self.sigma is None):
             tracker = ProgressTracker(grid.size, progress, should_cancel)
             fmap = FeatureMap.fit(X, self._kernel_for(self.sigma))
-            gf = self._fit_one(X, codes, float(fixed_lam), fmap, tracker)
+            gf = self._fit_one(codes, float(fixed_lam), fmap, tracker)
             return self._finish(fmap, gf, float(fixed_lam), self.sigma, n, [], tracker)
         # ---- tuning by the tuning rows' cross-entropy (paper Section 4.3)
         folds = resolve_cv(
@@ -296,28 +304,35 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             should_cancel,
         )
         n_test = sum(te.size for _, te in folds)
+        # Every (sigma, lambda, fold) grid fit is independent: all run as one batch (on
+        # threads or a cluster), then are scored in grid order.
+        fmaps = [[FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds] for sg in sigmas]
+        cells = [(si, lm, f) for si in range(len(sigmas)) for lm in lams for f in range(len(folds))]
+        fitted = self._fit_many(
+            [(codes[folds[f][0]], float(lm), fmaps[si][f]) for si, lm, f in cells],
+            tracker,
+        )
         table: list[dict[str, Any]] = []
         best: tuple[float, float, Any, tuple[FeatureMap, GridFit]] | None = None
-        for sg in sigmas:
-            fmaps = [FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds]
-            for lm in lams:
-                loss, fits = 0.0, []
-                for (tr, te), fmap in zip(folds, fmaps, strict=True):
-                    gf = self._fit_one(X[tr], codes[tr], float(lm), fmap, tracker)
-                    p = self._proba_from_pred(self._grid_pred(fmap, gf, X[te]))
-                    loss -= float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
-                    fits.append((fmap, gf))
-                first = fits[0]  # kept (for refit=False) only while its cell is the best
-                score = loss / n_test
-                table.append({"lam": float(lm), "sigma": sg, "cross_entropy": score})
-                if best is None or score < best[0]:
-                    best = (score, float(lm), sg, first)
+        for c in range(0, len(cells), len(folds)):
+            si, lm, _ = cells[c]
+            loss = 0.0
+            for f, (_, te) in enumerate(folds):
+                gf = fitted[c + f]
+                p = self._proba_from_pred(self._grid_pred(fmaps[si][f], gf, X[te]))
+                loss -= float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
+            first = (fmaps[si][0], fitted[c])  # kept for refit=False
+            score = loss / n_test
+            sg = sigmas[si]
+            table.append({"lam": float(lm), "sigma": sg, "cross_entropy": score})
+            if best is None or score < best[0]:
+                best = (score, float(lm), sg, first)
         assert best is not None
         _, lam_b, sigma_b, (fmap, gf) = best
         if self.refit:  # keep C = 1 / (2 n lambda): lambda scales with the rows fitted
             lam_b = lam_b * n_first / n
             fmap = FeatureMap.fit(X, self._kernel_for(sigma_b))
-            gf = self._fit_one(X, codes, lam_b, fmap, tracker)
+            gf = self._fit_one(codes, lam_b, fmap, tracker)
             n_fit = n
         else:
             n_fit = n_first
@@ -336,6 +351,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             "n_train": int(n_fit),
             "n_qp": int(np.sum(gf.n_qp)),
             "max_kkt_residual": self.kkt_residual_,
+            "backend": current_executor(n_threads(self.n_jobs)).name,
         }
 
     # ----------------------------------------------------------------- prediction

@@ -123,7 +123,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     subproblems_ : SubproblemSet
         The fitted sub-problems (``subproblems_.fitted``) and their support points.
     fit_info_ : dict
-        Fits made, sub-problem count, per-sub-problem seconds, wall time.
+        Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
+        kernel was held (``"kernel"``) and where the fits ran (``"backend"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -255,6 +256,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "subproblem_seconds": {f.spec.name: f.seconds for f in fitted},
             "n_train": int(plan.fit_rows.size),
             "n_jobs": n_threads(self.n_jobs),
+            "kernel": fits[0].storage,
+            "backend": fits[0].backend,
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 

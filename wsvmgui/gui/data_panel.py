@@ -1,17 +1,25 @@
 """The data panel: built-in data sets or a CSV/TSV file, its columns, and the split.
 
-A file that cannot be read, or a column choice that does not make a data set, is reported
-through :attr:`DataPanel.error` and the data loaded before stay in place.
+One rule: what the panel shows is the data set in use.  A file that cannot be read, or a
+column choice that does not make a data set, is reported through :attr:`DataPanel.error`
+and the data, file name and columns shown before stay.  When a readable file's guessed
+columns do not work, a dialog asks for the label and feature columns.  Before any new data
+replace the old, :attr:`DataPanel.confirm_change` is asked (the main window asks the user
+when a run is going); changing the number of points or the seed of a simulation reloads it
+after a short pause.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
@@ -35,9 +43,56 @@ from ..app.datasets import (
     split_dataset,
 )
 from ..errors import InputError
+from ..io.preprocessing import MissingValuesError
 
 FILE_ITEM = "__file__"
 LABEL_GUESSES = ("label", "labels", "class", "y", "target", "species")
+#: Pause after the last change of n or seed before the simulation is drawn again (ms).
+RELOAD_DELAY_MS = 500
+
+
+def guess_label(columns: list[str]) -> str:
+    """The column named like a label, else the last one."""
+    return next((c for c in columns if c.lower() in LABEL_GUESSES), columns[-1])
+
+
+class ColumnDialog(QDialog):
+    """Choose the label column and the feature columns of a table."""
+
+    def __init__(self, name: str, columns: list[str], label: str, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Columns of {name}")
+        self.label = QComboBox()
+        self.label.addItems(columns)
+        self.label.setCurrentText(label)
+        self.label.setToolTip("The column that holds the classes")
+        self.features = QListWidget()
+        self.features.setToolTip("Checked columns are the features (numbers)")
+        for c in columns:
+            item = QListWidgetItem(c)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked if c == label else Qt.CheckState.Checked)
+            self.features.addItem(item)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow(QLabel(f"<b>{name}</b>: choose the label and the feature columns."))
+        form.addRow("Label column", self.label)
+        form.addRow("Features", self.features)
+        form.addRow(buttons)
+
+    def choice(self) -> tuple[str, list[str]]:
+        label = self.label.currentText()
+        features = [
+            self.features.item(i).text()
+            for i in range(self.features.count())
+            if self.features.item(i).checkState() == Qt.CheckState.Checked
+            and self.features.item(i).text() != label
+        ]
+        return label, features
 
 
 class DataPanel(QWidget):
@@ -46,59 +101,88 @@ class DataPanel(QWidget):
     Signals
     -------
     dataset_changed(Dataset)
+        New data are in use.
     error(message)
     open_requested()
         The user pressed "Open file..." (the main window shows the file dialog).
+    file_loaded(path)
+        A file was loaded (for the recent-files list).
+
+    Attributes
+    ----------
+    confirm_change : callable
+        ``confirm_change() -> bool`` asked before new data replace the old.
     """
 
     dataset_changed = Signal(object)
     error = Signal(str)
     open_requested = Signal()
+    file_loaded = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.confirm_change: Callable[[], bool] = lambda: True
         self.source = QComboBox()
         for name in builtin_names():
             self.source.addItem(builtin_label(name), name)
-        self.source.setToolTip("Built-in data sets; simulation designs know the true probabilities")
+        self.source.setToolTip(
+            "Built-in data sets: a demo, simulation designs whose true probabilities are "
+            "known, and scikit-learn's tables; or an opened file"
+        )
+        self.source.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.source.setMinimumContentsLength(14)
         self.open_button = QPushButton("Open CSV/TSV\u2026")
+        self.open_button.setToolTip("Read a table of numbers with a label column (Ctrl+O)")
         self.n_points = QSpinBox()
         self.n_points.setRange(20, 100000)
         self.n_points.setValue(DEFAULT_DESIGN_N)
-        self.n_points.setToolTip("Points drawn from the simulation design")
+        self.n_points.setToolTip("Points drawn from the simulation design (applied at once)")
         self.data_seed = QSpinBox()
         self.data_seed.setRange(0, 2**31 - 1)
-        self.data_seed.setToolTip("Seed of the simulation draw")
-        self.load_button = QPushButton("Load")
-        self.label_column = QComboBox()
-        self.features = QListWidget()
-        self.features.setMaximumHeight(110)
-        self.features.setToolTip("Feature columns (checked ones are used)")
-        self.apply_button = QPushButton("Use these columns")
-        self.standardise = QCheckBox("standardise features (training mean and sd)")
+        self.data_seed.setToolTip("Seed of the simulation draw (applied at once)")
+        self.label_column = QLabel("")
+        self.label_column.setToolTip("The column that holds the classes")
+        self.missing = QComboBox()
+        self.missing.addItems(["error", "drop", "impute"])
+        self.missing.setToolTip(
+            "Rows with a missing feature value (an empty cell, NA, NaN, ...): refuse the "
+            "file and name the first one (error), leave those rows out (drop), or fill "
+            "the gaps with the training part's medians (impute)"
+        )
+        self.columns_button = QPushButton("Columns\u2026")
+        self.columns_button.setToolTip("Choose the label and feature columns of the file")
+        self.standardise = QCheckBox("standardise features")
+        self.standardise.setChecked(True)
+        self.standardise.setToolTip(
+            "Centre and scale every feature by the training part's mean and standard "
+            "deviation before fitting (plots stay in the original units)"
+        )
         self.test_fraction = QDoubleSpinBox()
         self.test_fraction.setRange(0.0, 0.8)
         self.test_fraction.setSingleStep(0.05)
         self.test_fraction.setValue(0.3)
-        self.test_fraction.setToolTip("Share of rows held out as the test part")
+        self.test_fraction.setToolTip(
+            "Share of rows held out as the test part (measures and calibration use it)"
+        )
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
 
         form = QFormLayout(self)
-        row = QHBoxLayout()
-        row.addWidget(self.source, 1)
-        form.addRow("Data", row)
-        sim = QHBoxLayout()
-        sim.addWidget(QLabel("n"))
-        sim.addWidget(self.n_points)
-        sim.addWidget(QLabel("seed"))
-        sim.addWidget(self.data_seed)
-        sim.addWidget(self.load_button)
-        form.addRow("", sim)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Data", self.source)
+        form.addRow("Points n", self.n_points)
+        form.addRow("Draw seed", self.data_seed)
         form.addRow("", self.open_button)
-        form.addRow("Label column", self.label_column)
-        form.addRow("Features", self.features)
-        form.addRow("", self.apply_button)
+        cols = QHBoxLayout()
+        cols.setContentsMargins(0, 0, 0, 0)
+        cols.addWidget(self.label_column, 1)
+        cols.addWidget(self.columns_button)
+        self._cols_row = QWidget()
+        self._cols_row.setLayout(cols)
+        form.addRow("Label", self._cols_row)
+        form.addRow("Missing values", self.missing)
         form.addRow("", self.standardise)
         form.addRow("Test fraction", self.test_fraction)
         form.addRow(self.summary)
@@ -106,121 +190,241 @@ class DataPanel(QWidget):
 
         self.dataset: Dataset | None = None
         self.path: str | None = None
-        self._frame_columns: list[str] = []
-        self._set_file_mode(False)
+        self.columns: list[str] = []
+        self.label: str | None = None
+        self.features: list[str] = []
+        self.pending_dialog: ColumnDialog | None = None
+        self._pending_file: tuple[str, str, list[str]] | None = None
+        self._reload = QTimer(self)
+        self._reload.setSingleShot(True)
+        self._reload.setInterval(RELOAD_DELAY_MS)
+        self._reload.timeout.connect(self._reload_simulation)
+        self._shown_source = self.source.currentData()
+        self._update_rows()
         self.source.activated.connect(self._source_chosen)
-        self.load_button.clicked.connect(self._source_chosen)
         self.open_button.clicked.connect(self.open_requested)
-        self.apply_button.clicked.connect(self.apply_columns)
+        self.columns_button.clicked.connect(self.choose_columns)
+        self.missing.activated.connect(self._missing_chosen)
+        self.n_points.valueChanged.connect(self._simulation_edited)
+        self.data_seed.valueChanged.connect(self._simulation_edited)
 
     # -------------------------------------------------------------------------- built-in
     def load_builtin(self, name: str) -> bool:
-        """Load a built-in data set; False (and an error signal) if it fails."""
+        """Load a built-in data set; False (and an error signal) if it fails or is declined."""
         try:
             ds = load_builtin(name, n=self.n_points.value(), seed=self.data_seed.value())
         except (InputError, OSError) as exc:
             self.error.emit(f"Could not load {name}: {exc}")
+            self._show_source()
             return False
-        row = self.source.findData(name)
-        if row >= 0:
-            self.source.setCurrentIndex(row)
+        if not self._accept(ds):
+            return False
         self.path = None
-        self._set_file_mode(False)
-        self._set_dataset(ds)
+        self.columns, self.label, self.features = [], None, []
+        self._pending_file = None
+        self._shown_source = name
+        self._show_source()
         return True
 
     def _source_chosen(self, *_args) -> None:
         name = self.source.currentData()
         if name == FILE_ITEM:
-            if self.path:
-                self.open_file(self.path)
+            if self.path and self._shown_source != FILE_ITEM:
+                self.open_file(self.path, self.label, self.features)
             return
-        self.load_builtin(name)
+        if name != self._shown_source or self.path is not None:
+            self.load_builtin(name)
+
+    def _simulation_edited(self, *_args) -> None:
+        if is_simulation(self._shown_source or ""):
+            self.summary.setText(
+                f"{self.dataset.summary() if self.dataset else ''} "
+                f"(drawing n = {self.n_points.value()}, seed {self.data_seed.value()}\u2026)"
+            )
+            self._reload.start()
+
+    def _reload_simulation(self) -> None:
+        name = self._shown_source or ""
+        if is_simulation(name) and not self.load_builtin(name):
+            self._set_summary()
+
+    def reload_pending(self) -> bool:
+        """A change of n or seed waits for its reload."""
+        return self._reload.isActive()
+
+    def apply_pending(self) -> None:
+        """Reload now if n or seed changed (before a run)."""
+        if self._reload.isActive():
+            self._reload.stop()
+            self._reload_simulation()
 
     # ------------------------------------------------------------------------------ files
-    def open_file(self, path: str) -> bool:
-        """Read a CSV/TSV file, guess its label column and use every other column.
+    def open_file(
+        self, path: str, label: str | None = None, features: list[str] | None = None
+    ) -> bool:
+        """Read a CSV/TSV file with the given (or guessed) label and feature columns.
 
-        On failure the previous data set stays and an error is signalled.
+        On failure the data set, file and columns in use stay and an error is signalled;
+        when the file is readable but the guessed columns are not usable, a column dialog
+        opens (without blocking) to choose them.
         """
         from ..io.tables import read_table
 
         try:
             frame = read_table(path)
         except (InputError, OSError) as exc:
-            self.error.emit(f"Could not open the file. {exc}")
+            self.error.emit(f"Could not open {os.path.basename(path)}. {exc}")
             return False
-        columns = list(frame.columns)
-        label = next((c for c in columns if c.lower() in LABEL_GUESSES), columns[-1])
+        columns = [str(c) for c in frame.columns]
+        chosen_label = label if label in columns else guess_label(columns)
+        chosen = [c for c in (features or columns) if c in columns and c != chosen_label]
         try:
-            ds = dataset_from_table(path, label, [c for c in columns if c != label])
-        except InputError as exc:
-            # The table is readable but the guessed columns are not usable: let the user
-            # choose, and keep the data set loaded before.
-            self._show_columns(path, columns, label)
+            ds = dataset_from_table(path, chosen_label, chosen, self.missing.currentText())
+        except MissingValuesError as exc:
             self.error.emit(
-                f"{os.path.basename(path)}: {exc}. Choose the label and feature "
-                "columns, then press \u201cUse these columns\u201d."
+                f"{exc}. The data in use did not change; choose drop or impute under "
+                "Missing values."
             )
+            self._pending_file = (path, chosen_label, chosen)
+            self._show_missing_row(True)
             return False
-        self._show_columns(path, columns, label)
-        self._set_dataset(ds)
+        except InputError as exc:
+            self.error.emit(
+                f"{os.path.basename(path)}: {exc}. The data in use did not change; choose "
+                "the label and feature columns."
+            )
+            self._ask_columns(path, columns, chosen_label)
+            return False
+        if not self._accept(ds):
+            return False
+        self.path = path
+        self.columns, self.label, self.features = columns, chosen_label, chosen
+        self._pending_file = None
+        self._shown_source = FILE_ITEM
+        self._show_source()
+        self.file_loaded.emit(path)
         return True
 
-    def apply_columns(self) -> bool:
-        """Rebuild the data set from the file with the chosen label and feature columns."""
+    def _missing_chosen(self, *_args) -> None:
+        """Read the file again with the new choice: the one that failed for missing
+        values, else the file in use."""
+        target = self._pending_file
+        if target is None and self.path and self._shown_source == FILE_ITEM:
+            target = (self.path, self.label, self.features)
+        if target is None:
+            return
+        if not self.open_file(*target):
+            # the data in use stay, with the choice they were read with
+            self.missing.setCurrentText(self.missing_choice())
+
+    def missing_choice(self) -> str:
+        """The missing-value choice of the data in use ("error" for built-in data)."""
+        return self.dataset.missing if self.dataset is not None else "error"
+
+    def set_options(self, missing: str, standardise: bool) -> None:
+        """Show the preprocessing choices of loaded settings (they apply to the next load
+        and split)."""
+        self.missing.setCurrentText(missing)
+        self.standardise.setChecked(standardise)
+
+    def choose_columns(self) -> None:
+        """Open the column dialog for the file in use."""
+        if self.path:
+            self._ask_columns(self.path, self.columns, self.label or guess_label(self.columns))
+
+    def _ask_columns(self, path: str, columns: list[str], label: str) -> None:
+        dialog = ColumnDialog(os.path.basename(path), columns, label, self)
+        self.pending_dialog = dialog
+
+        def done(code: int) -> None:
+            self.pending_dialog = None
+            if code == QDialog.DialogCode.Accepted:
+                chosen_label, chosen = dialog.choice()
+                if not chosen:
+                    self.error.emit("Bad column choice: choose at least one feature column")
+                    return
+                self.open_file(path, chosen_label, chosen)
+            dialog.deleteLater()
+
+        dialog.finished.connect(done)
+        dialog.open()
+
+    def apply_columns(self, label: str, features: list[str]) -> bool:
+        """Use other columns of the file in use (InputError message if they do not work)."""
         if not self.path:
             return False
-        label = self.label_column.currentText()
-        features = [
-            self.features.item(i).text()
-            for i in range(self.features.count())
-            if self.features.item(i).checkState() == Qt.CheckState.Checked
-            and self.features.item(i).text() != label
-        ]
+        if not features:
+            self.error.emit("Bad column choice: choose at least one feature column")
+            return False
         try:
-            ds = dataset_from_table(self.path, label, features)
+            ds = dataset_from_table(self.path, label, features, self.missing.currentText())
         except (InputError, OSError) as exc:
             self.error.emit(f"Bad column choice: {exc}")
             return False
-        self._set_dataset(ds)
+        if not self._accept(ds):
+            return False
+        self.label, self.features = label, list(features)
+        self._show_source()
         return True
 
-    def _show_columns(self, path: str, columns: list[str], label: str) -> None:
-        self.path = path
-        self._frame_columns = columns
-        row = self.source.findData(FILE_ITEM)
-        text = f"File: {os.path.basename(path)}"
-        if row < 0:
-            self.source.addItem(text, FILE_ITEM)
-            row = self.source.count() - 1
-        else:
-            self.source.setItemText(row, text)
-        self.source.setCurrentIndex(row)
-        self.label_column.clear()
-        self.label_column.addItems(columns)
-        self.label_column.setCurrentText(label)
-        self.features.clear()
-        for c in columns:
-            item = QListWidgetItem(c)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked if c == label else Qt.CheckState.Checked)
-            self.features.addItem(item)
-        self._set_file_mode(True)
-
     # ----------------------------------------------------------------------------- state
-    def _set_file_mode(self, on: bool) -> None:
-        for w in (self.label_column, self.features, self.apply_button):
-            self._form.setRowVisible(w, on)
-        sim = is_simulation(self.source.currentData() or "")
-        for w in (self.n_points, self.data_seed):
-            w.setEnabled(sim and not on)
-
-    def _set_dataset(self, ds: Dataset) -> None:
+    def _accept(self, ds: Dataset) -> bool:
+        """Make ``ds`` the data in use if the main window agrees; emits dataset_changed."""
+        if not self.confirm_change():
+            self._show_source()
+            return False
         self.dataset = ds
-        self.summary.setText(ds.summary())
-        self._set_file_mode(self.path is not None and self.source.currentData() == FILE_ITEM)
         self.dataset_changed.emit(ds)
+        return True
+
+    def _show_source(self) -> None:
+        """Show the source, file and columns of the data in use."""
+        if self._shown_source == FILE_ITEM and self.path:
+            row = self.source.findData(FILE_ITEM)
+            text = f"File: {os.path.basename(self.path)}"
+            if row < 0:
+                self.source.addItem(text, FILE_ITEM)
+                row = self.source.count() - 1
+            else:
+                self.source.setItemText(row, text)
+            self.source.setItemData(row, self.path, Qt.ItemDataRole.ToolTipRole)
+        else:
+            row = self.source.findData(self._shown_source)
+        if row >= 0:
+            self.source.setCurrentIndex(row)
+        self._update_rows()
+        self._set_summary()
+
+    def _set_summary(self) -> None:
+        self.summary.setText(self.dataset.summary() if self.dataset is not None else "")
+
+    def _show_missing_row(self, show: bool) -> None:
+        self._form.setRowVisible(self.missing, show)
+
+    def _update_rows(self) -> None:
+        file_mode = self._shown_source == FILE_ITEM and bool(self.path)
+        self._form.setRowVisible(self._cols_row, file_mode)
+        self._show_missing_row(file_mode or self.missing.currentText() != "error")
+        if file_mode:
+            self.label_column.setText(f"{self.label} ({len(self.features)} features)")
+        sim = is_simulation(self._shown_source or "")
+        self._form.setRowVisible(self.n_points, sim)
+        self._form.setRowVisible(self.data_seed, sim)
+
+    def source_reference(self) -> dict:
+        """Where the data in use come from (for sessions)."""
+        if self._shown_source == FILE_ITEM and self.path:
+            return {
+                "kind": "file",
+                "path": os.path.abspath(self.path),
+                "label": self.label,
+                "features": list(self.features),
+                "missing": self.missing_choice(),
+            }
+        ref = {"kind": "builtin", "name": self._shown_source}
+        if is_simulation(self._shown_source or ""):
+            ref.update(n=self.n_points.value(), seed=self.data_seed.value())
+        return ref
 
     def make_split(self, tune_fraction: float, seed: int) -> DataSplit:
         """Split the current data set (InputError if there is none or it cannot be split)."""

@@ -93,33 +93,12 @@ def export_png(path: str | os.PathLike, widget: QWidget) -> None:
 
 
 def svg_bytes(widget: QWidget) -> bytes:
-    """SVG of a widget (vector output of its plots), rendered through QSvgGenerator.
+    """SVG of a plot widget (a pyqtgraph ``GraphicsView``): see :mod:`wsvmgui.gui.svg`."""
+    from .svg import render_svg
 
-    pyqtgraph's own SVG exporter fails on the path format of recent Qt versions, so the
-    widget is painted into an SVG generator instead.
-    """
-    from PySide6.QtCore import QRect, QSize
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    data = QByteArray()
-    buf = QBuffer(data)
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    gen = QSvgGenerator()
-    gen.setOutputDevice(buf)
-    size = widget.size()
-    gen.setSize(QSize(size.width(), size.height()))
-    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-    gen.setTitle("wsvmgui plot")
-    painter = QPainter()
-    if not painter.begin(gen):
-        raise InputError("could not render the plot as SVG")
-    try:
-        widget.render(painter)
-    finally:
-        painter.end()
-    buf.close()
-    return bytes(data.data())
+    if not hasattr(widget, "scene") or not hasattr(widget, "viewport"):
+        raise InputError("only plots can be saved as SVG")
+    return render_svg(widget)
 
 
 def export_svg(path: str | os.PathLike, widget: QWidget) -> None:

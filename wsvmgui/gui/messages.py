@@ -1,7 +1,12 @@
-"""The message area: the latest error or notice, with details on request."""
+"""The message area: the latest error or notice, with details on request.
+
+Its colours follow the palette: dark red and green on a light window, light red and green
+on a dark one, each with a contrast of at least 4.5 : 1 to the window colour.
+"""
 
 from __future__ import annotations
 
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -10,6 +15,31 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+LIGHT = {"error": "#b00020", "info": "#1b5e20"}
+DARK = {"error": "#ff8a80", "info": "#a5d6a7"}
+
+
+def is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Window).lightnessF() < 0.5
+
+
+def message_color(level: str, palette: QPalette) -> str:
+    """Text colour of a message of ``level`` ("error", "info") on ``palette``'s window."""
+    return (DARK if is_dark(palette) else LIGHT)[level]
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 to 21)."""
+
+    def lum(c: QColor) -> float:
+        def ch(v: float) -> float:
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 class MessageArea(QWidget):
@@ -51,7 +81,7 @@ class MessageArea(QWidget):
     def _show(self, level: str, message: str, details: str) -> None:
         self.level = level
         self.history.append((level, message))
-        color = "#b00020" if level == "error" else "#1b5e20"
+        color = message_color(level, self.palette())
         prefix = "Error: " if level == "error" else ""
         self.label.setStyleSheet(f"color: {color};")
         self.label.setText(prefix + message)

@@ -107,7 +107,7 @@ def measure_run(
 
     def check() -> None:
         now = time.perf_counter()
-        idle = not window.runner.is_running("run") and not window._pending_views
+        idle = not window.is_busy()
         if idle and not finished_at:
             finished_at.append(now)
         if (finished_at and now - finished_at[0] >= settle) or now - start > timeout:

@@ -1,12 +1,18 @@
-"""Screenshots of the main window for the documentation.
+"""Screenshots of the main window: every view, three kinds of data.
 
-    QT_QPA_PLATFORM=offscreen python -m wsvmgui.gui.screenshots docs/
+    QT_QPA_PLATFORM=offscreen python -m wsvmgui.gui.screenshots docs/screenshots
+    python -m wsvmgui.gui.screenshots /tmp/shots --both-sizes   # to look at, not commit
 
-Writes ``screenshot-binary.png`` (independent ladder beside the non-crossing ladder on a
-two-class design, crossings marked), ``screenshot-k3.png`` (the joint simplex scheme on a
-three-class design: the selected point's triangle of class weights) and
-``screenshot-k3-boundaries.png`` (pairwise coupling: one sub-problem's boundaries).  A
-scheme missing from the registry skips its screenshot with a message.
+For each data set (a two-class design with the non-crossing comparison, a three-class
+design, and the 13-feature wine table) the app's own first-launch preset is run, the most
+uncertain test point is selected (for wine a training point, whose slice meets the
+training hull), the sub-problem with the most boundaries in the plane is shown, and every
+tab is saved at 1024 x 700 as ``<data>-<view>-<width>x<height>.png`` (the gallery in
+docs/screenshots, small enough to commit), the binary boundaries also at 1600 x 1000;
+``--both-sizes`` saves every tab at 1024 x 700 and 1600 x 1000.  Two extra shots show the
+joint simplex scheme's triangle (K = 3) and a linear-kernel comparison where the
+non-crossing guarantee holds in the drawn plane.  A scheme missing from the registry skips
+its shots with a message.
 """
 
 from __future__ import annotations
@@ -21,7 +27,16 @@ import numpy as np
 
 from ..app.settings import RunSettings
 
-SIZE = (1500, 940)
+SIZES = ((1024, 700), (1600, 1000))
+VIEWS = ("boundaries", "ladders", "probabilities", "calibration", "results")
+#: (name, built-in data set, points drawn, compare with the non-crossing ladder)
+DATASETS = (
+    ("binary", "design:wuliu2011_ex1", 200, True),
+    ("k3", "design:wu2010_ex1", 300, False),
+    ("wine", "sklearn:wine", 0, False),
+)
+#: Where the most uncertain point is selected: a training point's slice meets the hull.
+SELECT_FROM = {"wine": "train"}
 
 
 def _wait(app, window, timeout: float) -> bool:
@@ -31,8 +46,7 @@ def _wait(app, window, timeout: float) -> bool:
     start = time.perf_counter()
 
     def check() -> None:
-        idle = not window.runner.is_running("run") and not window._pending_views
-        if idle or time.perf_counter() - start > timeout:
+        if not window.is_busy() or time.perf_counter() - start > timeout:
             loop.quit()
 
     poll = QTimer()
@@ -46,43 +60,84 @@ def _wait(app, window, timeout: float) -> bool:
     return window.result is not None
 
 
+def _settle(app, seconds: float = 0.3) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    loop.exec()
+    for _ in range(5):
+        app.processEvents()
+
+
 def _run(
     app,
     window,
     data: str,
     n: int,
-    settings: RunSettings,
+    settings: RunSettings | None = None,
     compare: bool = False,
     timeout: float = 600,
 ) -> bool:
+    """Load ``data`` and run ``settings`` (None: the app's quick preset for the data)."""
     from ..app.schemes import SCHEMES
 
-    if settings.scheme not in SCHEMES or not SCHEMES[settings.scheme].availability()[0]:
+    if settings is not None and (
+        settings.scheme not in SCHEMES or not SCHEMES[settings.scheme].availability()[0]
+    ):
         print(f"skipped: scheme {settings.scheme!r} is not available", file=sys.stderr)
         return False
-    window.data_panel.n_points.setValue(n)
+    if n:
+        window.data_panel.n_points.setValue(n)
+        window.data_panel._reload.stop()
     if not window.data_panel.load_builtin(data):
         print(f"skipped: {window.messages.text()}", file=sys.stderr)
         return False
-    window.settings_panel.set_settings(settings)
+    if settings is None:
+        window.settings_panel.apply_preset("quick")
+    else:
+        window.settings_panel.set_settings(settings)
     window.settings_panel.compare.setChecked(compare)
-    if window.start_run() is None or not _wait(app, window, timeout):
+    if window.start_run(limit=None) is None or not _wait(app, window, timeout):
         print(f"skipped: run failed: {window.messages.text()}", file=sys.stderr)
         return False
     return True
 
 
-def _select_uncertain(window) -> None:
-    """Select the test point whose largest class probability is smallest."""
+def _select_uncertain(window, part: str = "test") -> None:
+    """Select the point of ``part`` whose largest class probability is smallest."""
     res = window.result
-    test = res.split.test.index
-    row = int(test[np.argmin(res.report.proba[test].max(axis=1))])
+    rows = res.split.parts[part].index
+    row = int(rows[np.argmin(res.report.proba[rows].max(axis=1))])
     window.selection.select(row)
+
+
+def _busiest_subproblem(app, window) -> None:
+    """Show the sub-problem with the most boundaries in the plane."""
+    plane = window.result.plane
+    counts = [sum(seg.shape[0] > 0 for seg in segs) for segs in plane.layers[0].segments]
+    window.boundary_view.sub_combo.setCurrentIndex(int(np.argmax(counts)))
+    app.processEvents()
+
+
+def _shoot(app, window, out: Path, name: str, sizes=SIZES, views=range(5)) -> None:
+    for w, h in sizes:
+        window.resize(w, h)
+        _settle(app)
+        for i in views:
+            window.tabs.setCurrentIndex(i)
+            _wait(app, window, 120)
+            _settle(app)
+            path = out / f"{name}-{VIEWS[i]}-{w}x{h}.png"
+            window.grab().save(str(path))
+            print(f"wrote {path}")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    out = Path(argv[0] if argv else "docs")
+    both = "--both-sizes" in argv
+    argv = [a for a in argv if a != "--both-sizes"]
+    out = Path(argv[0] if argv else "docs/screenshots")
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
@@ -93,40 +148,36 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication([])
     use_settings_folder(tempfile.mkdtemp(prefix="wsvmgui-shots-"))
     window = MainWindow(AppState())
-    window.resize(*SIZE)
+    window.resize(*SIZES[0])
     window.show()
     app.processEvents()
 
-    # Linear fits, where the non-crossing constraints hold in the input plane: separately
-    # fitted boundaries cross inside the data hull, the constrained ones do not.
-    binary = RunSettings(
+    for name, data, n, compare in DATASETS:
+        if _run(app, window, data, n, None, compare):
+            _select_uncertain(window, SELECT_FROM.get(name, "test"))
+            _wait(app, window, 120)
+            _busiest_subproblem(app, window)
+            _shoot(app, window, out, name, sizes=SIZES if both else SIZES[:1])
+            if name == "binary" and not both:  # the README's first picture
+                _shoot(app, window, out, name, sizes=SIZES[1:], views=(0,))
+
+    # The joint simplex scheme on three classes: the triangle of class weights.
+    if _run(app, window, "design:wu2010_ex1", 300, None):
+        window.settings_panel.scheme.setCurrentIndex(
+            window.settings_panel.scheme.findData("joint-indirect")
+        )
+        if window.start_run(limit=None) is not None and _wait(app, window, 600):
+            _select_uncertain(window)
+            _shoot(app, window, out, "k3-joint", sizes=SIZES[1:], views=(1,))
+
+    # Linear fits, where the non-crossing constraints act in the drawn plane: separately
+    # fitted boundaries cross inside the hull, the constrained ones do not.
+    linear = RunSettings(
         scheme="binary", kernel="linear", n_weights=20, lambdas=[0.0005], n_jobs=1, seed=0
     )
-    if _run(app, window, "design:wuliu2011_ex1", 200, binary, compare=True):
+    if _run(app, window, "design:wuliu2011_ex1", 200, linear, compare=True):
         _select_uncertain(window)
-        window.tabs.setCurrentWidget(window.boundary_view)
-        app.processEvents()
-        window.grab().save(str(out / "screenshot-binary.png"))
-        print(f"wrote {out / 'screenshot-binary.png'}")
-
-    joint = RunSettings(
-        scheme="joint-indirect", kernel="linear", joint_n=20, lambdas=[0.002], n_jobs=1
-    )
-    if _run(app, window, "design:wu2010_ex1", 300, joint):
-        _select_uncertain(window)
-        window.tabs.setCurrentWidget(window.simplex_view)
-        app.processEvents()
-        window.grab().save(str(out / "screenshot-k3.png"))
-        print(f"wrote {out / 'screenshot-k3.png'}")
-
-    pairwise = RunSettings(scheme="pairwise", n_weights=12, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
-    if _run(app, window, "design:wu2010_ex1", 300, pairwise):
-        _select_uncertain(window)
-        window.tabs.setCurrentWidget(window.boundary_view)
-        window.boundary_view.sub_combo.setCurrentIndex(0)
-        app.processEvents()
-        window.grab().save(str(out / "screenshot-k3-boundaries.png"))
-        print(f"wrote {out / 'screenshot-k3-boundaries.png'}")
+        _shoot(app, window, out, "binary-linear", sizes=SIZES[:1], views=(0,))
     window.close()
     return 0
 

@@ -2,14 +2,17 @@
 
 Every scheme of :data:`wsvmgui.app.schemes.SCHEMES` is listed; an unavailable one (or a
 binary-only one when the data hold more than two classes) is disabled with the reason as
-its tooltip.
+its tooltip.  A preset (:mod:`wsvmgui.app.presets`) fills every field from the scheme and
+the training data; editing a field makes the settings "custom".  Rarely changed settings
+sit in an "Advanced" section, folded by default.  Every field has a tooltip.
 """
 
 from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Signal
+import numpy as np
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -19,15 +22,58 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSpinBox,
+    QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
+from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_settings, with_scheme
 from ..app.schemes import SCHEMES
 from ..app.settings import TUNING_MODES, RunSettings
 from ..errors import InputError
 from ..ladder.rules import RULES
+from ..ladder.tuning import default_n_weights
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
+
+CUSTOM = "custom"
+
+TIPS = {
+    "preset": "Fill every setting for the chosen scheme and data: quick (seconds on the "
+    "built-in data), standard (the library's defaults, can take minutes), thorough. "
+    "Editing a field makes the settings custom.",
+    "scheme": "How the probabilities are estimated (hover over an entry for its method)",
+    "kernel": "rbf: Gaussian kernel of width \u03c3; linear: boundaries are straight "
+    "lines (the non-crossing guarantee then holds in the input space); poly: polynomial",
+    "sigmas": "RBF widths \u03c3 to tune over, separated by commas; one value fixes \u03c3; "
+    "blank: 0.25 \u2026 1.5 times the median distance between classes",
+    "degree": "Degree of the polynomial kernel (x\u00b7z \u03b3 + coef0)^degree",
+    "coef0": "Constant term of the polynomial kernel",
+    "poly_gamma": "Scale \u03b3 of the inner product in the polynomial kernel",
+    "n_weights": "M: the ladder fits the weights \u03c0 = m/M, m = 1 \u2026 M-1; "
+    "the probabilities come out on a 1/M grid (auto: M = max(2\u221an, 40))",
+    "joint_n": "N of the joint simplex grid: class weights in steps of 1/N; the number of "
+    "K-class fits grows like N^(K-1)",
+    "lambdas": "Penalties \u03bb = 1/(2nC) to tune over, separated by commas; one value "
+    "fixes \u03bb; blank: C = 0.1 \u2026 100 (7 values)",
+    "tuning": "How \u03bb and \u03c3 are chosen: split: hold out a share of the training "
+    "rows; cv: k-fold cross-validation (k times the fits); auto: cv up to 500 points, "
+    "else split; tune-set: the data's tuning part",
+    "tune_fraction": "Share of the training rows held out for tuning (split mode), or of "
+    "all rows as the tuning part (tune-set mode)",
+    "cv_folds": "Folds of cross-validated tuning: each adds a full tuning grid of fits",
+    "compare": "Also fit the non-crossing ladder and draw both sets of boundaries side by "
+    "side (two classes only; about doubles the run time)",
+    "rule": "How a point's sign ladder becomes a probability: count the positive signs, "
+    "or use the extreme sign changes",
+    "refit": "After tuning, refit on training and tuning rows together",
+    "seed": "Seed of every random choice (tuning split, folds): the same seed gives the "
+    "same result",
+    "n_jobs": "Threads for the weighted fits (0: all cores)",
+    "solver": "libsvm: fast; qp: a general QP solver (slower, for checking)",
+    "options": 'Scheme-specific options as a JSON object, e.g. {"learner": "svm"} for '
+    "Probing; hover over the scheme for its options",
+}
 
 
 def parse_grid(text: str, name: str) -> list[float] | None:
@@ -51,33 +97,47 @@ def format_grid(values: list[float] | None) -> str:
     return "" if values is None else ", ".join(f"{v:g}" for v in values)
 
 
+def resolution_note(M: int | None, n: int | None) -> str:
+    """What the weight grid means for the probabilities: their step and their ends."""
+    if M is None:
+        if n is None:
+            return "auto: M = max(2\u221an, 40)"
+        M = default_n_weights(n)
+        head = f"auto: M = {M} for n = {n}"
+    else:
+        head = f"M = {M}"
+    return f"{head}: p-hat on a 1/{M} grid, ends {1 / (2 * M):.3g} and {1 - 1 / (2 * M):.3g}"
+
+
 class SettingsPanel(QWidget):
     """Form for one :class:`RunSettings`.
 
     Signals
     -------
     changed()
-        Any field was edited.
+        Any field was edited (by the user or a preset).
     """
 
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        form = QFormLayout(self)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.preset = QComboBox()
+        for name in PRESETS:
+            self.preset.addItem(PRESET_LABELS[name], name)
+        self.preset.addItem("custom", CUSTOM)
         self.scheme = QComboBox()
         model = QStandardItemModel(self.scheme)
         self.scheme.setModel(model)
         self._sync_schemes()
         self.scheme_info = QLabel("")
         self.scheme_info.setWordWrap(True)
-        self.scheme_info.setStyleSheet("color: #555;")
+        self.scheme_info.setForegroundRole(self.scheme_info.foregroundRole())
+        self.scheme_info.setEnabled(False)  # the palette's muted text colour, also when dark
         self.kernel = QComboBox()
         self.kernel.addItems(list(KERNELS))
         self.sigmas = QLineEdit()
         self.sigmas.setPlaceholderText("auto: (0.25 \u2026 1.5) \u00d7 \u03c3_M")
-        self.sigmas.setToolTip("RBF widths to tune over, separated by commas; blank = default")
         self.degree = QSpinBox()
         self.degree.setRange(1, 10)
         self.coef0 = QDoubleSpinBox()
@@ -89,70 +149,112 @@ class SettingsPanel(QWidget):
         self.n_weights = QSpinBox()
         self.n_weights.setRange(1, 1000)
         self.n_weights.setSpecialValueText("auto")
-        self.n_weights.setToolTip("M: the ladder fits the weights m/M, m = 1..M-1 (auto: by n)")
+        self.resolution = QLabel("")
+        self.resolution.setWordWrap(True)
+        self.resolution.setEnabled(False)
         self.joint_n = QSpinBox()
         self.joint_n.setRange(3, 200)
-        self.joint_n.setToolTip("N of the joint simplex grid: d\u03c0 = 1/N")
         self.joint_label = QLabel("")
+        self.joint_label.setEnabled(False)
         self.lambdas = QLineEdit()
         self.lambdas.setPlaceholderText("auto: 1/(2 n C), C = 0.1 \u2026 100")
-        self.lambdas.setToolTip(
-            "Penalties \u03bb to tune over, separated by commas; one value "
-            "fixes \u03bb; blank = default"
-        )
-        self.rule = QComboBox()
-        self.rule.addItems(list(RULES))
         self.tuning = QComboBox()
         self.tuning.addItems(list(TUNING_MODES))
-        self.tuning.setToolTip(
-            "auto: cross-validation for small data, a split for large; "
-            "split: a share of the training rows; cv: k-fold "
-            "cross-validation; tune-set: the data's tuning part"
-        )
         self.tune_fraction = QDoubleSpinBox()
         self.tune_fraction.setRange(0.05, 0.9)
         self.tune_fraction.setSingleStep(0.05)
         self.cv_folds = QSpinBox()
         self.cv_folds.setRange(2, 20)
-        self.cv_folds.setToolTip("Folds of cross-validated tuning")
+        self.compare = QCheckBox("side by side with non-crossing")
+        self.rule = QComboBox()
+        self.rule.addItems(list(RULES))
         self.refit = QCheckBox("refit on training + tuning rows")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.n_jobs = QSpinBox()
         self.n_jobs.setRange(0, 64)
         self.n_jobs.setSpecialValueText("all cores")
+        self.scheduler = QLineEdit()
+        self.scheduler.setPlaceholderText("this machine")
+        self.scheduler.setToolTip(
+            "Address of a Dask scheduler, e.g. tcp://host:8786, to run the fits on its "
+            "workers (needs pip install 'wsvmgui[cluster]'); empty: this machine"
+        )
         self.solver = QComboBox()
         self.solver.addItems(list(SOLVERS))
         self.options = QLineEdit()
         self.options.setPlaceholderText('{} e.g. {"learner": "svm"}')
-        self.options.setToolTip("Scheme-specific options as a JSON object")
-        self.compare = QCheckBox("side by side with non-crossing (K = 2)")
-        self.compare.setToolTip("Also fit the non-crossing ladder and draw both boundary sets")
+        for name, tip in TIPS.items():
+            getattr(self, name).setToolTip(tip)
+        for combo in (self.scheme, self.preset):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(12)
 
-        form.addRow("Scheme", self.scheme)
-        form.addRow("", self.scheme_info)
-        form.addRow("Kernel", self.kernel)
-        form.addRow("\u03c3 grid", self.sigmas)
-        form.addRow("degree", self.degree)
-        form.addRow("coef0", self.coef0)
-        form.addRow("poly \u03b3", self.poly_gamma)
-        form.addRow("weights M", self.n_weights)
-        form.addRow("simplex N", self.joint_n)
-        form.addRow("", self.joint_label)
-        form.addRow("\u03bb grid", self.lambdas)
-        form.addRow("rule", self.rule)
-        form.addRow("tuning", self.tuning)
-        form.addRow("tune fraction", self.tune_fraction)
-        form.addRow("CV folds", self.cv_folds)
-        form.addRow("", self.refit)
-        form.addRow("seed", self.seed)
-        form.addRow("workers", self.n_jobs)
-        form.addRow("solver", self.solver)
-        form.addRow("options", self.options)
-        form.addRow("", self.compare)
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        rows = [
+            ("Preset", self.preset),
+            ("Scheme", self.scheme),
+            ("", self.scheme_info),
+            ("Kernel", self.kernel),
+            ("\u03c3 grid", self.sigmas),
+            ("degree", self.degree),
+            ("coef0", self.coef0),
+            ("poly \u03b3", self.poly_gamma),
+            ("weights M", self.n_weights),
+            ("", self.resolution),
+            ("simplex N", self.joint_n),
+            ("", self.joint_label),
+            ("\u03bb grid", self.lambdas),
+            ("tuning", self.tuning),
+            ("tune fraction", self.tune_fraction),
+            ("CV folds", self.cv_folds),
+            ("", self.compare),
+        ]
+        for label, widget in rows:
+            form.addRow(label, widget)
+            lab = form.labelForField(widget)
+            if lab is not None and widget.toolTip():
+                lab.setToolTip(widget.toolTip())
+        self.advanced_button = QToolButton()
+        self.advanced_button.setText("Advanced settings")
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_button.setToolTip("Rule, refit, seed, workers, solver, scheme options")
+        self.advanced = QWidget()
+        adv = QFormLayout(self.advanced)
+        adv.setContentsMargins(0, 0, 0, 0)
+        adv.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for label, widget in (
+            ("rule", self.rule),
+            ("", self.refit),
+            ("seed", self.seed),
+            ("workers", self.n_jobs),
+            ("Dask scheduler", self.scheduler),
+            ("solver", self.solver),
+            ("options", self.options),
+        ):
+            adv.addRow(label, widget)
+            lab = adv.labelForField(widget)
+            if lab is not None:
+                lab.setToolTip(widget.toolTip())
+        self.advanced.setVisible(False)
+        self.advanced_button.toggled.connect(self._toggle_advanced)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(form)
+        outer.addWidget(self.advanced_button)
+        outer.addWidget(self.advanced)
         self._form = form
 
         self._n_classes = 2
+        self._n_train: int | None = None
+        self._train: tuple[np.ndarray, np.ndarray] | None = None
+        self._programmatic = False
         self.set_settings(RunSettings())
         self.refresh_availability(2)
         for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver):
@@ -161,10 +263,11 @@ class SettingsPanel(QWidget):
             w.valueChanged.connect(self._on_change)
         for w in (self.coef0, self.poly_gamma, self.tune_fraction):
             w.valueChanged.connect(self._on_change)
-        for w in (self.sigmas, self.lambdas, self.options):
+        for w in (self.sigmas, self.lambdas, self.options, self.scheduler):
             w.textChanged.connect(self._on_change)
         self.refit.toggled.connect(self._on_change)
         self.compare.toggled.connect(self._on_change)
+        self.preset.activated.connect(self._preset_chosen)
 
     # ------------------------------------------------------------------- availability
     def _sync_schemes(self) -> None:
@@ -193,11 +296,15 @@ class SettingsPanel(QWidget):
             if ok and n_classes > 2 and not scheme.multiclass:
                 ok, why = False, f"handles two classes; the data hold {n_classes}"
             item.setEnabled(ok)
-            item.setToolTip(scheme.description if ok else f"Unavailable: {why}")
+            opts = "; ".join(f"{k}: {d}" for k, (_v, d) in scheme.options.items())
+            tip = scheme.description + (f"\nOptions: {opts}" if opts else "")
+            item.setToolTip(tip if ok else f"Unavailable: {why}")
         current = model.item(self.scheme.currentIndex())
         if current is not None and not current.isEnabled():
-            for row in range(model.rowCount()):
-                if model.item(row).isEnabled():
+            preferred = [n for n in (default_scheme(n_classes), "pairwise") if n in SCHEMES]
+            rows = [self.scheme.findData(n) for n in preferred] + list(range(model.rowCount()))
+            for row in rows:
+                if row >= 0 and model.item(row).isEnabled():
                     self.scheme.setCurrentIndex(row)
                     break
         self._update_visibility()
@@ -207,34 +314,76 @@ class SettingsPanel(QWidget):
         row = self.scheme.findData(name)
         return row >= 0 and self.scheme.model().item(row).isEnabled()
 
+    # ------------------------------------------------------------------------ presets
+    def set_training_data(self, X: np.ndarray | None, y: np.ndarray | None) -> None:
+        """The training part the presets size their grids for (None: no data)."""
+        self._train = None if X is None or y is None else (np.asarray(X), np.asarray(y))
+        self._n_train = None if y is None else int(np.asarray(y).size)
+        if self.preset_name() != CUSTOM:
+            self.apply_preset(self.preset_name())
+        self._update_visibility()
+
+    def preset_name(self) -> str:
+        return self.preset.currentData() or CUSTOM
+
+    def apply_preset(self, name: str) -> bool:
+        """Fill the fields from preset ``name`` for the current scheme; False if it cannot."""
+        if name == CUSTOM or self._train is None:
+            self._set_preset_label(name)
+            return False
+        try:
+            base = self._current_or_default()
+            settings = preset_settings(name, base.scheme, *self._train, base=base)
+        except InputError:
+            return False
+        self.set_settings(settings, preset=name)
+        self.changed.emit()
+        return True
+
+    def _preset_chosen(self, _index: int) -> None:
+        self.apply_preset(self.preset_name())
+
+    def _set_preset_label(self, name: str) -> None:
+        self.preset.blockSignals(True)
+        self.preset.setCurrentIndex(max(self.preset.findData(name), 0))
+        self.preset.blockSignals(False)
+
+    def _current_or_default(self) -> RunSettings:
+        try:
+            return self.settings()
+        except InputError:
+            return with_scheme(RunSettings(), self.scheme.currentData() or "binary")
+
     # ------------------------------------------------------------------------ binding
-    def set_settings(self, s: RunSettings) -> None:
-        self._sync_schemes()
-        widgets = [self.scheme, self.kernel, self.rule, self.tuning, self.solver]
-        for w in widgets:
-            w.blockSignals(True)
-        row = self.scheme.findData(s.scheme)
-        if row >= 0:
-            self.scheme.setCurrentIndex(row)
-        self.kernel.setCurrentText(s.kernel)
-        self.sigmas.setText(format_grid(s.sigmas))
-        self.degree.setValue(s.degree)
-        self.coef0.setValue(s.coef0)
-        self.poly_gamma.setValue(s.poly_gamma)
-        self.n_weights.setValue(s.n_weights or 1)
-        self.joint_n.setValue(s.joint_n)
-        self.lambdas.setText(format_grid(s.lambdas))
-        self.rule.setCurrentText(s.rule)
-        self.tuning.setCurrentText(s.tuning)
-        self.tune_fraction.setValue(s.tune_fraction)
-        self.cv_folds.setValue(s.cv_folds)
-        self.refit.setChecked(s.refit)
-        self.seed.setValue(s.seed)
-        self.n_jobs.setValue(s.n_jobs)
-        self.solver.setCurrentText(s.solver)
-        self.options.setText(json.dumps(s.options) if s.options else "")
-        for w in widgets:
-            w.blockSignals(False)
+    def set_settings(self, s: RunSettings, preset: str = CUSTOM) -> None:
+        """Show ``s``; ``preset`` names the preset it came from ("custom" otherwise)."""
+        self._programmatic = True
+        try:
+            self._sync_schemes()
+            row = self.scheme.findData(s.scheme)
+            if row >= 0:
+                self.scheme.setCurrentIndex(row)
+            self.kernel.setCurrentText(s.kernel)
+            self.sigmas.setText(format_grid(s.sigmas))
+            self.degree.setValue(s.degree)
+            self.coef0.setValue(s.coef0)
+            self.poly_gamma.setValue(s.poly_gamma)
+            self.n_weights.setValue(s.n_weights or 1)
+            self.joint_n.setValue(s.joint_n)
+            self.lambdas.setText(format_grid(s.lambdas))
+            self.rule.setCurrentText(s.rule)
+            self.tuning.setCurrentText(s.tuning)
+            self.tune_fraction.setValue(s.tune_fraction)
+            self.cv_folds.setValue(s.cv_folds)
+            self.refit.setChecked(s.refit)
+            self.seed.setValue(s.seed)
+            self.n_jobs.setValue(s.n_jobs)
+            self.scheduler.setText(s.scheduler)
+            self.solver.setCurrentText(s.solver)
+            self.options.setText(json.dumps(s.options) if s.options else "")
+            self._set_preset_label(preset)
+        finally:
+            self._programmatic = False
         self._update_visibility()
 
     def settings(self) -> RunSettings:
@@ -263,6 +412,7 @@ class SettingsPanel(QWidget):
             refit=self.refit.isChecked(),
             seed=self.seed.value(),
             n_jobs=self.n_jobs.value(),
+            scheduler=self.scheduler.text().strip(),
             solver=self.solver.currentText(),
             options=options,
         )
@@ -272,6 +422,10 @@ class SettingsPanel(QWidget):
         return self.compare.isChecked() and self.compare.isEnabled()
 
     # ------------------------------------------------------------------------- helpers
+    def _toggle_advanced(self, on: bool) -> None:
+        self.advanced.setVisible(on)
+        self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
     def _set_row_visible(self, widget: QWidget, visible: bool) -> None:
         self._form.setRowVisible(widget, visible)
 
@@ -285,16 +439,26 @@ class SettingsPanel(QWidget):
         self._set_row_visible(self.joint_n, joint)
         self._set_row_visible(self.joint_label, joint)
         self._set_row_visible(self.n_weights, not joint)
-        self.joint_label.setText(
-            f"d\u03c0 = 1/{self.joint_n.value()} = {1 / self.joint_n.value():.3g}"
-        )
+        self._set_row_visible(self.resolution, not joint)
+        N = self.joint_n.value()
+        self.joint_label.setText(f"d\u03c0 = 1/{N} = {1 / N:.3g}: p-hat on a 1/{N} grid")
+        M = None if self.n_weights.value() == 1 else self.n_weights.value()
+        self.resolution.setText(resolution_note(M, self._n_train))
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
-        self.compare.setEnabled(self._n_classes == 2)
+        self.compare.setEnabled(self._n_classes == 2 and name != "noncrossing")
         mode = self.tuning.currentText()
         self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
         self._set_row_visible(self.cv_folds, mode in ("auto", "cv"))
 
     def _on_change(self, *_args) -> None:
+        if self._programmatic:
+            return
+        if self.sender() is self.scheme and self.preset_name() != CUSTOM:
+            # a new scheme under a preset: the preset's settings for it
+            self._update_visibility()
+            self.apply_preset(self.preset_name())
+            return
+        self._set_preset_label(CUSTOM)
         self._update_visibility()
         self.changed.emit()

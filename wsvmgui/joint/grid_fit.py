@@ -1,21 +1,25 @@
 """Fit the weighted truncated-hinge SVM at every point of the simplex grid.
 
 The grid is walked in snake order (consecutive points are neighbours) and split into
-contiguous segments, one chain of warm-started fits each; segments run on a thread pool
-of ``n_jobs`` workers (the QP backend and numpy release the interpreter lock for their
-heavy parts).  Progress is reported and cancellation polled after every fit.
+contiguous segments, one chain of warm-started fits each (the segments depend on
+``n_jobs`` only, so the answer does not depend on where they run).  Segments are
+independent tasks (:mod:`wsvmgui.executor`): on a pool of ``n_jobs`` threads (the QP
+backend and numpy release the interpreter lock for their heavy parts), or on a Dask
+cluster, to which each problem's feature matrix is scattered once.
+:func:`fit_grids` runs the segments of several grid fits (the cells of a tuning grid)
+together.  Progress is reported and cancellation polled after every fit.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import Cancelled, InputError
+from ..errors import InputError
+from ..executor import Executor, Shared, Task, TaskContext, current_executor
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from .dca import DEFAULT_MAX_DCA, fit_truncated, fit_truncated_warm
 from .simplex_grid import SimplexGrid
@@ -41,7 +45,7 @@ class GridFit:
     kkt_residual : ndarray, shape (G,)
     converged : ndarray of bool, shape (G,)
     seconds : float
-        Wall time of the whole grid.
+        Time spent on its segments (summed over them: the wall time with one thread).
     restarts : ndarray of bool, shape (G,)
         Grid points where the warm-start guard reran DCA from the untruncated fit.
     """
@@ -83,6 +87,150 @@ def _segments(G: int, n_jobs: int, warm_start: bool) -> list[range]:
     return [range(lo, min(lo + chunk, G)) for lo in range(0, G, chunk)]
 
 
+@dataclass(frozen=True)
+class _Segment:
+    """The fits of grid points ``lo`` .. ``hi - 1`` of one grid fit."""
+
+    W: np.ndarray
+    b: np.ndarray
+    n_qp: np.ndarray
+    objectives: list
+    kkt_residual: np.ndarray
+    converged: np.ndarray
+    restarts: np.ndarray
+    seconds: float
+
+
+def _segment_task(
+    ctx: TaskContext,
+    data: Shared,
+    C: float,
+    s: float,
+    lo: int,
+    hi: int,
+    warm_start: bool,
+    qp_solver: str,
+    kkt_tol: float,
+    max_iter: int,
+) -> _Segment:
+    """Fit grid points ``lo .. hi - 1`` in order, each warm-started from the one before."""
+    problem, weights = data.value
+    t0 = time.perf_counter()
+    m, r, k1 = hi - lo, problem.r, problem.K - 1
+    W, b = np.zeros((m, r, k1)), np.zeros((m, k1))
+    n_qp, kkt = np.zeros(m, dtype=int), np.zeros(m)
+    conv, restarts = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    objectives: list = [()] * m
+    start = None
+    hinge = None
+    for k, g in enumerate(range(lo, hi)):
+        ctx.check()
+        w = C * weights[g][problem.yi]
+        if warm_start:
+            res, hinge, again = fit_truncated_warm(
+                problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
+            )
+            restarts[k] = again
+            start = (res.W, res.b)
+        else:
+            res = fit_truncated(problem, w, s, None, qp_solver, kkt_tol, max_iter)
+        W[k], b[k] = res.W, res.b
+        n_qp[k], kkt[k], conv[k] = res.n_qp, res.kkt_residual, res.converged
+        objectives[k] = res.objectives
+        ctx.step(1, g)
+    return _Segment(W, b, n_qp, objectives, kkt, conv, restarts, time.perf_counter() - t0)
+
+
+def fit_grids(
+    jobs: Sequence[tuple[JointProblem, float]],
+    grid: SimplexGrid,
+    s: float,
+    *,
+    warm_start: bool = True,
+    n_jobs: int = 1,
+    qp_solver: str = DEFAULT_QP_SOLVER,
+    kkt_tol: float = DEFAULT_KKT_TOL,
+    max_iter: int = DEFAULT_MAX_DCA,
+    tracker: ProgressTracker,
+    executor: Executor | None = None,
+) -> list[GridFit]:
+    """Fit every grid point of several (problem, C) jobs, all segments as one batch.
+
+    Parameters
+    ----------
+    jobs : sequence of (JointProblem, float)
+        Each problem with its cost ``C = 1 / (2 n lambda)``; a problem object shared by
+        several jobs is sent to a cluster once.
+    grid, s, warm_start, n_jobs, qp_solver, kkt_tol, max_iter
+        See :func:`fit_grid`.
+    tracker : ProgressTracker
+        Stepped once per grid point fitted (``partial``: the grid index); its total is
+        the caller's.
+    executor : Executor, optional
+        Default: :func:`~wsvmgui.executor.current_executor` with ``n_jobs`` threads.
+
+    Returns
+    -------
+    list of GridFit, in the order of ``jobs``; ``seconds`` is the time spent on each
+    job's segments (its wall time with one thread).
+    """
+    for problem, C in jobs:
+        if grid.K != problem.K:
+            raise InputError(f"grid is for K = {grid.K} classes, the data hold {problem.K}")
+        if not (np.isfinite(C) and C > 0):
+            raise InputError(f"C must be a positive number, got {C!r}")
+    n_jobs = max(int(n_jobs), 1)
+    ex = executor or current_executor(n_jobs)
+    segs = _segments(grid.size, n_jobs, warm_start)
+    shared: dict[int, Shared] = {}
+    for problem, _ in jobs:
+        if id(problem) not in shared:
+            shared[id(problem)] = Shared.new((problem, grid.weights))
+    handles = {key: ex.share(value) for key, value in shared.items()}
+    tasks = [
+        Task(
+            _segment_task,
+            (
+                handles[id(problem)],
+                C,
+                s,
+                seg.start,
+                seg.stop,
+                warm_start,
+                qp_solver,
+                kkt_tol,
+                max_iter,
+            ),
+            units=len(seg),
+        )  # fmt: skip
+        for problem, C in jobs
+        for seg in segs
+    ]
+    tracker.check()
+    try:
+        parts = ex.run(tasks, tracker)
+    finally:
+        for handle in handles.values():
+            ex.release(handle)
+    out = []
+    for j in range(len(jobs)):
+        mine: list[_Segment] = parts[j * len(segs) : (j + 1) * len(segs)]
+        out.append(
+            GridFit(
+                grid,
+                np.concatenate([p.W for p in mine]),
+                np.concatenate([p.b for p in mine]),
+                np.concatenate([p.n_qp for p in mine]),
+                [o for p in mine for o in p.objectives],
+                np.concatenate([p.kkt_residual for p in mine]),
+                np.concatenate([p.converged for p in mine]),
+                float(sum(p.seconds for p in mine)),
+                np.concatenate([p.restarts for p in mine]),
+            )
+        )
+    return out
+
+
 def fit_grid(
     problem: JointProblem,
     grid: SimplexGrid,
@@ -113,7 +261,8 @@ def fit_grid(
         every QP's working set from nearby solutions.  False: every fit starts cold
         from its own untruncated fit with full QPs.
     n_jobs : int
-        Worker threads (at least 1; the estimator resolves scikit-learn's None / -1).
+        Worker threads (at least 1; the estimator resolves scikit-learn's None / -1);
+        also sets the segments (one with a warm start and one thread).
     qp_solver, kkt_tol, max_iter : see :func:`.dca.fit_truncated`
     progress, should_cancel : see :mod:`wsvmgui.progress`; ``partial`` is the grid
         index just fitted.
@@ -125,65 +274,17 @@ def fit_grid(
     Raises
     ------
     Cancelled
-        When ``should_cancel()`` turns True; checked after every fit.
+        When ``should_cancel()`` turns True; checked before every fit.
     """
-    if grid.K != problem.K:
-        raise InputError(f"grid is for K = {grid.K} classes, the data hold {problem.K}")
-    if not (np.isfinite(C) and C > 0):
-        raise InputError(f"C must be a positive number, got {C!r}")
-    n_jobs = max(int(n_jobs), 1)
-    G, r, k1 = grid.size, problem.r, problem.K - 1
-    W = np.zeros((G, r, k1))
-    b = np.zeros((G, k1))
-    n_qp = np.zeros(G, dtype=int)
-    kkt = np.zeros(G)
-    conv = np.zeros(G, dtype=bool)
-    objectives: list = [()] * G
-    restarts = np.zeros(G, dtype=bool)
-    weights = grid.weights
-    stop = threading.Event()
-    base_cancel = should_cancel
-
-    def cancel() -> bool:
-        return stop.is_set() or bool(base_cancel and base_cancel())
-
-    tracker = ProgressTracker(G, progress, cancel)
-
-    def run(seg: range) -> None:
-        start = None
-        hinge = None
-        for g in seg:
-            if cancel():
-                raise Cancelled("cancelled by the user")
-            w = C * weights[g][problem.yi]
-            if warm_start:
-                res, hinge, again = fit_truncated_warm(
-                    problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
-                )
-                restarts[g] = again
-                start = (res.W, res.b)
-            else:
-                res = fit_truncated(problem, w, s, None, qp_solver, kkt_tol, max_iter)
-            W[g], b[g] = res.W, res.b
-            n_qp[g], kkt[g], conv[g] = res.n_qp, res.kkt_residual, res.converged
-            objectives[g] = res.objectives
-            tracker.step(1, g)
-
-    t0 = time.perf_counter()
-    segs = _segments(G, n_jobs, warm_start)
-    tracker.check()
-    if n_jobs == 1:
-        for seg in segs:
-            run(seg)
-    else:
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            futures = [pool.submit(run, seg) for seg in segs]
-            try:
-                for f in futures:
-                    f.result()
-            except BaseException:
-                stop.set()
-                for f in futures:
-                    f.cancel()
-                raise
-    return GridFit(grid, W, b, n_qp, objectives, kkt, conv, time.perf_counter() - t0, restarts)
+    tracker = ProgressTracker(grid.size, progress, should_cancel)
+    return fit_grids(
+        [(problem, C)],
+        grid,
+        s,
+        warm_start=warm_start,
+        n_jobs=n_jobs,
+        qp_solver=qp_solver,
+        kkt_tol=kkt_tol,
+        max_iter=max_iter,
+        tracker=tracker,
+    )[0]

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import InputError, WSVMWarning
 from ..progress import CancelCheck, ProgressCallback
+from ..solvers.gram import Gram
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
@@ -116,7 +117,7 @@ AnyLadder = Ladder | PathLadder
 
 
 def fit_binary_ladder(
-    K: np.ndarray,
+    K: np.ndarray | Gram,
     y: np.ndarray,
     weights: np.ndarray,
     lam: float,
@@ -134,8 +135,10 @@ def fit_binary_ladder(
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
-        Kernel matrix of the training points.
+    K : ndarray, shape (n, n), or Gram
+        The training rows' kernel matrix; a :class:`~wsvmgui.solvers.gram.Gram` (rows
+        of a shared matrix, or values made on the fly) lets the grid use it in place;
+        the path takes its dense matrix.
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     weights : ndarray, shape (M - 1,)
@@ -175,7 +178,7 @@ def fit_binary_ladder(
     where = f" ({context})" if context else ""
     try:
         path = fit_path(
-            K, y, lam, progress=units.path_progress, should_cancel=should_cancel,
+            np.asarray(K), y, lam, progress=units.path_progress, should_cancel=should_cancel,
             max_elbow=limit,
         )  # fmt: skip
     except PathTooCostly as exc:

@@ -14,7 +14,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers.kernels import Kernel
+from ..solvers.gram import Gram, as_gram
+from ..solvers.kernels import Kernel, kernel_product
 from ..solvers.wsvm import DEFAULT_KKT_TOL, WeightedFit, check_fits, solve_weighted_svm
 from .rules import LadderEstimate, estimate_from_decision
 from .weights import check_weights
@@ -46,7 +47,7 @@ class FitEvent:
 
     def decision(self, X_new: np.ndarray) -> np.ndarray:
         """``f_pi`` at new points ``X_new`` (m, p); shape (m,)."""
-        return self.fit.decision(self.kernel(X_new, self.X))
+        return kernel_product(X_new, self.X, self.kernel, self.fit.coef) + self.fit.intercept
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class Ladder:
 
 
 def fit_ladder(
-    K: np.ndarray,
+    K: np.ndarray | Gram,
     y: np.ndarray,
     weights: np.ndarray,
     lam: float,
@@ -128,7 +129,9 @@ def fit_ladder(
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
+    K : ndarray, shape (n, n), or Gram
+        The training rows' kernel matrix (a :class:`~wsvmgui.solvers.gram.Gram` to use
+        rows of a shared matrix without a copy, or kernel values made on the fly).
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     weights : ndarray, shape (M - 1,)
@@ -149,7 +152,7 @@ def fit_ladder(
     Ladder
     """
     weights = check_weights(weights)
-    K = np.ascontiguousarray(K, dtype=np.float64)
+    K = as_gram(K)
     tracker = ProgressTracker(weights.size, progress, should_cancel)
     tracker.check()
 
@@ -170,7 +173,7 @@ def fit_ladder(
                 raise
     else:
         fits = [one(pi) for pi in weights]
-    # Every answer is checked, all at once (one matrix product).
+    # Every answer is checked, 32 at a time (one matrix product each).
     fits = check_fits(K, y, fits, solver if solver == "libsvm" else qp_solver, kkt_tol)
     return Ladder(
         weights=weights,

@@ -862,7 +862,9 @@ def _check_inputs(K: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray,
         raise InputError("weighted SVM labels must be -1 and +1")
     if not ((y > 0).any() and (y < 0).any()):
         raise InputError("the weighted SVM needs points of both classes")
-    K = np.ascontiguousarray(K, dtype=np.float64)
+    # The compiled steps take writeable arrays: a read-only K (a memory map, a shared
+    # matrix frozen by its owner) is copied once here.
+    K = _kernel_arg(K, np.float64)
     if K.shape != (y.size, y.size):
         raise InputError(f"kernel matrix has shape {K.shape}, expected ({y.size}, {y.size})")
     if not np.isfinite(K.sum()) and not np.all(np.isfinite(K)):  # (the sum: no n x n temporary)
@@ -1111,6 +1113,15 @@ class _Block:
     Lind: np.ndarray
 
 
+def _kernel_arg(a: np.ndarray, dtype: type) -> np.ndarray:
+    """``a`` as a C-contiguous, writeable array of ``dtype`` (a copy only if needed).
+
+    The compiled kernels have explicit signatures for writeable arrays; a path read back
+    from a model file or a read-only memory map holds read-only ones.
+    """
+    return np.require(a, dtype=dtype, requirements=("C", "W"))
+
+
 @dataclass(frozen=True)
 class WeightPath:
     """The exact solution path of the weighted SVM in pi for one kernel and lambda.
@@ -1332,15 +1343,15 @@ class WeightPath:
         i64 = np.int64
         return tuple(
             _path_predict.plan(
-                np.ascontiguousarray(self.pis, dtype=float),
-                np.ascontiguousarray(self.intercepts, dtype=float),
-                np.ascontiguousarray(self.t_ptr, dtype=i64),
-                np.ascontiguousarray(self.t_idx, dtype=i64),
-                np.ascontiguousarray(self.t_val, dtype=float),
-                np.ascontiguousarray(self.ev_ptr, dtype=i64),
-                np.ascontiguousarray(self.ev_idx, dtype=i64),
-                np.ascontiguousarray(self.ev_state, dtype=np.int8),
-                np.ascontiguousarray(self.state0, dtype=np.int8),
+                _kernel_arg(self.pis, dtype=float),
+                _kernel_arg(self.intercepts, dtype=float),
+                _kernel_arg(self.t_ptr, dtype=i64),
+                _kernel_arg(self.t_idx, dtype=i64),
+                _kernel_arg(self.t_val, dtype=float),
+                _kernel_arg(self.ev_ptr, dtype=i64),
+                _kernel_arg(self.ev_idx, dtype=i64),
+                _kernel_arg(self.ev_state, dtype=np.int8),
+                _kernel_arg(self.state0, dtype=np.int8),
                 (self.y > 0).astype(float),
                 float(self.C),
                 BLOCK,
@@ -1412,7 +1423,7 @@ class WeightPath:
         for r0 in range(0, m, rows):
             part = K_cross[r0 : r0 + rows]
             KT = buf if part.shape[0] == rows else np.empty((self.n, part.shape[0]))
-            _path_predict.transpose(part, KT)
+            _path_predict.transpose(_kernel_arg(part, float), KT)
             yield r0, KT
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
@@ -1491,7 +1502,7 @@ class WeightPath:
         S = np.ascontiguousarray(self._initial_left().T @ KT)  # (2, m): kernel sums over L
         v_ptr, v_idx, w_flat, w_ptr, lind = self._plan
         _path_predict.estimate(
-            KT, np.ascontiguousarray(self.pis, dtype=float), v_ptr, v_idx, w_flat, w_ptr,
+            KT, _kernel_arg(self.pis, dtype=float), v_ptr, v_idx, w_flat, w_ptr,
             lind, BLOCK, S, measure, lo, hi, first_np, last_pos,
         )  # fmt: skip
         mono = last_pos < first_np

@@ -83,6 +83,9 @@ class TuningResult:
         How many (cell, fold) ladders each engine answered (``"path"``, ``"grid"``).
     fallbacks : list of str
         Why each path that broke down did (the grid answered those).
+    storage : str
+        How the kernel was held while tuning
+        (:meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
     """
 
     lambdas: np.ndarray
@@ -95,6 +98,7 @@ class TuningResult:
     seconds: float = 0.0
     engines: dict[str, int] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
+    storage: str = ""
 
     def rows(self) -> list[dict[str, float]]:
         """The table as one dict per (lambda, sigma) cell."""

@@ -4,7 +4,8 @@ A weighted SVM on a precomputed kernel is solved by libsvm.  The public route,
 ``SVC(kernel="precomputed").fit(K, y, sample_weight=...)``, validates the n x n kernel
 on every call, which costs about a third of a ladder's time at n = 2000
 (benchmarks/results/ladder_speed.md); the ladder validates its inputs once, so
-:func:`fit_precomputed` calls ``sklearn.svm._libsvm.fit`` directly.
+:func:`fit_direct` and :func:`fit_direct_rows` call ``sklearn.svm._libsvm.fit`` directly
+(:class:`~wsvmgui.solvers.gram.DenseGram` chooses the route).
 
 That binding is private: on first use it is checked against ``SVC`` on a small problem
 (:func:`direct_binding_live`); if it is missing, changed or disagrees, every fit takes the
@@ -15,6 +16,11 @@ scikit-learn 1.9), and the returned tuple is read by position from both ends so 
 removal of the probability outputs does not matter.  ``pyproject.toml`` caps
 scikit-learn at the versions the tests cover (tests/test_libsvm_direct.py asserts the
 direct route is live there).
+
+A fit on some rows of a larger kernel matrix (a fold, a sub-problem) needs no copy of
+them: :func:`fit_direct_rows` gives the other rows sample weight 0, which libsvm drops
+before solving.  :func:`fit_features` is the public route on the raw features, for data
+whose kernel matrix is not held at all (libsvm computes and caches kernel columns).
 """
 
 from __future__ import annotations
@@ -31,12 +37,30 @@ from ..errors import LibsvmFallbackWarning, SolverError
 
 #: libsvm's own stopping tolerance (its maximal-violating-pair gap).
 LIBSVM_TOL = 1e-3
-#: libsvm's kernel cache (MB); with a precomputed kernel it holds little.
-CACHE_MB = 200
+#: libsvm's cache (MB) of columns of ``Q = (y y') * K`` for a precomputed kernel.  Such a
+#: column is a gather from ``K``, so the cache saves little: ladders of 20 weights at
+#: n = 4000 and 6000 (C = 1 and 30) took the same CPU time with 200, 40 and 10 MB, and
+#: at 200 MB each running fit held up to 4 n^2 bytes (137 MB at n = 6000).
+CACHE_MB = 40
 
 logger = logging.getLogger("wsvmgui.solvers")
 _state: dict[str, bool] = {}
 _lock = threading.Lock()
+
+
+def _svc_dual(clf: SVC, X: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
+    """Fit ``clf`` with per-sample weights ``upper / C``; its dual variables and intercept."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            clf.fit(X, y, sample_weight=upper / C)
+        except ConvergenceWarning as exc:  # pragma: no cover - libsvm rarely stops early
+            raise SolverError(f"libsvm did not converge: {exc}") from exc
+    alpha = np.zeros(y.size)
+    # Binary SVC orders classes [-1, 1] and its decision is positive for +1; dual_coef_
+    # holds y_i a_i for the support vectors.
+    alpha[clf.support_] = np.abs(clf.dual_coef_[0])
+    return alpha, float(clf.intercept_[0])
 
 
 def fit_public(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
@@ -59,17 +83,36 @@ def fit_public(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
         Positive decisions favour +1.
     """
     clf = SVC(kernel="precomputed", C=C, tol=LIBSVM_TOL, cache_size=CACHE_MB, max_iter=-1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        try:
-            clf.fit(K, y, sample_weight=upper / C)
-        except ConvergenceWarning as exc:  # pragma: no cover - libsvm rarely stops early
-            raise SolverError(f"libsvm did not converge: {exc}") from exc
-    alpha = np.zeros(y.size)
-    # Binary SVC orders classes [-1, 1] and its decision is positive for +1; dual_coef_
-    # holds y_i a_i for the support vectors.
-    alpha[clf.support_] = np.abs(clf.dual_coef_[0])
-    return alpha, float(clf.intercept_[0])
+    return _svc_dual(clf, K, y, upper, C)
+
+
+def fit_features(
+    X: np.ndarray,
+    y: np.ndarray,
+    upper: np.ndarray,
+    C: float,
+    kernel: dict,
+    cache_mb: float = CACHE_MB,
+):
+    """libsvm on the raw features: it computes kernel values itself, caching ``cache_mb``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    y, upper, C
+        As :func:`fit_public`.
+    kernel : dict
+        ``SVC`` kernel arguments (``kernel``, ``gamma``, ``degree``, ``coef0``).
+    cache_mb : float
+        libsvm's kernel cache (MB).
+
+    Returns
+    -------
+    alpha, intercept
+        As :func:`fit_public`.
+    """
+    clf = SVC(C=C, tol=LIBSVM_TOL, cache_size=cache_mb, max_iter=-1, **kernel)
+    return _svc_dual(clf, X, y, upper, C)
 
 
 def fit_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
@@ -78,14 +121,46 @@ def fit_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
     Same parameters and returns as :func:`fit_public`; ``K`` must be C-contiguous float64.
     Its answers equal ``fit_public``'s to the last bit (checked on first use).
     """
+    return fit_direct_rows(K, None, y, upper, C)
+
+
+def fit_direct_rows(
+    K: np.ndarray, rows: np.ndarray | None, y: np.ndarray, upper: np.ndarray, C: float
+):
+    """:func:`fit_direct` on ``K[rows][:, rows]`` without copying it.
+
+    Rows outside ``rows`` get sample weight 0, which libsvm drops before solving (it
+    keeps pointers to the remaining rows of ``K``, whose precomputed entries it reads by
+    their original index): the answer is the submatrix's to the last bit.
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+        C-contiguous float64.
+    rows : ndarray of int, shape (n,), or None
+        Strictly increasing (None: every row).
+    y, upper : ndarray, shape (n,)
+        Labels and bounds of those rows.
+    C : float
+
+    Returns
+    -------
+    alpha : ndarray, shape (n,)
+    intercept : float
+    """
     from sklearn.svm import _libsvm
 
+    if rows is None:
+        weight, label = upper / C, (y > 0).astype(np.float64)
+    else:
+        weight, label = np.zeros(K.shape[0]), np.zeros(K.shape[0])
+        weight[rows], label[rows] = upper / C, y > 0
     _libsvm.set_verbosity_wrap(0)
     out = _libsvm.fit(
         K,
-        (y > 0).astype(np.float64),
+        label,
         svm_type=0,
-        sample_weight=upper / C,
+        sample_weight=weight,
         kernel="precomputed",
         C=C,
         tol=LIBSVM_TOL,
@@ -100,7 +175,7 @@ def fit_direct(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
     if status != 0:  # pragma: no cover - libsvm reports no other status without max_iter
         raise SolverError(f"libsvm stopped with status {status}")
     alpha = np.zeros(y.size)
-    alpha[support] = np.abs(sv_coef[0])
+    alpha[support] = np.abs(sv_coef[0])  # positions among the rows of nonzero weight
     # libsvm's first class is -1 here; SVC flips the binary intercept the same way.
     return alpha, -float(intercept[0])
 
@@ -114,9 +189,12 @@ def _self_check() -> tuple[bool, str]:
         upper = np.where(y > 0, 0.7, 0.3)
         a1, b1 = fit_direct(K, y, upper, 1.0)
         a2, b2 = fit_public(K, y, upper, 1.0)
+        rows = np.flatnonzero(np.arange(40) % 3 != 1)  # a fold without a copy of K
+        a3, b3 = fit_direct_rows(K, rows, y[rows], upper[rows], 1.0)
+        a4, b4 = fit_public(K[np.ix_(rows, rows)], y[rows], upper[rows], 1.0)
     except Exception as exc:  # any change in the private API: use the public path
         return False, f"{type(exc).__name__}: {exc}"
-    if np.allclose(a1, a2) and np.isclose(b1, b2):
+    if np.allclose(a1, a2) and np.isclose(b1, b2) and np.allclose(a3, a4) and np.isclose(b3, b4):
         return True, ""
     return False, "its answer differs from SVC's"
 
@@ -147,13 +225,3 @@ def reset() -> None:
     """Forget the self-check (tests use it to exercise the fallback)."""
     with _lock:
         _state.clear()
-
-
-def fit_precomputed(K: np.ndarray, y: np.ndarray, upper: np.ndarray, C: float):
-    """One libsvm fit: the direct binding when it is live, ``SVC`` otherwise.
-
-    Same parameters and returns as :func:`fit_public`.
-    """
-    if K.flags.c_contiguous and K.dtype == np.float64 and direct_binding_live():
-        return fit_direct(K, y, upper, C)
-    return fit_public(K, y, upper, C)

@@ -68,7 +68,7 @@ class Kernel:
 
 
 def kernel_matrix(A: np.ndarray, B: np.ndarray | None, kernel: Kernel) -> np.ndarray:
-    """Kernel matrix.
+    """Kernel matrix, computed in place: the peak is the result plus O(n_a + n_b).
 
     Parameters
     ----------
@@ -79,6 +79,7 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray | None, kernel: Kernel) -> np.nda
     Returns
     -------
     ndarray, shape (n_a, n_b)
+        C-contiguous float64.
     """
     A = np.asarray(A, dtype=float)
     B = A if B is None else np.asarray(B, dtype=float)
@@ -86,15 +87,60 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray | None, kernel: Kernel) -> np.nda
     if kernel.name == "linear":
         return G
     if kernel.name == "poly":
-        return (kernel.gamma * G + kernel.coef0) ** kernel.degree
+        G *= kernel.gamma
+        G += kernel.coef0
+        G **= kernel.degree
+        return G
     # RBF: squared distances from the Gram matrix, clipped at 0 against round-off.
     na = np.einsum("ij,ij->i", A, A)
     nb = na if B is A else np.einsum("ij,ij->i", B, B)
-    D2 = na[:, None] + nb[None, :] - 2.0 * G
-    np.maximum(D2, 0.0, out=D2)
-    D2 *= -1.0 / kernel.sigma**2
-    np.exp(D2, out=D2)
-    return D2
+    G *= -2.0
+    step = block_rows(G.shape[1])
+    for lo in range(0, G.shape[0], step):  # (na_i + nb_j) - 2 G_ij, a block at a time
+        G[lo : lo + step] += na[lo : lo + step, None] + nb[None, :]
+    np.maximum(G, 0.0, out=G)
+    G *= -1.0 / kernel.sigma**2
+    return np.exp(G, out=G)
+
+
+#: Bytes of one block of kernel rows in blocked products (scikit-learn's working memory).
+BLOCK_BYTES = 32 * 2**20
+
+
+def block_rows(n_cols: int, block_bytes: int = BLOCK_BYTES) -> int:
+    """Rows of a float64 block of ``n_cols`` columns that fit in ``block_bytes``."""
+    return max(1, int(block_bytes // (8 * max(int(n_cols), 1))))
+
+
+def kernel_product(
+    A: np.ndarray,
+    B: np.ndarray,
+    kernel: Kernel,
+    coef_T: np.ndarray,
+    block_bytes: int = BLOCK_BYTES,
+) -> np.ndarray:
+    """``kernel(A, B) @ coef_T`` without the whole ``(n_a, n_b)`` kernel: in blocks of rows.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n_a, p)
+    B : ndarray, shape (n_b, p)
+    kernel : Kernel
+    coef_T : ndarray, shape (n_b, m) or (n_b,)
+    block_bytes : int
+        Largest kernel block held at once.
+
+    Returns
+    -------
+    ndarray, shape (n_a, m) or (n_a,)
+    """
+    A = np.asarray(A, dtype=float)
+    coef_T = np.asarray(coef_T, dtype=float)
+    out = np.empty((A.shape[0], *coef_T.shape[1:]))
+    step = block_rows(B.shape[0], block_bytes)
+    for lo in range(0, A.shape[0], step):
+        out[lo : lo + step] = kernel_matrix(A[lo : lo + step], B, kernel) @ coef_T
+    return out
 
 
 def median_between_class_distance(

@@ -11,7 +11,9 @@ with ``c = a * y``.
 
 Two solvers give the same answer: ``"libsvm"`` (libsvm on the precomputed kernel with
 per-sample weights, see :mod:`wsvmgui.solvers._libsvm_direct`; fast) and ``"qp"`` (the
-dense dual through :func:`wsvmgui.solvers.qp.solve_qp`; the reference).  Every answer is
+dense dual through :func:`wsvmgui.solvers.qp.solve_qp`; the reference).  The kernel is a
+matrix or a :class:`~wsvmgui.solvers.gram.Gram` (rows of a shared matrix without a copy,
+or kernel values made on the fly).  Every answer is
 checked by :func:`kkt_residual`, which does not trust the solver's own status, and a
 failed check raises :class:`SolverError` naming pi and lambda.
 """
@@ -24,13 +26,15 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError, SolverError
-from ._libsvm_direct import fit_precomputed
+from .gram import Gram, as_gram
 from .kkt import hinge_kkt_residual
 from .qp import solve_qp
 
 SOLVERS = ("libsvm", "qp")
 #: Largest KKT violation accepted, in units of the functional margin y f(x).
 DEFAULT_KKT_TOL = 1e-2
+#: Fits whose KKT residuals :func:`check_fits` computes in one matrix product.
+CHECK_CHUNK = 32
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,11 @@ def sample_bounds(y: np.ndarray, pi: float, C: float) -> np.ndarray:
 
 
 def kkt_residuals(
-    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, intercept: np.ndarray, upper: np.ndarray
+    K: np.ndarray | Gram,
+    y: np.ndarray,
+    alpha: np.ndarray,
+    intercept: np.ndarray,
+    upper: np.ndarray,
 ) -> np.ndarray:
     """Largest violation of the dual's optimality conditions of several fits, margin units.
 
@@ -106,7 +114,7 @@ def kkt_residuals(
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
+    K : ndarray, shape (n, n), or Gram
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     alpha : ndarray, shape (m, n)
@@ -123,12 +131,13 @@ def kkt_residuals(
     upper = np.atleast_2d(upper)
     r = alpha / np.maximum(upper, 1e-300)
     equality = np.abs(alpha @ y) / np.maximum(alpha.sum(axis=1), 1e-300)
-    margin = y[None, :] * ((alpha * y[None, :]) @ K + np.atleast_1d(intercept)[:, None])
+    products = as_gram(K).products(alpha * y[None, :])
+    margin = y[None, :] * (products + np.atleast_1d(intercept)[:, None])
     return np.maximum(hinge_kkt_residual(margin[:, :, None], r[:, :, None]), equality)
 
 
 def kkt_residual(
-    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, intercept: float, upper: np.ndarray
+    K: np.ndarray | Gram, y: np.ndarray, alpha: np.ndarray, intercept: float, upper: np.ndarray
 ) -> float:
     """:func:`kkt_residuals` of one fit (``alpha`` and ``upper`` of shape (n,))."""
     return float(kkt_residuals(K, y, alpha[None, :], np.array([intercept]), upper[None, :])[0])
@@ -195,7 +204,7 @@ def _fit_qp(K: np.ndarray, y: np.ndarray, upper: np.ndarray, qp_solver: str):
 
 
 def solve_weighted_svm(
-    K: np.ndarray,
+    K: np.ndarray | Gram,
     y: np.ndarray,
     pi: float,
     lam: float,
@@ -212,11 +221,12 @@ def solve_weighted_svm(
         raise InputError(f"weight pi must lie strictly between 0 and 1, got {pi!r}")
     C = penalty_to_C(lam, y.size)
     upper = sample_bounds(y, pi, C)
+    gram = as_gram(K)
     try:
         if solver == "libsvm":
-            alpha, b = fit_precomputed(K, y, upper, C)
+            alpha, b = gram.fit_libsvm(y, upper, C)
         elif solver == "qp":
-            alpha, b = _fit_qp(K, y, upper, qp_solver)
+            alpha, b = _fit_qp(gram.dense(), y, upper, qp_solver)
         else:
             raise InputError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
     except SolverError as exc:
@@ -233,17 +243,17 @@ def solve_weighted_svm(
 
 
 def check_fits(
-    K: np.ndarray,
+    K: np.ndarray | Gram,
     y: np.ndarray,
     fits: list[WeightedFit],
     solver_name: str = "libsvm",
     kkt_tol: float = DEFAULT_KKT_TOL,
 ) -> list[WeightedFit]:
-    """Check fits on the same data by their KKT residuals (one matrix product for all).
+    """Check fits on the same data by their KKT residuals (one matrix product per 32 fits).
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
+    K : ndarray, shape (n, n), or Gram
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     fits : list of WeightedFit
@@ -263,9 +273,17 @@ def check_fits(
         For the first fit whose residual exceeds ``kkt_tol``, naming its pi and lambda.
     """
     y = np.asarray(y, dtype=float)
-    alpha = np.vstack([f.alpha for f in fits])
-    upper = np.vstack([sample_bounds(y, f.pi, f.C) for f in fits])
-    resid = kkt_residuals(K, y, alpha, np.array([f.intercept for f in fits]), upper)
+    gram = as_gram(K)
+    resid = np.empty(len(fits))
+    for lo in range(0, len(fits), CHECK_CHUNK):  # bounded arrays: CHECK_CHUNK rows of n
+        part = fits[lo : lo + CHECK_CHUNK]
+        resid[lo : lo + len(part)] = kkt_residuals(
+            gram,
+            y,
+            np.vstack([f.alpha for f in part]),
+            np.array([f.intercept for f in part]),
+            np.vstack([sample_bounds(y, f.pi, f.C) for f in part]),
+        )
     for fit, r in zip(fits, resid, strict=True):
         if not np.isfinite(r) or r > kkt_tol:
             raise SolverError(
@@ -277,7 +295,7 @@ def check_fits(
 
 
 def fit_weighted_svm(
-    K: np.ndarray,
+    K: np.ndarray | Gram,
     y: np.ndarray,
     pi: float,
     lam: float,
@@ -289,7 +307,7 @@ def fit_weighted_svm(
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
+    K : ndarray, shape (n, n), or Gram
         Kernel matrix of the training inputs.
     y : ndarray, shape (n,)
         Labels in {-1, +1}.

@@ -11,7 +11,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from .common import class_qcolor, configure_plot, fixed_lines
+from .common import (
+    PHAT_PLAIN,
+    class_qcolor,
+    configure_plot,
+    fit_legend,
+    fixed_lines,
+    keep_legend_fitted,
+    phat,
+)
 
 GAP = 3  # empty bar slots between class groups
 
@@ -40,15 +48,18 @@ class BarsView(QWidget):
         controls.addWidget(self.hover, 1)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 12, 4, 4)  # room for overhanging end labels
+        self.graphics.setMinimumSize(200, 200)
         self.plot = self.graphics.addPlot(row=0, col=0)
         configure_plot(self.plot)
         self.plot.setLabel("left", "estimated probability (stacked)")
         self.plot.setLabel("bottom", "points, grouped by true class")
-        self.plot.setYRange(0, 1.1, padding=0)
+        self.plot.setYRange(0, 1.06, padding=0)
         self.plot.getAxis("left").setTicks([[(v, f"{v:.1f}") for v in np.linspace(0, 1, 6)]])
         self.plot.setMouseEnabled(x=True, y=False)
         # The legend sits in its own row under the plot, clear of the bars and labels.
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=10)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
         self.graphics.addItem(self.legend, row=1, col=0)
         self.bars: list[pg.BarGraphItem] = []
         self.truth = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 220, width=2))
@@ -59,7 +70,6 @@ class BarsView(QWidget):
         )
         self.marker.setZValue(4)
         self.plot.addItem(self.marker)
-        self.group_labels: list[pg.TextItem] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
@@ -116,12 +126,11 @@ class BarsView(QWidget):
             if visible:
                 color = class_qcolor(k, K, 230)
                 bar.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(130)))
-                self.legend.addItem(bar, f"p\u0302({classes[k]})")
+                self.legend.addItem(bar, phat(classes[k]))
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def _draw(self) -> None:
         res = self._result
-        for label in self.group_labels:
-            label.setVisible(False)
         if res is None:
             for bar in self.bars:
                 bar.setOpts(x=[], height=[], y0=[])
@@ -138,6 +147,7 @@ class BarsView(QWidget):
         proba = res.report.proba
         cls = np.searchsorted(ds.classes, ds.y)
         slots: list[int] = []
+        ticks: list[tuple[float, str]] = []
         for k in range(K):
             members = rows[cls[rows] == k]
             # within a class, most confident first
@@ -147,7 +157,9 @@ class BarsView(QWidget):
                     slots += [-1] * GAP
                 start = len(slots)
                 slots += list(members)
-                self._group_label(k, ds.classes[k], start, len(slots) - 1)
+                ticks.append(
+                    (0.5 * (start + len(slots) - 1), f"true {ds.classes[k]} ({members.size})")
+                )
         slot_rows = np.asarray(slots, dtype=int)
         x_all = np.arange(slot_rows.size, dtype=float)
         real = slot_rows >= 0
@@ -170,27 +182,19 @@ class BarsView(QWidget):
         else:
             self.truth.setData([], [])
         self.plot.setXRange(-1, max(slot_rows.size, 1), padding=0.01)
+        # ticks name the groups (a numeric axis would count the empty slots between them)
+        self.plot.getAxis("bottom").setTicks([ticks, []])
         self.plot.setLabel(
             "bottom",
-            f"{choice} points ({int(real.sum())}), grouped by true class"
+            f"{choice} points ({int(real.sum())}), grouped by true class, most confident first"
             + ("; black dashes: true p" if ds.p_true is not None else ""),
         )
         self._draw_marker()
 
-    def _group_label(self, index: int, label, start: int, end: int) -> None:
-        while len(self.group_labels) <= index:
-            text = pg.TextItem("", color=(20, 20, 20), anchor=(0.5, 0.0))
-            self.plot.addItem(text)
-            self.group_labels.append(text)
-        text = self.group_labels[index]
-        text.setText(f"true {label}")
-        text.setPos(0.5 * (start + end), 1.095)
-        text.setVisible(True)
-
     def _draw_marker(self) -> None:
         hit = np.flatnonzero(self._rows == self._selected) if self._selected >= 0 else []
         if len(hit):
-            self.marker.setData(x=[float(hit[0])], y=[1.025])
+            self.marker.setData(x=[float(hit[0])], y=[1.03])
         else:
             self.marker.setData([], [])
 
@@ -209,7 +213,7 @@ class BarsView(QWidget):
         rep = res.report
         parts = []
         for k, c in enumerate(ds.classes):
-            text = f"p\u0302({c}) = {rep.proba[row, k]:.3f}"
+            text = f"{PHAT_PLAIN}({c}) = {rep.proba[row, k]:.3f}"
             lo, hi = rep.extra.get(f"lo_{c}"), rep.extra.get(f"hi_{c}")
             if lo is not None and hi is not None:
                 text += f" [{float(lo[row]):.3f}, {float(hi[row]):.3f}]"

@@ -1,39 +1,69 @@
 """Boundaries view: the data in a plane, every fitted boundary {f_pi = 0}, p_hat behind.
 
 One or two panels (the run's estimator, and the non-crossing fit beside a binary ladder
-when the user asks for the comparison).  Plot items are created once; new results, planes
-and live fits only replace their data.
+when the user asks for the comparison), a colour bar for the weight pi of each boundary,
+one for the p_hat surface, and a legend of the marks.  With more than two features the
+plane is a slice through a reference point (by default the selected point) whose other
+feature values are shown and editable beside the plot; points far from the slice are
+faded.  Plot items are created once; new results, planes and live fits only replace their
+data.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData
+from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData, surface_stops
 from ...app.contours import segments_to_xy
+from ...app.slices import closeness, describe_cut, describe_reference
 from .common import (
+    PART_NAMES,
     PART_SYMBOLS,
+    PHAT,
+    PHAT_PLAIN,
     PI_COLORMAP,
     SELECT_PEN,
-    class_brushes,
+    TitleItem,
+    add_title,
     class_index,
+    class_qcolor,
+    compact_rows,
     configure_plot,
+    faded_brushes,
+    fit_legend,
     fixed_lines,
+    keep_legend_fitted,
+    legend_line,
+    legend_sample,
+    phat,
     pi_colors,
 )
 
 #: Largest number of boundaries drawn antialiased.
 SMOOTH_MAX = 20
+HULL_PEN = pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
+CROSS_IN = pg.mkBrush(0, 0, 0, 230)
+CROSS_OUT = pg.mkBrush(150, 150, 150, 200)
+RING_PEN = pg.mkPen(255, 140, 0, 255, width=2.5)
+PI_PEN = pg.mkPen(0, 0, 0, 255, width=3, style=Qt.PenStyle.DashLine)
+#: Steps of the pi slider.
+PI_STEPS = 1000
 
 
 class BoundaryPanel:
@@ -42,6 +72,7 @@ class BoundaryPanel:
     def __init__(self, plot: pg.PlotItem) -> None:
         self.plot = plot
         configure_plot(plot)
+        self.title = add_title(plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-10)
         plot.addItem(self.image)
@@ -51,26 +82,29 @@ class BoundaryPanel:
         )
         self.points.setZValue(5)
         plot.addItem(self.points)
-        # where two boundaries cross (black crosses) ...
-        self.crossing = pg.ScatterPlotItem(
-            size=13, symbol="x", pen=None, brush=pg.mkBrush(0, 0, 0, 230)
-        )
+        # where two boundaries cross inside the training hull (black) or outside (grey) ...
+        self.crossing = pg.ScatterPlotItem(size=13, symbol="x", pen=None, brush=CROSS_IN)
         self.crossing.setZValue(6)
         plot.addItem(self.crossing)
+        self.crossing_out = pg.ScatterPlotItem(size=11, symbol="x", pen=None, brush=CROSS_OUT)
+        self.crossing_out.setZValue(6)
+        plot.addItem(self.crossing_out)
         # ... and data points whose sign ladder is not monotone (orange rings)
-        self.nonmonotone = pg.ScatterPlotItem(
-            size=16, symbol="o", brush=None, pen=pg.mkPen(255, 140, 0, 255, width=2.5)
-        )
+        self.nonmonotone = pg.ScatterPlotItem(size=16, symbol="o", brush=None, pen=RING_PEN)
         self.nonmonotone.setZValue(6)
         plot.addItem(self.nonmonotone)
-        self.hull = pg.PlotDataItem(
-            pen=pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
-        )
+        self.hull = pg.PlotDataItem(pen=HULL_PEN)
         self.hull.setZValue(1)
         plot.addItem(self.hull)
         self.selected = pg.ScatterPlotItem(size=20, symbol="o", pen=SELECT_PEN, brush=None)
         self.selected.setZValue(7)
         plot.addItem(self.selected)
+        # the boundary at any pi from the exact path: white under black, above the ladder
+        self.pi_halo = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 255, 255, width=6))
+        self.pi_curve = pg.PlotDataItem(connect="pairs", pen=PI_PEN)
+        for z, item in ((3, self.pi_halo), (4, self.pi_curve)):
+            item.setZValue(z)
+            plot.addItem(item)
         self.n_live = 0
 
     def _curve(self, i: int) -> pg.PlotDataItem:
@@ -110,9 +144,10 @@ class BoundaryPanel:
 
     def clear_boundaries(self) -> None:
         self.set_boundaries(np.empty(0), [])
-        self.crossing.setData([], [])
-        self.nonmonotone.setData([], [])
-        self.hull.setData([], [])
+        for item in (self.crossing, self.crossing_out, self.nonmonotone, self.hull):
+            item.setData([], [])
+        self.pi_halo.setData([], [])
+        self.pi_curve.setData([], [])
         self.image.clear()
 
     def boundary_data(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -127,31 +162,168 @@ class BoundaryPanel:
         return out
 
 
+class SlicePanel(QWidget):
+    """The reference point of a slice: every feature's value, editable.
+
+    Signals
+    -------
+    edited(reference)
+        The user changed a value or chose other values (raw units, shape (p,)).
+    """
+
+    edited = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.follow = QCheckBox("follow selection")
+        self.follow.setChecked(True)
+        self.follow.setToolTip(
+            "Put the slice through the selected point whenever the selection changes"
+        )
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["feature", "value"])
+        self.table.verticalHeader().setVisible(False)
+        compact_rows(self.table)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(
+            1, QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.table.setToolTip(
+            "Values of the features not on the axes: the plane passes through this point. "
+            "Double-click a value to edit it."
+        )
+        self.means_button = QPushButton("Means")
+        self.means_button.setToolTip("Every other feature at its mean over the data")
+        self.medians_button = QPushButton("Medians")
+        self.medians_button.setToolTip("Every other feature at its median over the data")
+        heading = QLabel("<b>Slice through</b>")
+        heading.setToolTip(
+            "With more than two features the plot shows the plane through this point "
+            "along the two axis features; the other features are held at these values."
+        )
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.means_button)
+        buttons.addWidget(self.medians_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 0)
+        layout.addWidget(heading)
+        layout.addWidget(self.follow)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self.setMinimumWidth(150)
+        self._X: np.ndarray | None = None
+        self._names: list[str] = []
+        self._axes = (0, 1)
+        self._reference = np.empty(0)
+        self._updating = False
+        self.table.itemChanged.connect(self._item_changed)
+        self.means_button.clicked.connect(lambda: self._choose(np.mean))
+        self.medians_button.clicked.connect(lambda: self._choose(np.median))
+
+    def set_data(self, X: np.ndarray, names: list[str]) -> None:
+        self._X = np.asarray(X, float)
+        self._names = list(names)
+        self._updating = True
+        self.table.setRowCount(len(names))
+        for j, name in enumerate(names):
+            item = QTableWidgetItem(name)
+            item.setToolTip(name)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.table.setItem(j, 0, item)
+            self.table.setItem(j, 1, QTableWidgetItem(""))
+        self._updating = False
+
+    def set_axes(self, ix: int, iy: int) -> None:
+        self._axes = (ix, iy)
+        self._show()
+
+    def set_reference(self, reference: np.ndarray) -> None:
+        self._reference = np.asarray(reference, float).copy()
+        self._show()
+
+    def reference(self) -> np.ndarray:
+        return self._reference.copy()
+
+    def _show(self) -> None:
+        self._updating = True
+        for j in range(self.table.rowCount()):
+            item = self.table.item(j, 1)
+            if item is None or j >= self._reference.size:
+                continue
+            on_axis = j in self._axes
+            item.setText("on an axis" if on_axis else f"{self._reference[j]:.4g}")
+            flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            item.setFlags(flags if on_axis else flags | Qt.ItemFlag.ItemIsEditable)
+        self._updating = False
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._updating or item.column() != 1:
+            return
+        j = item.row()
+        try:
+            value = float(item.text())
+        except ValueError:
+            self._show()  # not a number: back to the value in force
+            return
+        if not np.isfinite(value):
+            self._show()
+            return
+        self._reference[j] = value
+        self.follow.setChecked(False)
+        self._show()
+        self.edited.emit(self.reference())
+
+    def _choose(self, fn) -> None:
+        if self._X is None:
+            return
+        self.follow.setChecked(False)
+        self.set_reference(fn(self._X, axis=0))
+        self.edited.emit(self.reference())
+
+
 class BoundaryView(QWidget):
     """Boundaries of every fitted weight over the data, with plane and sub-problem choice.
 
     Signals
     -------
     plane_requested(ix, iy)
-        The user picked another pair of features while a result is shown.
+        The user picked another pair of features, or another slice, while a result is
+        shown (the slice's reference point is :meth:`reference`).
     point_clicked(row)
+    pi_requested(pi)
+        The boundary at weight ``pi`` is wanted (a result with an exact path is shown).
     """
 
     plane_requested = Signal(int, int)
     point_clicked = Signal(int)
+    pi_requested = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.x_combo = QComboBox()
+        self.x_combo.setToolTip("Feature on the horizontal axis")
         self.y_combo = QComboBox()
+        self.y_combo.setToolTip("Feature on the vertical axis")
+        for combo in (self.x_combo, self.y_combo):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(8)
         self.sub_combo = QComboBox()
         self.sub_combo.setToolTip("Binary sub-problem whose boundaries are drawn")
-        self.sub_combo.setMinimumContentsLength(12)
-        self.surface_box = QCheckBox("p\u0302 surface")
+        self.sub_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.sub_combo.setMinimumContentsLength(8)
+        self.surface_box = QCheckBox(f"{PHAT_PLAIN} surface")
         self.surface_box.setChecked(True)
-        self.surface_box.setToolTip("Show the estimated probabilities as a background")
+        self.surface_box.setToolTip(
+            "Show the estimated probabilities behind the points: the colour of the most "
+            "probable class, the stronger the more probable (white where classes tie)"
+        )
         self.info = QLabel("")
-        fixed_lines(self.info, 2)
+        fixed_lines(self.info, 4)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = QHBoxLayout()
         for label, widget in (
             ("x:", self.x_combo),
@@ -159,12 +331,47 @@ class BoundaryView(QWidget):
             ("sub-problem:", self.sub_combo),
         ):
             controls.addWidget(QLabel(label))
-            controls.addWidget(widget)
+            controls.addWidget(widget, 1)
         controls.addWidget(self.surface_box)
-        controls.addStretch(1)
+        self.pi_box = QCheckBox("boundary at \u03c0")
+        self.pi_box.setToolTip(
+            "Draw the boundary {f\u03c0 = 0} at any weight \u03c0 (thick dashed), from the "
+            "exact solution path of the binary ladder"
+        )
+        self.pi_slider = QSlider(Qt.Orientation.Horizontal)
+        self.pi_slider.setRange(1, PI_STEPS - 1)
+        self.pi_slider.setValue(PI_STEPS // 2)
+        self.pi_slider.setToolTip("The weight \u03c0 of the drawn boundary")
+        self.pi_label = QLabel("\u03c0 = 0.500")
+        self.pi_label.setMinimumWidth(
+            self.pi_label.fontMetrics().horizontalAdvance("\u03c0 = 0.000 ")
+        )
+        self._pi_row = QWidget()
+        pi_layout = QHBoxLayout(self._pi_row)
+        pi_layout.setContentsMargins(0, 0, 0, 0)
+        pi_layout.addWidget(self.pi_box)
+        pi_layout.addWidget(self.pi_slider, 1)
+        pi_layout.addWidget(self.pi_label)
+        # Always shown (enabled with a path): showing and hiding it would resize the plots,
+        # and re-laying out the scene costs tens of milliseconds on the GUI thread.
+        self._pi_row.setEnabled(False)
+        self._pi_row.setToolTip(
+            "Needs the exact solution path of the shown ladder (the path engine keeps one "
+            "for every binary ladder; after a grid fit the app traces it for a binary ladder)"
+        )
+        self._pi_timer = QTimer(self)
+        self._pi_timer.setSingleShot(True)
+        self._pi_timer.setInterval(40)
+        self._pi_timer.timeout.connect(self._request_pi)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.left = BoundaryPanel(self.graphics.addPlot(row=0, col=0))
+        self.graphics.setMinimumSize(200, 200)
+        ci = self.graphics.ci
+        # room above for the colour bars' end labels, which overhang their bars
+        ci.setContentsMargins(4, 12, 4, 4)
+        self.slice_title = TitleItem("", point_size=9.5)
+        self.left = BoundaryPanel(pg.PlotItem())
+        ci.addItem(self.left.plot, row=1, col=0)
         self.right = BoundaryPanel(pg.PlotItem())
         self.right.plot.setXLink(self.left.plot)
         self.right.plot.setYLink(self.left.plot)
@@ -173,15 +380,38 @@ class BoundaryView(QWidget):
             values=(0, 1),
             colorMap=pg.colormap.get(PI_COLORMAP),
             interactive=False,
-            label="weight \u03c0 of the boundary",
-            width=14,
+            label="weight \u03c0 of a boundary",
+            width=12,
         )
-        self.graphics.addItem(self.colorbar, row=0, col=2)
+        self.surface_bar = pg.ColorBarItem(
+            values=(0, 1), colorMap=self._surface_map(2), interactive=False, label=PHAT, width=12
+        )
+        label_room = self.fontMetrics().height() + 8
+        for bar in (self.colorbar, self.surface_bar):
+            bar.getAxis("right").setWidth(30)
+            # the label's side: a fixed width, or a tight layout squeezes it onto the bar
+            bar.getAxis("left").setWidth(label_room)
+        ci.addItem(self.colorbar, row=1, col=2)
+        ci.addItem(self.surface_bar, row=1, col=3)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
+        ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=4)
+        ci.layout.setRowStretchFactor(1, 1)
         self._right_shown = False
+        self._slice_shown = False
+        self.slice_panel = SlicePanel()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.graphics)
+        self.splitter.addWidget(self.slice_panel)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.slice_panel.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
-        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self._pi_row)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.info)
 
         self._dataset = None
@@ -189,14 +419,59 @@ class BoundaryView(QWidget):
         self._parts = None
         self._plane: PlaneData | None = None
         self._has_result = False
+        self._result = None
         self._row = -1
         self._updating = False
+        self._reference = np.empty(0)
+        self._legend_key = None
         self.x_combo.currentIndexChanged.connect(self._plane_changed)
         self.y_combo.currentIndexChanged.connect(self._plane_changed)
         self.sub_combo.currentIndexChanged.connect(self._draw_layers)
+        self.sub_combo.currentIndexChanged.connect(self._sub_changed)
         self.surface_box.toggled.connect(self._toggle_surface)
+        self.slice_panel.edited.connect(self._reference_edited)
+        self.pi_slider.valueChanged.connect(self._pi_moved)
+        self.pi_box.toggled.connect(self._pi_toggled)
         for panel in (self.left, self.right):
             panel.points.sigClicked.connect(self._clicked)
+
+    # ---------------------------------------------------------------------- helpers
+    @staticmethod
+    def _surface_map(K: int) -> pg.ColorMap:
+        pos, rgb = surface_stops(K)
+        span = pos[-1] - pos[0]
+        return pg.ColorMap((pos - pos[0]) / span, rgb.astype(np.ubyte))
+
+    def _show_surface_bar(self, K: int, classes) -> None:
+        pos, _ = surface_stops(K)
+        self.surface_bar.setColorMap(self._surface_map(K))
+        self.surface_bar.setLevels((float(pos[0]), float(pos[-1])))
+        label = f"surface: {phat(classes[1])}" if K == 2 else f"surface: largest {PHAT}"
+        self.surface_bar.getAxis("left").setLabel(label)
+
+    def _fit_legend(self) -> None:
+        fit_legend(self.legend, self.graphics.viewport().width())
+
+    def _build_legend(self, ds) -> None:
+        key = (tuple(str(c) for c in ds.classes), tuple(sorted(set(self._parts))))
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        self.legend.clear()
+        K = ds.n_classes
+        for k, c in enumerate(ds.classes):
+            self.legend.addItem(
+                legend_sample("o", pg.mkBrush(class_qcolor(k, K, 220))), f"class {c}"
+            )
+        for part in ("train", "tune", "test"):
+            if part in key[1]:
+                self.legend.addItem(legend_sample(PART_SYMBOLS[part]), PART_NAMES[part])
+        self.legend.addItem(legend_line(HULL_PEN), "training hull")
+        self.legend.addItem(legend_sample("x", CROSS_IN, pg.mkPen(None), 12), "crossing in hull")
+        self.legend.addItem(legend_sample("x", CROSS_OUT, pg.mkPen(None), 11), "crossing outside")
+        self.legend.addItem(legend_sample("o", pg.mkBrush(None), RING_PEN, 13), "not monotone")
+        self.legend.addItem(legend_sample("o", pg.mkBrush(None), SELECT_PEN, 13), "selected")
+        self._fit_legend()
 
     # -------------------------------------------------------------------------- data
     def set_split(self, split) -> None:
@@ -205,10 +480,13 @@ class BoundaryView(QWidget):
         same_features = self._dataset is not None and list(self._dataset.feature_names) == list(
             ds.feature_names
         )
+        new_data = self._dataset is not ds
         self._dataset, self._split = ds, split
         self._parts = split.part_of_rows()
         self._has_result = False
+        self._result = None
         self._plane = None
+        self._pi_row.setEnabled(False)
         if not same_features:
             self._updating = True
             for combo, default in ((self.x_combo, 0), (self.y_combo, 1)):
@@ -216,28 +494,55 @@ class BoundaryView(QWidget):
                 combo.addItems(list(ds.feature_names))
                 combo.setCurrentIndex(min(default, len(ds.feature_names) - 1))
             self._updating = False
+        if new_data or self._reference.size != ds.X.shape[1]:
+            self._reference = ds.X.mean(axis=0)
+            self.slice_panel.set_data(ds.X, list(ds.feature_names))
+            self.slice_panel.set_reference(self._reference)
+        self.slice_panel.set_axes(*self.plane())
+        self._show_slice(ds.X.shape[1] > 2)
         self.sub_combo.clear()
         self.sub_combo.setEnabled(False)
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._show_right(False)
-        _set_title(self.left.plot, ds.name)
+        self._show_surface_bar(ds.n_classes, ds.classes)
+        self._build_legend(ds)
+        self.left.title.setText(ds.name)
         self._draw_points()
+        self._update_slice_title()
         self.info.setText(ds.summary())
 
     def plane(self) -> tuple[int, int]:
         return max(self.x_combo.currentIndex(), 0), max(self.y_combo.currentIndex(), 0)
+
+    def reference(self) -> np.ndarray:
+        """The point the plane passes through (raw units), shape (p,)."""
+        return self._reference.copy()
+
+    def set_reference(self, reference: np.ndarray, request: bool = True) -> None:
+        """Put the slice through ``reference`` (raw units); recompute the plane if shown."""
+        reference = np.asarray(reference, float)
+        if reference.shape == self._reference.shape and np.array_equal(reference, self._reference):
+            return
+        self._reference = reference.copy()
+        self.slice_panel.set_reference(reference)
+        self._draw_points()
+        self._update_slice_title()
+        if request and self._has_result and self._is_slice():
+            self.plane_requested.emit(*self.plane())
 
     def set_plane_choice(self, ix: int, iy: int) -> None:
         self._updating = True
         self.x_combo.setCurrentIndex(ix)
         self.y_combo.setCurrentIndex(iy)
         self._updating = False
+        self.slice_panel.set_axes(ix, iy)
         self._draw_points()
 
     def begin_run(self) -> None:
         """A run started: clear the boundaries, keep the points."""
         self._has_result = False
+        self._pi_row.setEnabled(False)
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._draw_selection()
@@ -252,16 +557,26 @@ class BoundaryView(QWidget):
 
     def set_result(self, result) -> None:
         """Draw a finished run."""
-        self.set_split(result.split) if self._split is not result.split else None
+        if self._split is not result.split:
+            self.set_split(result.split)
         self._has_result = True
         self._result = result
         self.set_plane(result.plane)
+        self._update_pi_row()
+
+    def clear(self) -> None:
+        """No result: points only."""
+        if self._split is not None:
+            self.set_split(self._split)
 
     def set_plane(self, plane: PlaneData) -> None:
         """Draw boundaries and background of a plane computed by the worker."""
         self._plane = plane
         if self.plane() != (plane.ix, plane.iy):
             self.set_plane_choice(plane.ix, plane.iy)
+        if plane.reference.size == self._reference.size:
+            self._reference = plane.reference.copy()
+            self.slice_panel.set_reference(self._reference)
         layer = plane.layers[0]
         keep = self.sub_combo.currentIndex()
         self._updating = True
@@ -285,16 +600,107 @@ class BoundaryView(QWidget):
                 panel.hull.setData(plane.hull[:, 0], plane.hull[:, 1])
             else:
                 panel.hull.setData([], [])
+        self._draw_points()
+        self._update_slice_title()
         self._draw_layers()
+        if self.pi_box.isChecked() and self._pi_row.isEnabled():
+            self._pi_timer.start()  # the boundary at pi in the new plane
+
+    # ------------------------------------------------------------------------ pi
+    def pi(self) -> float:
+        return self.pi_slider.value() / PI_STEPS
+
+    def subproblem(self) -> int:
+        """Index of the sub-problem shown (0 for a single ladder)."""
+        return max(self.sub_combo.currentIndex(), 0)
+
+    def path(self):
+        """The exact path of the shown sub-problem's ladder (a PathInfo), or None."""
+        paths = getattr(self._result, "paths", None) or []
+        k = self.subproblem()
+        return paths[k] if k < len(paths) else None
+
+    def _update_pi_row(self) -> None:
+        """The slider works where the shown ladder has an exact path."""
+        has = self.path() is not None
+        self._pi_row.setEnabled(has)
+        self.left.pi_halo.setData([], [])
+        self.left.pi_curve.setData([], [])
+        if has and self.pi_box.isChecked():
+            self._pi_timer.start()
+
+    def _pi_moved(self, _value: int) -> None:
+        self.pi_label.setText(f"\u03c0 = {self.pi():.3f}")
+        if not self.pi_box.isChecked():
+            self.pi_box.setChecked(True)  # moving the slider asks for the boundary
+        else:
+            self._pi_timer.start()
+
+    def _pi_toggled(self, on: bool) -> None:
+        if on:
+            self._pi_timer.start()
+        else:
+            self.left.pi_halo.setData([], [])
+            self.left.pi_curve.setData([], [])
+
+    def _sub_changed(self, _index: int) -> None:
+        if not self._updating and self._result is not None:
+            self._update_pi_row()
+
+    def _request_pi(self) -> None:
+        if self.pi_box.isChecked() and self._has_result:
+            self.pi_requested.emit(self.pi())
+
+    def set_pi_boundary(self, pi: float, segments: np.ndarray, subproblem: int = 0) -> None:
+        """Draw the boundary at ``pi`` (segments (s, 2, 2)) of sub-problem ``subproblem``,
+        computed from its exact path."""
+        stale = abs(pi - self.pi()) > 0.5 / PI_STEPS or subproblem != self.subproblem()
+        if not self.pi_box.isChecked() or stale:
+            return  # an older request
+        x, y = segments_to_xy(segments)
+        self.left.pi_halo.setData(x, y, connect="pairs")
+        self.left.pi_curve.setData(x, y, connect="pairs")
+        self.pi_label.setText(f"\u03c0 = {pi:.3f}")
+
+    def pi_boundary_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) of the drawn boundary at pi (for tests)."""
+        x, y = self.left.pi_curve.getData()
+        return np.asarray(x if x is not None else []), np.asarray(y if y is not None else [])
 
     # ------------------------------------------------------------------------ drawing
+    def _is_slice(self) -> bool:
+        return self._dataset is not None and self._dataset.X.shape[1] > 2
+
+    def _show_slice(self, show: bool) -> None:
+        self.slice_panel.setVisible(show)
+        ci = self.graphics.ci
+        if show and not self._slice_shown:
+            ci.addItem(self.slice_title, row=0, col=0, rowspan=1, colspan=4)
+        elif not show and self._slice_shown:
+            ci.removeItem(self.slice_title)
+        self._slice_shown = show
+
+    def _update_slice_title(self) -> None:
+        if not self._is_slice():
+            return
+        ds = self._dataset
+        ix, iy = self.plane()
+        text = "slice at " + describe_reference(
+            self._reference, list(ds.feature_names), ix, iy, limit=4
+        )
+        self.slice_title.setText(text)
+        self.slice_title.setToolTip(
+            "slice at "
+            + describe_reference(self._reference, list(ds.feature_names), ix, iy, limit=999)
+        )
+
     def _show_right(self, show: bool) -> None:
         if show and not self._right_shown:
-            self.graphics.removeItem(self.colorbar)
-            self.graphics.addItem(self.right.plot, row=0, col=1)
-            self.graphics.addItem(self.colorbar, row=0, col=2)
+            self.graphics.ci.addItem(self.right.plot, row=1, col=1)
+            self._right_shown = True
+            self._draw_points()  # its points
         elif not show and self._right_shown:
-            self.graphics.removeItem(self.right.plot)
+            self.graphics.ci.removeItem(self.right.plot)
         self._right_shown = show
 
     def _draw_points(self) -> None:
@@ -302,12 +708,23 @@ class BoundaryView(QWidget):
         if ds is None:
             return
         ix, iy = self.plane()
+        # Setting 2 x n points with their own brushes, and a new axis range, costs tens of
+        # milliseconds: only when something they show changed.
+        key = (id(ds), id(self._parts), ix, iy, self._reference.tobytes(), self._right_shown)
+        if key == getattr(self, "_points_key", None):
+            self._draw_selection()
+            return
+        self._points_key = key
         x, y = ds.X[:, ix], ds.X[:, iy]
         idx = class_index(ds.y, ds.classes)
-        brushes = class_brushes(idx, ds.n_classes)
+        if self._is_slice() and ix != iy and self._reference.size == ds.X.shape[1]:
+            near = closeness(ds.X, self._reference, ix, iy)
+        else:
+            near = np.ones(x.size)
+        brushes = faded_brushes(idx, ds.n_classes, 40 + 190 * near)
         symbols = [PART_SYMBOLS.get(p, "o") for p in self._parts]
         rows = np.arange(ds.X.shape[0])
-        for panel in (self.left, self.right):
+        for panel in (self.left, self.right) if self._right_shown else (self.left,):
             panel.points.setData(x=x, y=y, brush=brushes, symbol=symbols, data=rows)
             panel.plot.setLabel("bottom", ds.feature_names[ix])
             panel.plot.setLabel("left", ds.feature_names[iy])
@@ -329,9 +746,47 @@ class BoundaryView(QWidget):
         k = max(self.sub_combo.currentIndex(), 0)
         texts = []
         panels = [self.left, self.right] if len(self._plane.layers) > 1 else [self.left]
+        ladders = False
         for panel, layer in zip(panels, self._plane.layers, strict=False):
             texts.append(self._draw_layer(panel, layer, k))
-        self.info.setText("   |   ".join(texts))
+            ladders = ladders or not np.all(np.isnan(layer.weights[min(k, len(layer.weights) - 1)]))
+        self.colorbar.setVisible(ladders)
+        notes = [" ".join(texts)]
+        if self._is_slice():
+            notes.append(describe_cut(self._plane.hull))
+        guarantee = self._guarantee_note()
+        if guarantee:
+            notes.append(guarantee)
+        self.info.setText(" ".join(notes))
+        self.info.setToolTip("\n".join(notes))
+
+    def _guarantee_note(self) -> str:
+        """Where the non-crossing guarantee holds, and what the hull-wide checks found."""
+        res = self._result
+        if res is None:
+            return ""
+        titles = [layer.title for layer in self._plane.layers]
+        nc = [t for t in titles if "on-crossing" in t]
+        if not nc:
+            return ""
+        kernel = res.settings.kernel
+        where = (
+            "in the training hull (input space): crossings inside the dashed outline would "
+            "break them"
+            if kernel == "linear"
+            else "in the hull of the kernel rows (feature space), not in this plane: "
+            "crossings drawn here do not break them"
+        )
+        text = f"Its constraints hold {where}."
+        checks = res.crossing_checks.get(nc[0], {})
+        if checks:
+            parts = []
+            for space, label in (("feature", "feature space"), ("input", "input space")):
+                if space in checks:
+                    pairs = int(checks[space].get("n_crossing_pairs", 0))
+                    parts.append(f"{pairs} crossing pairs in {label}")
+            text += " Whole hull, 5,000 points: " + ", ".join(parts) + "."
+        return text
 
     def _draw_layer(self, panel: BoundaryPanel, layer: BoundaryLayer, k: int) -> str:
         k = min(k, len(layer.subproblems) - 1)
@@ -343,43 +798,50 @@ class BoundaryView(QWidget):
             panel.nonmonotone.setData(x=ds.X[rows, ix], y=ds.X[rows, iy])
         else:
             panel.nonmonotone.setData([], [])
-        points = layer.crossings[k] if layer.crossings else np.empty((0, 2))
-        panel.crossing.setData(x=points[:, 0], y=points[:, 1])
+        inside = layer.crossings[k] if layer.crossings else np.empty((0, 2))
+        outside = layer.crossings_outside[k] if layer.crossings_outside else np.empty((0, 2))
+        panel.crossing.setData(x=inside[:, 0], y=inside[:, 1])
+        panel.crossing_out.setData(x=outside[:, 0], y=outside[:, 1])
         sub = layer.subproblems[k]
-        n_bound = int(np.sum([s.shape[0] > 0 for s in layer.segments[k]]))
         if np.all(np.isnan(layer.weights[k])):
-            title = f"{layer.title}: class borders"
-            text = f"{layer.title}: borders between predicted classes"
-        else:
-            title = f"{layer.title}" + (f" \u2014 {sub}" if sub else "")
-            share = 100 * layer.crossing_share[k]
-            text = (
-                f"{layer.title}: {n_bound} boundaries; {len(points)} crossings (\u00d7) in "
-                f"the training hull (dashed); signs not monotone at {rows.size} data "
-                f"point(s) (rings), on {share:.1f}% of the plane"
-            )
-        title = (
-            f"{title}  (crossing points: {len(points)})"
-            if not np.all(np.isnan(layer.weights[k]))
-            else title
+            panel.title.setText(f"{layer.title}: class borders")
+            return f"{layer.title}: borders between the predicted classes."
+        n_bound = int(np.sum([s.shape[0] > 0 for s in layer.segments[k]]))
+        panel.title.setText(f"{layer.title}" + (f" \u2014 {sub}" if sub else ""))
+        return (
+            f"{layer.title}: {_count(n_bound, 'boundary', 'boundaries')}, "
+            f"{_count(len(inside), 'crossing')} in the hull (\u00d7), {len(outside)} outside "
+            f"(grey), {_count(rows.size, 'point')} not monotone."
         )
-        _set_title(panel.plot, title)
-        return text
 
     def _toggle_surface(self, on: bool) -> None:
         for panel in (self.left, self.right):
             panel.image.setVisible(on and self._plane is not None)
+        self.surface_bar.setVisible(on)
 
     def _plane_changed(self) -> None:
         if self._updating:
             return
+        self.slice_panel.set_axes(*self.plane())
         self._draw_points()
+        self._update_slice_title()
         if self._has_result:
             self.plane_requested.emit(*self.plane())
+
+    def _reference_edited(self, reference) -> None:
+        self.set_reference(reference)
 
     # ---------------------------------------------------------------------- selection
     def set_selection(self, row: int) -> None:
         self._row = row
+        ds = self._dataset
+        if (
+            ds is not None
+            and self._is_slice()
+            and self.slice_panel.follow.isChecked()
+            and 0 <= row < ds.X.shape[0]
+        ):
+            self.set_reference(ds.X[row])
         self._draw_selection()
 
     def _draw_selection(self) -> None:
@@ -399,8 +861,6 @@ class BoundaryView(QWidget):
         return self.graphics.scene()
 
 
-def _set_title(plot: pg.PlotItem, title: str) -> None:
-    """Set a plot title only when it changes (setting HTML text is slow)."""
-    if getattr(plot, "_wsvm_title", None) != title:
-        plot.setTitle(title)
-        plot._wsvm_title = title
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``"1 point"``, ``"3 points"``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"

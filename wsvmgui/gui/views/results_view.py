@@ -6,18 +6,20 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from .common import cache_axes, fixed_lines
+from .common import add_title, cache_axes, compact_rows, fixed_lines
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
@@ -38,7 +40,7 @@ class ResultsView(QWidget):
         self.summary = QLabel("No run yet: press Run.")
         fixed_lines(self.summary, 3)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.baseline_button = QPushButton("Compare with baselines")
+        self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
             "the same split and add their test measures to the table"
@@ -48,12 +50,18 @@ class ResultsView(QWidget):
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumWidth(160)
+        compact_rows(self.table)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.plot = self.graphics.addPlot(
-            row=0, col=0, title="tuning surface: EGKL on the tuning set"
-        )
+        self.graphics.ci.setContentsMargins(4, 18, 4, 14)  # room for overhanging end labels
+        self.graphics.setMinimumSize(200, 200)
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.title = add_title(self.plot, "tuning: EGKL")
+        self.title.setToolTip("EGKL of each penalty and width on the tuning data")
         self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setMinimumSize(100, 100)
         cache_axes(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -64,22 +72,49 @@ class ResultsView(QWidget):
         )
         self.plot.addItem(self.best)
         self.colorbar = pg.ColorBarItem(
-            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=14
+            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=12
         )
+        self.colorbar.getAxis("right").setWidth(40)
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
-        self.note = pg.TextItem("", color=(80, 80, 80), anchor=(0.5, 0.5))
-        self.plot.addItem(self.note)
+        self._surfaces: list = []
+        self.no_table = QLabel("")
+        self.no_table.setWordWrap(True)
+        self.no_table.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_table.setMinimumWidth(120)
+        self.tuning_stack = QStackedWidget()
+        self.tuning_stack.addWidget(self.graphics)
+        self.tuning_stack.addWidget(self.no_table)
+        self.surface_label = QLabel("tuning of")
+        self.surface_combo = QComboBox()
+        self.surface_combo.setToolTip("The sub-problem whose tuning table is drawn")
+        self.surface_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.surface_combo.setMinimumContentsLength(8)
+        self.surface_combo.currentIndexChanged.connect(self._draw_surface)
+        picker = QHBoxLayout()
+        picker.setContentsMargins(0, 0, 0, 0)
+        picker.addWidget(self.surface_label)
+        picker.addWidget(self.surface_combo, 1)
+        self.surface_label.setVisible(False)
+        self.surface_combo.setVisible(False)
+        tuning_box = QWidget()
+        tuning_layout = QVBoxLayout(tuning_box)
+        tuning_layout.setContentsMargins(0, 0, 0, 0)
+        tuning_layout.addLayout(picker)
+        tuning_layout.addWidget(self.tuning_stack, 1)
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.baseline_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
-        splitter.addWidget(self.graphics)
+        splitter.addWidget(tuning_box)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([600, 400])
+        splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -92,9 +127,8 @@ class ResultsView(QWidget):
         self._columns = {}
         self._fill_table()
         self.summary.setText(message)
-        self.image.clear()
-        self.best.setData([], [])
-        self.tuning_table = None
+        self._draw_tuning(None)
+        self.no_table.setText("")
         self.baseline_button.setEnabled(False)
 
     def set_result(self, result) -> None:
@@ -123,13 +157,17 @@ class ResultsView(QWidget):
         notes = "".join(f"<br>{n}" for n in result.notes)
         self.summary.setText(f"{head}<br>{sub}{notes}")
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
+        for part, values in getattr(result, "comparison_metrics", {}).items():
+            if part != "tune":
+                self._columns[f"non-crossing ({part})"] = dict(values)
         self._fill_table()
-        self._draw_tuning(getattr(result, "tuning", None))
+        self._draw_tuning(result)
         self.baseline_button.setEnabled(True)
 
-    def add_baselines(self, baselines: dict[str, dict[str, float]]) -> None:
-        for name, values in baselines.items():
-            self._columns[f"{name} (test)"] = dict(values)
+    def add_baselines(self, baselines) -> None:
+        """Add the baselines' measures (a :class:`wsvmgui.app.analysis.Baselines`)."""
+        for name, values in baselines.metrics.items():
+            self._columns[f"{name} ({baselines.part})"] = dict(values)
         self._fill_table()
 
     def table_values(self) -> dict[str, dict[str, float]]:
@@ -143,7 +181,8 @@ class ResultsView(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(measures))
-        self.table.setHorizontalHeaderLabels(cols)
+        # names on two lines: "logistic regression (test)" is wider than its numbers
+        self.table.setHorizontalHeaderLabels([c.replace(" (", "\n(") for c in cols])
         self.table.setVerticalHeaderLabels(measures)
         for i, m in enumerate(measures):
             for j, c in enumerate(cols):
@@ -152,45 +191,88 @@ class ResultsView(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
 
-    def _draw_tuning(self, tuning) -> None:
-        if tuning is None:
+    def _draw_tuning(self, result=None) -> None:
+        """The tuning surfaces of ``result``'s estimator; a note when it keeps none."""
+        self._surfaces = [] if result is None else list(result.tunings)
+        self.surface_combo.blockSignals(True)
+        self.surface_combo.clear()
+        for s in self._surfaces:
+            self.surface_combo.addItem(s.name or "the ladder")
+        self.surface_combo.blockSignals(False)
+        many = len(self._surfaces) > 1
+        self.surface_label.setVisible(many)
+        self.surface_combo.setVisible(many)
+        if not self._surfaces:
             self.image.clear()
             self.best.setData([], [])
             self.tuning_table = None
-            self.note.setText(
-                "no tuning in this run\n(one \u03bb and one \u03c3, or a scheme "
-                "without a tuning table)"
-            )
-            self.note.setPos(0.5, 0.5)
-            self.plot.setXRange(0, 1)
-            self.plot.setYRange(0, 1)
+            self.no_table.setText(_no_table_note(result))
+            self.tuning_stack.setCurrentWidget(self.no_table)
             return
-        self.note.setText("")
-        table = np.asarray(tuning.egkl, dtype=float)  # (L, S)
+        self.tuning_stack.setCurrentWidget(self.graphics)
+        self._draw_surface(0)
+
+    def _draw_surface(self, index: int) -> None:
+        if not 0 <= index < len(self._surfaces):
+            return
+        surface = self._surfaces[index]
+        self.title.setText(f"{surface.score_name} (\u2605 chosen)")
+        self.title.setToolTip(
+            f"{surface.score_name} of each candidate on the tuning data; the final fit keeps "
+            "the chosen C = 1 / (2 n \u03bb), so its \u03bb (above the table) is for its own n"
+        )
+        self.colorbar.getAxis("left").setLabel(surface.score_name)
+        table = np.asarray(surface.score, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
         shown = np.where(finite, table, np.nan)
         lo = float(np.nanmin(shown)) if finite.any() else 0.0
         hi = float(np.nanmax(shown)) if finite.any() else 1.0
         hi = hi if hi > lo else lo + 1e-9
-        # image rows = sigma index (y), columns = lambda index (x)
+        # image rows = second parameter (y), columns = first parameter (x)
         self.image.setImage(np.nan_to_num(shown.T, nan=hi), autoLevels=False, levels=(lo, hi))
         L, S = table.shape
         self.image.setRect(QRectF(-0.5, -0.5, L, S))
         self.colorbar.setLevels((lo, hi))
-        i, j = np.unravel_index(int(np.nanargmin(np.where(finite, table, np.inf))), table.shape)
-        self.best.setData(x=[float(i)], y=[float(j)])
-        self.plot.getAxis("bottom").setTicks(
-            [[(k, f"{v:.2g}") for k, v in enumerate(tuning.lambdas)]]
-        )
-        sig = np.asarray(tuning.sigmas, dtype=float)
+        self.best.setData(x=[float(surface.best[0])], y=[float(surface.best[1])])
+        self.plot.getAxis("bottom").setTicks([[(k, _short(v)) for k, v in enumerate(surface.xs)]])
         self.plot.getAxis("left").setTicks(
-            [[(k, "none" if not np.isfinite(v) else f"{v:.2g}") for k, v in enumerate(sig)]]
+            [[(k, "none" if not np.isfinite(v) else _short(v)) for k, v in enumerate(surface.ys)]]
         )
-        self.plot.setLabel("bottom", "\u03bb")
-        self.plot.setLabel("left", "\u03c3")
+        self.plot.setLabel("bottom", f"{surface.x_name} (tuning fits)")
+        self.plot.setLabel("left", surface.y_name or "no width")
         self.plot.setXRange(-0.5, L - 0.5, padding=0)
         self.plot.setYRange(-0.5, S - 0.5, padding=0)
 
     def export_item(self):
         return self.graphics.scene()
+
+
+def _no_table_note(result) -> str:
+    """Why there is no tuning surface: nothing tuned, or a scheme that keeps no table."""
+    if result is None:
+        return "no tuning table"
+    s = result.settings
+    n_lam = len(s.lambdas) if s.lambdas is not None else 7
+    n_sig = 1 if s.kernel != "rbf" else (len(s.sigmas) if s.sigmas is not None else 6)
+    if n_lam * n_sig <= 1:
+        return "not tuned: one \u03bb and one \u03c3 given"
+    est = result.estimator
+    chosen = []
+    for attr, name in (("lambda_", "\u03bb"), ("lam_", "\u03bb"), ("sigma_", "\u03c3")):
+        value = getattr(est, attr, None)
+        if isinstance(value, (int, float)) and np.isfinite(value):
+            chosen.append(f"{name} = {value:.3g}")
+    tuned = f"tuned over {n_lam} \u00d7 {n_sig} values"
+    if chosen:
+        tuned += ": " + ", ".join(dict.fromkeys(chosen))
+    return tuned + "\n(this scheme keeps no table of the scores)"
+
+
+def _short(v: float) -> str:
+    """A tick label of at most 5 characters: ``0.017``, ``2e-4``, ``1.2``, ``300``."""
+    text = f"{v:.2g}"
+    if len(text) > 5:
+        mantissa, exp = f"{v:.0e}".split("e")
+        text = f"{mantissa}e{int(exp)}"
+    return text

@@ -11,14 +11,39 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
-from .common import class_brushes, configure_plot, fixed_lines
+from .common import (
+    PHAT,
+    add_title,
+    class_brushes,
+    class_qcolor,
+    compact_name,
+    configure_plot,
+    fit_legend,
+    fixed_lines,
+    keep_legend_fitted,
+    legend_line,
+    legend_sample,
+)
 
 SQRT3_2 = np.sqrt(3.0) / 2.0
 VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
 POSITIVE = pg.mkBrush(30, 150, 60, 230)
 NEGATIVE = pg.mkBrush(200, 60, 50, 230)
+BRACKET_PEN = pg.mkPen(255, 165, 0, 150, width=14)
+#: Colours of the f_pi(x) curves, one per sub-problem (at most six drawn).
+CURVE_COLORS = [
+    (20, 20, 20),
+    (31, 119, 180),
+    (214, 39, 40),
+    (44, 160, 44),
+    (148, 103, 189),
+    (255, 127, 14),
+]
+#: Widest left axis of the ladder plot (sub-problem names), in pixels.
+MAX_NAME_WIDTH = 150
 
 
 def to_triangle(weights: np.ndarray) -> np.ndarray:
@@ -60,6 +85,8 @@ class SimplexView(QWidget):
         super().__init__(parent)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.graphics.ci.setContentsMargins(4, 12, 4, 4)  # room for overhanging end labels
+        self.graphics.setMinimumSize(200, 200)
         self.info = QLabel("Select a point in any view to see its ladders.")
         fixed_lines(self.info, 2)
         layout = QVBoxLayout(self)
@@ -68,11 +95,14 @@ class SimplexView(QWidget):
         layout.addWidget(self.info)
 
         # Triangle
-        self.tri = self.graphics.addPlot(row=0, col=0, title="class weights \u03c0 (simplex)")
+        self.tri = pg.PlotItem()
+        self.tri_title = add_title(self.tri, "class weights \u03c0 on the simplex")
         self.tri.setAspectLocked(True)
         self.tri.hideAxis("left")
         self.tri.hideAxis("bottom")
         self.tri.setMenuEnabled(False)
+        self.tri.hideButtons()
+        self.tri.setMinimumSize(120, 120)
         outline = np.vstack([VERTICES, VERTICES[:1]])
         self.outline = pg.PlotDataItem(outline[:, 0], outline[:, 1], pen=pg.mkPen(60, 60, 60))
         self.tri.addItem(self.outline)
@@ -85,36 +115,34 @@ class SimplexView(QWidget):
         )
         self.tri.addItem(self.border_mark)
         self.vertex_labels = []
-        for (x, y), anchor in zip(VERTICES, ((1, 0), (0, 0), (0.5, 1)), strict=True):
+        for (x, y), anchor in zip(VERTICES, ((0.5, 0), (0.5, 0), (0.5, 1)), strict=True):
             text = pg.TextItem("", color=(30, 30, 30), anchor=anchor)
-            text.setPos(x, y)
+            text.setPos(x, y - 0.04 if y == 0 else y + 0.02)
             self.tri.addItem(text)
             self.vertex_labels.append(text)
-        self.tri_legend = self.tri.addLegend(offset=(10, 10), labelTextColor=(30, 30, 30))
-        self._legend_samples: list[pg.ScatterPlotItem] = []
         self.tri_note = pg.TextItem("", color=(90, 90, 90), anchor=(0.5, 0.5))
         self.tri_note.setPos(0.5, 0.35)
         self.tri.addItem(self.tri_note)
-        self.tri.setXRange(-0.1, 1.1)
-        self.tri.setYRange(-0.1, 1.0)
+        self.tri.setXRange(-0.12, 1.12, padding=0)
+        self.tri.setYRange(-0.14, 1.0, padding=0)
 
         # Ladders
-        self.lad = self.graphics.addPlot(
-            row=0,
-            col=1,
-            title="sign ladder of the selected point: green f_\u03c0(x) > 0, "
-            "red f_\u03c0(x) \u2264 0, orange the bracket, \u25c7 the estimate",
-        )
+        self.lad = pg.PlotItem()
         configure_plot(self.lad)
-        # The left axis carries the sub-problem names: wide, and painted without the cache
-        # (its width changes with the names).
+        self.lad_title = add_title(self.lad, "sign ladder of the selected point")
+        self.lad_title.setToolTip(
+            "One row per binary sub-problem: 'b|a,b' is the ladder of class b against class "
+            "a (it estimates P(b | a or b)), 'j|rest' class j against all others; green where "
+            "f\u03c0(x) > 0.  Long names drop the prefix all class labels share."
+        )
+        # The left axis carries the sub-problem names, painted without the cache (its
+        # width changes with the names).
         left = self.lad.getAxis("left")
         left.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        left.setWidth(150)
         self.lad.setLabel("bottom", "weight \u03c0")
         self.lad.setXRange(0, 1)
         self.lad.setLimits(xMin=-0.05, xMax=1.05)
-        self.brackets = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 165, 0, 150, width=14))
+        self.brackets = pg.PlotDataItem(connect="pairs", pen=BRACKET_PEN)
         self.lad.addItem(self.brackets)
         self.signs = pg.ScatterPlotItem(size=10, pen=None)
         self.lad.addItem(self.signs)
@@ -122,9 +150,43 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
-        self.graphics.ci.layout.setColumnStretchFactor(0, 2)
-        self.graphics.ci.layout.setColumnStretchFactor(1, 3)
-        self._shown = [self.tri, self.lad]
+        # f_pi(x) of the selected point: the values behind the signs
+        self.curve_plot = pg.PlotItem()
+        configure_plot(self.curve_plot)
+        self.curve_title = add_title(self.curve_plot, "f\u03c0(x) of the selected point")
+        self.curve_plot.setLabel("bottom", "weight \u03c0")
+        self.curve_plot.setLabel("left", "f\u03c0(x)")
+        self.curve_plot.setXLink(self.lad)
+        self.curve_plot.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.zero_line = pg.InfiniteLine(
+            pos=0, angle=0, pen=pg.mkPen(120, 120, 120, style=Qt.PenStyle.DashLine)
+        )
+        self.curve_plot.addItem(self.zero_line)
+        self.curves: list[pg.PlotDataItem] = []
+        self.curve_marks = pg.ScatterPlotItem(
+            size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
+        )
+        self.curve_marks.setZValue(5)
+        self.curve_plot.addItem(self.curve_marks)
+        # values of the grid's own fits, drawn on a ladder's exact path traced after them
+        self.fit_dots = pg.ScatterPlotItem(
+            size=5, symbol="o", pen=None, brush=pg.mkBrush(20, 20, 20)
+        )
+        self.fit_dots.setZValue(2)
+        self.curve_plot.addItem(self.fit_dots)
+        self.zero_marks = pg.ScatterPlotItem(
+            size=12, symbol="x", pen=None, brush=pg.mkBrush(200, 30, 30)
+        )
+        self.zero_marks.setZValue(6)
+        self.curve_plot.addItem(self.zero_marks)
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
+        self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
+        self._legend_key = None
+        self._curve_names: list[str] = []
+        self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
+        self._dirty = False
+        self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
 
         self._result = None
@@ -136,31 +198,75 @@ class SimplexView(QWidget):
         if wanted == self._shown:
             return
         for plot in self._shown:
-            self.graphics.removeItem(plot)
+            self.graphics.ci.removeItem(plot)
+            if plot is self.lad:
+                self.graphics.ci.removeItem(self.curve_plot)
         for col, plot in enumerate(wanted):
-            self.graphics.addItem(plot, row=0, col=col)
+            if plot is self.lad:
+                self.graphics.ci.addItem(plot, row=0, col=col)
+                self.graphics.ci.addItem(self.curve_plot, row=1, col=col)
+            else:
+                self.graphics.ci.addItem(plot, row=0, col=col, rowspan=2)
+        self.graphics.ci.layout.setRowStretchFactor(0, 1)
+        self.graphics.ci.layout.setRowStretchFactor(1, 1)
         self._shown = wanted
+        self._build_legend(triangle, None)
+
+    def _build_legend(self, triangle: bool, classes) -> None:
+        key = (
+            triangle,
+            None if classes is None else tuple(str(c) for c in classes),
+            tuple(self._curve_names),
+            self._path_kinds,
+        )
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        self.legend.clear()
+        if triangle and classes is not None:
+            for k, c in enumerate(classes):
+                self.legend.addItem(
+                    legend_sample("o", pg.mkBrush(class_qcolor(k, 3)), pg.mkPen(None)),
+                    f"grid weight predicts {c}",
+                )
+            self.legend.addItem(self.border_mark, "border weight")
+        if self.lad in self._shown:
+            self.legend.addItem(legend_sample("s", POSITIVE, pg.mkPen(None)), "fπ(x) > 0")
+            self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
+            self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
+            self.legend.addItem(self.estimates, f"estimate {PHAT}")
+            kinds = self._path_kinds
+            for i, (name, color) in enumerate(zip(self._curve_names, CURVE_COLORS, strict=False)):
+                label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
+                exact = i < len(kinds) and kinds[i] != ""
+                label += " (exact path)" if exact else " at the fitted weights"
+                self.legend.addItem(legend_line(pg.mkPen(*color, width=2)), label)
+            if "traced" in kinds:
+                self.legend.addItem(
+                    legend_sample("o", pg.mkBrush(20, 20, 20), pg.mkPen(None), 6),
+                    "the grid's fits",
+                )
+            if any(kinds):
+                self.legend.addItem(
+                    legend_sample("x", pg.mkBrush(200, 30, 30), pg.mkPen(None), 10), "zeros"
+                )
+        fit_legend(self.legend, self.graphics.viewport().width())
 
     def set_result(self, result) -> None:
         self._result = result
         ds = result.split.dataset
         K = ds.n_classes
         for text, c in zip(self.vertex_labels, list(ds.classes[:3]) + [""] * 3, strict=False):
-            text.setText(f"\u03c0 of class {c}" if K == 3 else "")
-        self.tri_legend.clear()
-        if K == 3:
-            from .common import class_qcolor
-
-            while len(self._legend_samples) < 3:
-                self._legend_samples.append(pg.ScatterPlotItem(size=9, pen=None))
-            for k, c in enumerate(ds.classes):
-                sample = self._legend_samples[k]
-                sample.setBrush(pg.mkBrush(class_qcolor(k, 3)))
-                self.tri_legend.addItem(sample, f"predicts {c}")
-            self.tri_legend.addItem(self.border_mark, "border weight")
-        self._layout(
-            result.simplex is not None and result.simplex.grid.shape[1] == 3, bool(result.ladders)
+            text.setText(f"\u03c0 of {c}" if K == 3 else "")
+        triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
+        self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
+        paths = list(getattr(result, "paths", None) or [])
+        self._path_kinds = tuple(
+            "" if info is None else info.source for info in paths[: len(self._curve_names)]
         )
+        self._layout(triangle, bool(result.ladders))
+        self._build_legend(triangle, ds.classes if triangle else None)
+        self._fit_ladder_axis(result.ladders)
         self._draw()
 
     def clear(self) -> None:
@@ -168,11 +274,42 @@ class SimplexView(QWidget):
         self._layout(False, True)
         self._draw()
 
+    def _fit_ladder_axis(self, ladders) -> None:
+        """Left axis as wide as the longest sub-problem name (at most MAX_NAME_WIDTH)."""
+        from PySide6.QtGui import QFontMetrics
+
+        axis = self.lad.getAxis("left")
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
+        names = [self._elide(lad.description + "  (crossing)") for lad in ladders] or ["0.0"]
+        width = max(metrics.horizontalAdvance(n) for n in names) + 14
+        axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
+        self.curve_plot.getAxis("left").setWidth(int(min(width, MAX_NAME_WIDTH)))  # aligned
+
     def set_selection(self, row: int) -> None:
         self._row = row
         self._draw()
 
+    def showEvent(self, ev) -> None:  # noqa: N802 - Qt override
+        super().showEvent(ev)
+        if self._dirty:
+            self._draw()
+
+    def ensure_drawn(self) -> None:
+        """Draw now what a hidden view put off."""
+        if self._dirty:
+            self._dirty = False
+            self._draw_now()
+
     def _draw(self) -> None:
+        # Put off while hidden: a selection made in another view must not cost this
+        # view's drawing on the GUI thread.
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
+        self._draw_now()
+
+    def _draw_now(self) -> None:
         res = self._result
         row = self._row
         valid = res is not None and 0 <= row < res.split.dataset.X.shape[0]
@@ -185,7 +322,7 @@ class SimplexView(QWidget):
         else:
             ds = res.split.dataset
             p = res.report.proba[row]
-            probs = ", ".join(f"p({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
+            probs = ", ".join(f"{PHAT}({c}) = {v:.3f}" for c, v in zip(ds.classes, p, strict=True))
             truth = ""
             if ds.p_true is not None:
                 truth = "; true " + ", ".join(f"{v:.3f}" for v in ds.p_true[row])
@@ -222,6 +359,7 @@ class SimplexView(QWidget):
     def _draw_ladders(self, res, row: int) -> None:
         ladders = [] if res is None else res.ladders
         if not ladders:
+            self._draw_curves([], row)
             self.signs.setData([], [])
             self.brackets.setData([], [])
             self.estimates.setData([], [])
@@ -238,16 +376,94 @@ class SimplexView(QWidget):
             by += [y, y]
             ex.append(0.5 * (lad.lo[row] + lad.hi[row]))
             ey.append(y)
-            mono = "" if bool(np.all(s[:-1] >= s[1:])) else "  (crossing)"
-            ticks.append((y, f"{lad.description}{mono}"))
+            mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
+            ticks.append((y, self._elide(f"{lad.description}{mono}")))
+        self._draw_curves(ladders, row)
         self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
         self.estimates.setData(x=ex, y=ey)
         self.lad.getAxis("left").setTicks([ticks])
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
 
+    def _draw_curves(self, ladders, row: int) -> None:
+        """f_pi(x) of the selected point, one curve per sub-problem: the exact path where
+        the ladder has one (piecewise linear, knots at its breakpoints, zeros marked),
+        otherwise straight between the fitted weights; diamonds at the estimates."""
+        from ...app.path_view import zeros_of
+
+        shown = [lad for lad in ladders if lad.values is not None][: len(CURVE_COLORS)]
+        paths = list(getattr(self._result, "paths", None) or []) if shown else []
+        while len(self.curves) < len(shown):
+            curve = pg.PlotDataItem()
+            self.curve_plot.addItem(curve)
+            self.curves.append(curve)
+        x_row = self._result.split.X_all[row : row + 1] if shown else None
+        marks, values, zeros, dots_x, dots_y, breaks = [], [], [], [], [], []
+        for i, lad in enumerate(shown):
+            curve, color = self.curves[i], CURVE_COLORS[i]
+            info = paths[i] if i < len(paths) else None
+            if info is not None:
+                f = info.curves(x_row)[0]
+                curve.setData(info.pis, f, pen=pg.mkPen(*color, width=1.5), symbol=None)
+                zeros.append(zeros_of(info.pis, f))
+                breaks.append(info.n_breakpoints)
+                values.append(f)
+                if info.source == "traced":  # the grid's own fits on the exact curve
+                    dots_x.append(lad.weights)
+                    dots_y.append(lad.values[row])
+            else:
+                curve.setData(
+                    lad.weights,
+                    lad.values[row],
+                    pen=pg.mkPen(*color, width=2),
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=pg.mkBrush(*color),
+                    symbolPen=pg.mkPen(*color),
+                )
+            values.append(lad.values[row])
+            curve.setVisible(True)
+            marks.append(0.5 * (lad.lo[row] + lad.hi[row]))
+        for curve in self.curves[len(shown) :]:
+            curve.setData([], [])
+            curve.setVisible(False)
+        self.curve_marks.setData(x=marks, y=np.zeros(len(marks)))
+        z = np.concatenate(zeros) if zeros else np.empty(0)
+        self.zero_marks.setData(x=z, y=np.zeros(z.size))
+        if dots_x:
+            self.fit_dots.setData(x=np.concatenate(dots_x), y=np.concatenate(dots_y))
+        else:
+            self.fit_dots.setData([], [])
+        if len(breaks) == 1 and len(shown) == 1:
+            title = (
+                f"f\u03c0(x) of the selected point: exact path, {breaks[0]} breakpoints, "
+                f"{z.size} zero(s)"
+            )
+        elif breaks:
+            title = f"f\u03c0(x) of the selected point: exact paths of {len(breaks)} ladders"
+        else:
+            title = "f\u03c0(x) of the selected point"
+        self.curve_title.setText(title)
+        if values:
+            top = float(np.max(np.abs(np.concatenate(values)))) or 1.0
+            self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
+
+    def _elide(self, text: str) -> str:
+        """``text`` within the name axis: without the class labels' shared prefix when too
+        wide (``class_2|class_1,class_2`` -> ``2|1,2``), then cut at the end."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtGui import QFontMetrics
+
+        axis = self.lad.getAxis("left")
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
+        limit = MAX_NAME_WIDTH - 14
+        if metrics.horizontalAdvance(text) > limit and self._result is not None:
+            text = compact_name(text, self._result.split.dataset.classes)
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, limit)
+
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
+        self.ensure_drawn()
         x, y = self.brackets.getData()
         return {
             "sign_x": np.asarray(self.signs.data["x"]),

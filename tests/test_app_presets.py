@@ -1,0 +1,87 @@
+"""Presets: complete, valid settings sized to the data, for every scheme."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wsvmgui.app.datasets import load_builtin, split_dataset
+from wsvmgui.app.presets import (
+    QUICK_C,
+    default_scheme,
+    lambda_for,
+    preset_settings,
+    sigma_scale,
+)
+from wsvmgui.app.schemes import SCHEMES, make_estimator
+from wsvmgui.app.settings import RunSettings
+from wsvmgui.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return split_dataset(load_builtin("demo"), 0.0, 0.3, 0, standardise=True)
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+def test_quick_preset_is_valid_for_every_scheme(demo, scheme):
+    s = preset_settings("quick", scheme, demo.train.X, demo.train.y)
+    assert s.scheme == scheme
+    make_estimator(s, 2)  # builds: options and parameters accepted
+    if scheme.startswith("joint"):
+        assert s.joint_n == 10 and len(s.lambdas) == 1 and len(s.sigmas) == 1
+    else:
+        # M >= 40: estimates on a 1/40 grid, not the 0.05 / 0.95 ends of M = 10
+        assert s.n_weights >= 40 and s.tuning == "split"
+        n_fit = round(demo.train.size * (1 - s.tune_fraction))
+        assert s.lambdas == [lambda_for(C, n_fit) for C in QUICK_C]
+        assert len(s.sigmas) == 3
+
+
+def test_widths_follow_the_scale_of_the_data(demo):
+    s1 = preset_settings("quick", "binary", demo.train.X, demo.train.y)
+    s10 = preset_settings("quick", "binary", 10 * demo.train.X, demo.train.y)
+    np.testing.assert_allclose(s10.sigmas, 10 * np.asarray(s1.sigmas), rtol=0.02)
+    assert sigma_scale(demo.train.X, demo.train.y) == pytest.approx(s1.sigmas[1], rel=0.01)
+
+
+def test_joint_grid_shrinks_with_more_classes():
+    for name, N in (("design:wu2010_ex1", 10), ("design:wu2010_ex4", 7)):
+        sp = split_dataset(load_builtin(name, n=150), 0.0, 0.3, 0)
+        s = preset_settings("quick", "joint-direct", sp.train.X, sp.train.y)
+        assert s.joint_n == N
+
+
+def test_standard_and_thorough_are_the_library_defaults_and_more(demo):
+    std = preset_settings("standard", "binary", demo.train.X, demo.train.y)
+    assert std == RunSettings(scheme="binary")
+    th = preset_settings("thorough", "binary", demo.train.X, demo.train.y)
+    assert th.n_weights == 80 and th.tuning == "cv" and th.cv_folds == 10
+
+
+def test_kept_settings_and_dropped_options(demo):
+    base = RunSettings(
+        scheme="probing", seed=7, n_jobs=2, options={"learner": "svm"}, scheduler="tcp://h:8786"
+    )
+    same = preset_settings("quick", "probing", demo.train.X, demo.train.y, base)
+    assert same.seed == 7 and same.n_jobs == 2 and same.options == {"learner": "svm"}
+    assert same.scheduler == "tcp://h:8786"  # where the fits run is not the preset's business
+    other = preset_settings("quick", "binary", demo.train.X, demo.train.y, base)
+    assert other.options == {}  # the binary ladder takes no "learner"
+
+
+def test_default_scheme_by_classes():
+    assert [default_scheme(k) for k in (2, 3, 4, 5, 9)] == [
+        "binary",
+        "pairwise",
+        "pairwise",
+        "bp1",
+        "bp1",
+    ]
+
+
+def test_unknown_names_are_refused(demo):
+    with pytest.raises(InputError, match="preset"):
+        preset_settings("fast", "binary", demo.train.X, demo.train.y)
+    with pytest.raises(InputError, match="scheme"):
+        preset_settings("quick", "nope", demo.train.X, demo.train.y)

@@ -1,0 +1,442 @@
+"""What a run will cost, before it starts, and progress over all of its phases (no Qt).
+
+:func:`estimate_cost` times the real fit on the real data: it starts the scheme's fit with a
+progress callback and stops it after a short budget (``PROBE_SECONDS``), then extrapolates
+from the fits finished so far to the number of fits the estimator announced (its
+tracker's total, which the estimators compute from the settings: weight grid x penalty
+and width grids x folds, per sub-problem, per simplex grid weight).  A fit that finishes
+within the budget is timed exactly.  The non-crossing ladder, whose constrained fits cost
+more than the tuning fits before them, gets its own probe of its final stage; the
+comparison fit of the app's side-by-side view is a phase of its own.
+
+:class:`PhasedProgress` maps the progress of each phase (and of each stage inside a fit,
+when an estimator's reported total changes) onto one fraction of the whole run, weighted
+by the phases' estimated seconds, and gives the remaining time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import Cancelled
+from .schemes import fit_scheme
+from .settings import RunSettings
+
+#: Wall-clock seconds a probe may fit before it is stopped and extrapolated.
+PROBE_SECONDS = 0.6
+#: A probe whose first fit has not finished after this long gives up (a lower bound).
+PROBE_CAP = 8.0
+#: Runs expected to take longer than this ask first (seconds).
+CONFIRM_SECONDS = 60.0
+#: Seconds for computing the views after the fits (plane grid, ladders, metrics), and
+#: per boundary drawn (contours and crossings on the plane grid; measured on this machine).
+VIEW_SECONDS = 0.3
+VIEW_SECONDS_PER_BOUNDARY = 0.003
+#: Seconds per fitted row of the exact path behind a binary ladder (measured here:
+#: 0.3 s at n = 140, 2.3 s at n = 400 under load).
+PATH_SECONDS_PER_ROW = 0.006
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a run.
+
+    Attributes
+    ----------
+    name : str
+    fits : int
+        Fits the estimator announced for it (0 when unknown).
+    seconds : float
+        Estimated wall-clock seconds.
+    exact : bool
+        The probe ran it to the end: ``seconds`` was measured.
+    lower_bound : bool
+        The first fit did not finish within :data:`PROBE_CAP`: ``seconds`` is a minimum.
+    group : str
+        The fit the phase belongs to ("main", "comparison", "views"): progress moves to the
+        next phase by itself only within one group (a fit's next stage).
+    """
+
+    name: str
+    fits: int
+    seconds: float
+    exact: bool = False
+    lower_bound: bool = False
+    group: str = "main"
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """The estimated cost of a run: its phases in order.
+
+    Attributes
+    ----------
+    phases : tuple of Phase
+    fitted : dict
+        "main" and/or "comparison" -> the estimator a probe fitted completely (a run
+        reuses it instead of fitting again).
+    """
+
+    phases: tuple[Phase, ...]
+    fitted: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def fits(self) -> int:
+        return int(sum(p.fits for p in self.phases))
+
+    @property
+    def seconds(self) -> float:
+        return float(sum(p.seconds for p in self.phases))
+
+    @property
+    def lower_bound(self) -> bool:
+        return any(p.lower_bound for p in self.phases)
+
+    def needs_confirmation(self, limit: float = CONFIRM_SECONDS) -> bool:
+        return self.seconds > limit
+
+    def describe(self) -> str:
+        """``"about 35 min, 12,600 fits"`` (``"more than ..."`` for a lower bound)."""
+        head = "more than " if self.lower_bound else "about "
+        return f"{head}{format_seconds(self.seconds)}, {self.fits:,} fits"
+
+    def details(self) -> str:
+        """One line per phase."""
+        return "\n".join(
+            f"{p.name}: {p.fits:,} fits, {format_seconds(p.seconds)}"
+            + (" (measured)" if p.exact else " (at least)" if p.lower_bound else "")
+            for p in self.phases
+        )
+
+
+def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
+    """Estimated seconds of the views phase: a base plus each boundary drawn."""
+    from ..ladder.tuning import default_n_weights
+
+    K = max(n_classes, 2)
+    if settings.scheme.startswith("joint") or settings.scheme == "probing":
+        boundaries = K
+    else:
+        M = settings.n_weights or default_n_weights(n)
+        subs = {"pairwise": K * (K - 1) // 2, "ova": K}.get(settings.scheme, K - 1)
+        boundaries = max(subs, 1) * (M - 1)
+    return VIEW_SECONDS + VIEW_SECONDS_PER_BOUNDARY * boundaries
+
+
+def format_seconds(seconds: float) -> str:
+    """``"0.4 s"``, ``"12 s"``, ``"3 min"``, ``"1.5 h"``."""
+    if not math.isfinite(seconds):
+        return "unknown"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _project(stages: list[list[tuple[float, int, int]]], elapsed: float) -> tuple[int, float]:
+    """Fits and seconds of a fit from its progress so far: finished stages as measured,
+    the current one extrapolated from its own fits (stages the estimator has not announced
+    yet are not counted)."""
+    fits = sum(stage[-1][2] for stage in stages)
+    begun = 0.0 if len(stages) == 1 else stages[-2][-1][0]
+    current = stages[-1]
+    t_first, d_first, total = current[0]
+    t_last, d_last, _ = current[-1]
+    if d_last > d_first and t_last > t_first:
+        seconds = t_first + (total - d_first) * (t_last - t_first) / (d_last - d_first)
+    else:
+        seconds = begun + (t_last - begun) * total / max(d_last, 1)
+    return fits, max(seconds, elapsed)
+
+
+def probe_fit(
+    settings: RunSettings,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_tune: np.ndarray | None = None,
+    y_tune: np.ndarray | None = None,
+    name: str = "fit",
+    budget: float = PROBE_SECONDS,
+    should_cancel: Callable[[], bool] | None = None,
+    forward: Callable[[int, int, Any], None] | None = None,
+    stop_over: float | None = 0.0,
+) -> tuple[Phase, Any]:
+    """Start the real fit and time it; stop it once it is known to exceed ``stop_over``.
+
+    After ``budget`` seconds (and two fits of the current stage) the fit's total time is
+    projected from the fits done; the fit stops when the projection exceeds ``stop_over``
+    seconds (0: always stop after the budget, a pure estimate; None: never stop, the
+    probe is the fit).  A fit that finishes is timed exactly and returned.
+
+    Parameters
+    ----------
+    settings : RunSettings
+    X : ndarray, shape (n, p)
+    y : ndarray, shape (n,)
+    X_tune, y_tune : ndarrays, optional
+        As :func:`wsvmgui.app.schemes.fit_scheme`.
+    name : str
+    budget : float
+    should_cancel : callable, optional
+        The user's cancel; raises :class:`Cancelled`.
+    forward : callable, optional
+        Receives every progress event of the fit (progress and live views).
+    stop_over : float or None
+
+    Returns
+    -------
+    phase : Phase
+        Exact when the fit finished.
+    estimator : fitted estimator or None
+        The fit itself when it finished.
+    """
+    stages: list[list[tuple[float, int, int]]] = []  # per stage: (time, done, total)
+    start = time.perf_counter()
+    user = should_cancel or (lambda: False)
+
+    def progress(done: int, total: int, partial: Any = None) -> None:
+        now = time.perf_counter() - start
+        last = stages[-1][-1] if stages else None
+        if last is None or total != last[2] or done < last[1]:
+            stages.append([])  # the estimator moved on to its next stage
+        stages[-1].append((now, int(done), int(total)))
+        if forward is not None:
+            forward(done, total, partial)
+
+    def stop() -> bool:
+        if user():
+            raise Cancelled("cancelled by the user")
+        if stop_over is None:
+            return False
+        elapsed = time.perf_counter() - start
+        if not stages:
+            return elapsed > max(PROBE_CAP, budget)
+        if elapsed <= budget or len(stages[-1]) < 2:
+            return False
+        return _project(stages, elapsed)[1] > stop_over
+
+    try:
+        fitted = fit_scheme(settings, X, y, X_tune, y_tune, progress=progress, should_cancel=stop)
+    except Cancelled:
+        if user():
+            raise
+    else:
+        total = sum(stage[-1][2] for stage in stages)
+        return Phase(name, total, time.perf_counter() - start, exact=True), fitted
+    elapsed = time.perf_counter() - start
+    if not stages:
+        return Phase(name, 0, elapsed, lower_bound=True), None
+    fits, seconds = _project(stages, elapsed)
+    return Phase(name, fits, seconds, lower_bound=len(stages[-1]) < 2), None
+
+
+def _fixed_grid(settings: RunSettings, X: np.ndarray, y: np.ndarray) -> RunSettings:
+    """Settings with one penalty and one width (the grids' middle): the final stage only."""
+    from ..ladder.tuning import default_lambda_grid
+    from ..solvers.kernels import default_sigma_grid
+
+    lams = settings.lambdas or list(default_lambda_grid(y.size))
+    lam = float(np.sort(lams)[len(lams) // 2])
+    sigmas = settings.sigmas
+    if settings.kernel == "rbf" and sigmas is None:
+        sigmas = list(default_sigma_grid(X, y))
+    sig = [float(np.sort(sigmas)[len(sigmas) // 2])] if settings.kernel == "rbf" else None
+    return replace(settings, lambdas=[lam], sigmas=sig)
+
+
+def _needs_tuning(settings: RunSettings) -> bool:
+    n_lam = len(settings.lambdas) if settings.lambdas is not None else 7
+    n_sig = 1 if settings.kernel != "rbf" else len(settings.sigmas) if settings.sigmas else 6
+    return n_lam * n_sig > 1
+
+
+def estimate_fit(
+    settings: RunSettings,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_tune: np.ndarray | None = None,
+    y_tune: np.ndarray | None = None,
+    label: str = "",
+    budget: float = PROBE_SECONDS,
+    should_cancel: Callable[[], bool] | None = None,
+    forward: Callable[[int, int, Any], None] | None = None,
+    stop_over: float | None = 0.0,
+) -> tuple[list[Phase], Any]:
+    """The phases of one scheme's fit (its first stage, the non-crossing ladder's), and the
+    fitted estimator when the probe finished it (see :func:`probe_fit` for ``stop_over``).
+
+    ``label`` names the fit ("comparison") and is the phases' group ("main" if empty).
+    """
+    prefix = f"{label} " if label else ""
+    group = label or "main"
+    first, fitted = probe_fit(
+        settings, X, y, X_tune, y_tune, f"{prefix}fit", budget, should_cancel, forward, stop_over
+    )
+    first = replace(first, group=group)
+    phases = [first]
+    if settings.scheme == "noncrossing" and _needs_tuning(settings) and not first.exact:
+        # the constrained fits after the tuning: probed on their own
+        final, _ = probe_fit(
+            _fixed_grid(settings, X, y),
+            X,
+            y,
+            X_tune,
+            y_tune,
+            f"{prefix}non-crossing ladder",
+            budget,
+            should_cancel,
+        )
+        phases = [replace(first, name=f"{prefix}tuning"), replace(final, group=group)]
+    return phases, fitted
+
+
+def estimate_cost(
+    request: Any,
+    budget: float = PROBE_SECONDS,
+    should_cancel: Callable[[], bool] | None = None,
+    forward: Callable[[int, int, Any], None] | None = None,
+    limit: float | None = 0.0,
+    on_phase: Callable[[str], None] | None = None,
+) -> CostEstimate:
+    """Estimate the cost of a run of the desktop app, fitting what fits within ``limit``.
+
+    The comparison fit (when asked for) is probed first for ``budget`` seconds; then the
+    main fit runs until its projected time plus the comparison's exceeds ``limit`` (0: a
+    pure estimate, every fit stopped after the budget; None: no limit).  A fit that
+    finishes is kept in ``fitted``, so a run under the limit is not fitted twice.
+
+    Parameters
+    ----------
+    request : RunRequest
+        What Run would do (:class:`wsvmgui.app.analysis.RunRequest`).
+    budget : float
+        Seconds each probe runs before its projection counts.
+    should_cancel : callable, optional
+    forward : callable, optional
+        Receives the main fit's progress events.
+    limit : float or None
+    on_phase : callable, optional
+        Told "comparison" and "main" as each probe starts.
+
+    Returns
+    -------
+    CostEstimate
+        Phases "fit" (or "tuning" and "non-crossing ladder"), the comparison's phases when
+        asked for, and "views".
+    """
+    from .analysis import comparison_scheme, fit_inputs
+
+    settings = request.settings.validate()
+    X, y, X_tune, y_tune = fit_inputs(settings, request.split)
+    fitted: dict[str, Any] = {}
+    comp_phases: list[Phase] = []
+    if request.compare:
+        name, _why = comparison_scheme(settings, request.split.dataset.n_classes)
+        if name is not None:
+            if on_phase is not None:
+                on_phase("comparison")
+            comp_phases, comp = estimate_fit(
+                replace(settings, scheme=name, options={}),
+                X,
+                y,
+                X_tune,
+                y_tune,
+                "comparison",
+                budget,
+                should_cancel,
+                stop_over=0.0,
+            )
+            if comp is not None:
+                fitted["comparison"] = comp
+    rest = sum(p.seconds for p in comp_phases if not p.exact)
+    main_limit = None if limit is None else max(limit - rest, 0.0) if limit > 0 else 0.0
+    if on_phase is not None:
+        on_phase("main")
+    phases, main = estimate_fit(
+        settings, X, y, X_tune, y_tune, "", budget, should_cancel, forward, main_limit
+    )
+    if main is not None:
+        fitted["main"] = main
+    views = view_seconds(settings, request.split.dataset.n_classes, y.size)
+    if comp_phases:
+        views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
+    path = []
+    if request.split.dataset.n_classes == 2 and settings.scheme == "binary":
+        from .path_view import MAX_PATH_ROWS
+
+        if y.size <= MAX_PATH_ROWS:
+            path = [Phase("exact path", 0, PATH_SECONDS_PER_ROW * y.size, group="path")]
+    phases = [*phases, *comp_phases, *path, Phase("views", 0, views, group="views")]
+    return CostEstimate(tuple(phases), fitted)
+
+
+class PhasedProgress:
+    """One fraction and remaining time over the phases of a run.
+
+    Parameters
+    ----------
+    phases : sequence of Phase
+        The plan, in order (from :func:`estimate_cost`, or fits alone).
+
+    Each phase's fit reports ``(done, total)``; when an estimator moves on to a next stage
+    (its total changes, or ``done`` falls), the phase's next planned stage begins.
+    """
+
+    def __init__(self, phases: tuple[Phase, ...] | list[Phase]) -> None:
+        self.phases = list(phases) or [Phase("run", 1, 1.0)]
+        weights = np.array([max(p.seconds, 1e-3) for p in self.phases], dtype=float)
+        self.weights = weights / weights.sum()
+        self.index = 0
+        self.fraction_in_phase = 0.0
+        self._last: tuple[int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.phases[self.index].name
+
+    def begin(self, group: str) -> None:
+        """Jump to the first planned phase of ``group`` ("comparison", "views")."""
+        for i, p in enumerate(self.phases):
+            if i >= self.index and p.group == group:
+                self.index, self.fraction_in_phase, self._last = i, 0.0, None
+                return
+
+    def update(self, done: int, total: int) -> float:
+        """Record progress of the current phase; returns the fraction of the whole run.
+
+        Within a phase the fraction never falls: a stage the plan does not know (its
+        estimator's total changed, but no planned phase follows) continues from where the
+        phase was.
+        """
+        moved_on = self._last is not None and (total != self._last[1] or done < self._last[0])
+        nxt = self.index + 1
+        same_fit = (
+            nxt < len(self.phases) and self.phases[nxt].group == self.phases[self.index].group
+        )
+        if moved_on and same_fit:
+            self.index, self.fraction_in_phase = nxt, 0.0
+        self._last = (done, total)
+        here = min(done / total, 1.0) if total > 0 else 0.0
+        self.fraction_in_phase = max(self.fraction_in_phase, here)
+        return self.fraction
+
+    @property
+    def fraction(self) -> float:
+        before = float(self.weights[: self.index].sum())
+        return min(before + float(self.weights[self.index]) * self.fraction_in_phase, 1.0)
+
+    def remaining(self, elapsed: float) -> float | None:
+        """Seconds left, from the time spent so far and the fraction done (None early on)."""
+        f = self.fraction
+        if f <= 0.02 or elapsed <= 0:
+            return None
+        return elapsed * (1.0 - f) / f

@@ -1,0 +1,347 @@
+"""Memory before the work: what a run holds at once, what the machine has, and the choice
+between one dense kernel matrix and kernel values made on the fly.
+
+A ladder run holds one dense kernel matrix (8 h^2 bytes for h rows, shared by every
+thread, sub-problem, lambda and weight; :mod:`wsvmgui.solvers.gram`): of all ``N`` rows
+for the grid engine (folds are indices into it), of a fold's training rows (one fold at a
+time) or of the final fit's rows for the exact path, which needs the dense matrix of its
+own rows.  Beside it, per fit running at once: libsvm's cache, the ladder's coefficient
+arrays and blocks of kernel rows; for the path also a copy of its rows' matrix when they
+are a subset of the held rows (a pairwise sub-problem), libsvm's cache for its start and
+the path's own working memory and storage (:func:`path_bytes`).  :func:`ladder_storage`
+estimates that peak before anything is fitted; when it does not fit in the available
+memory it chooses kernel values made on the fly (libsvm on the raw features; slower,
+never n x n), and when even that does not fit, or the engine needs a dense matrix, it
+refuses with one line naming the sizes and the ways out
+(:class:`~wsvmgui.errors.MemoryBudgetError`) instead of failing midway.
+
+The available memory is the smallest of ``MemAvailable`` (``/proc/meminfo``) and the
+room left under the process's cgroup limit (v2 ``memory.max``, v1
+``memory.limit_in_bytes``); where neither can be read it is unknown and nothing is
+refused.  On a Dask cluster it is each worker's memory limit.  :func:`memory_limits`
+overrides both (and can force a storage) inside a ``with`` block.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MemoryBudgetError
+from ._libsvm_direct import CACHE_MB
+from .kernels import BLOCK_BYTES
+from .wsvm import CHECK_CHUNK
+
+STORAGES = ("auto", "dense", "on-the-fly")
+#: Share of the available memory a run may plan to use (the rest is headroom).
+SAFETY = 0.9
+#: Share of a Dask worker's memory limit a run may plan to use (Dask pauses at 80%).
+WORKER_SAFETY = 0.7
+#: libsvm's kernel cache per fit when kernel values are made on the fly: at most this...
+FLY_CACHE_MAX_MB = 1024.0
+#: ... and at least this (MB).
+FLY_CACHE_MIN_MB = 100.0
+#: Elbow size (share of the path's points) the path's working memory is planned for.
+#: Measured largest elbows: 16-19 points at n = 5000-10000 on smooth designs, 11-14 % of
+#: n on ``wuliu2011_ex2``/``ex6``; ``wang2008_ex1`` (flat probabilities) reaches 40 %,
+#: where the path costs more than the grid (``benchmarks/results/path_speed.md``).
+PATH_ELBOW_SHARE = 0.05
+
+_limit: contextvars.ContextVar[tuple[int | None, str] | None] = contextvars.ContextVar(
+    "wsvmgui_memory_limit", default=None
+)
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _meminfo_available(path: Path = Path("/proc/meminfo")) -> int | None:
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _cgroup_room(root: Path = Path("/sys/fs/cgroup")) -> int | None:
+    """Bytes left under this process's cgroup memory limit (None: no limit found)."""
+    for limit_file, usage_file in (
+        (root / "memory.max", root / "memory.current"),  # cgroup v2
+        (root / "memory" / "memory.limit_in_bytes", root / "memory" / "memory.usage_in_bytes"),
+    ):
+        limit = _read_int(limit_file)  # "max" (no limit) reads as None
+        if limit is None or limit >= 2**60:  # v1 reports "no limit" as a huge number
+            continue
+        usage = _read_int(usage_file) or 0
+        return max(limit - usage, 0)
+    return None
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate, or None when unknown.
+
+    The value set by :func:`memory_limits` when inside one; else the smaller of
+    ``MemAvailable`` and the room under the cgroup limit.
+    """
+    forced = forced_available()
+    if forced is not None:
+        return forced
+    found = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    return min(found) if found else None
+
+
+def forced_available() -> int | None:
+    """The bytes set by :func:`memory_limits` (None when none)."""
+    forced = _limit.get()
+    return None if forced is None else forced[0]
+
+
+def forced_storage() -> str:
+    """The storage forced by :func:`memory_limits` ("auto" when none)."""
+    forced = _limit.get()
+    return "auto" if forced is None else forced[1]
+
+
+@contextmanager
+def memory_limits(available: int | None = None, storage: str = "auto") -> Iterator[None]:
+    """Plan the fits inside the block for ``available`` bytes and/or a given storage.
+
+    Parameters
+    ----------
+    available : int or None
+        Bytes to plan for instead of the machine's (None: the machine's).
+    storage : {"auto", "dense", "on-the-fly"}
+        "auto" chooses by memory; the others force a kind of kernel storage (a run that
+        cannot use it is refused).
+    """
+    if storage not in STORAGES:
+        raise ValueError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
+    token = _limit.set((available, storage))
+    try:
+        yield
+    finally:
+        _limit.reset(token)
+
+
+def gb(nbytes: float) -> str:
+    """``nbytes`` for people: '275 MB', '20.0 GB'."""
+    return f"{nbytes / 2**30:.1f} GB" if nbytes >= 2**30 else f"{nbytes / 2**20:.0f} MB"
+
+
+@dataclass(frozen=True)
+class KernelStorage:
+    """How a run holds its kernel, and what it plans to use.
+
+    Attributes
+    ----------
+    mode : {"dense", "on-the-fly"}
+    cache_mb : float
+        libsvm's kernel cache per fit (on the fly).
+    need : int
+        Estimated peak bytes of one process (beyond what it holds already).
+    available : int or None
+        Bytes the estimate was compared with (None: unknown).
+    kernel_bytes : int
+        Size of one dense kernel matrix of all rows.
+    held_rows : int
+        Rows of the dense matrix held (0 on the fly).
+    n_rows : int
+        Rows of the data.
+    engine_bytes : int
+        Planned working memory and storage of the engine per fit beyond the kernel
+        (the exact path's, :func:`path_bytes`; 0 for the grid).
+    note : str
+        Appended to :meth:`describe` (e.g. an engine changed for lack of memory).
+    """
+
+    mode: str
+    cache_mb: float
+    need: int
+    available: int | None
+    kernel_bytes: int
+    held_rows: int = 0
+    n_rows: int = 0
+    engine_bytes: int = 0
+    note: str = ""
+
+    @property
+    def dense(self) -> bool:
+        return self.mode == "dense"
+
+    def describe(self) -> str:
+        """One line for ``fit_info_`` and messages."""
+        if self.dense:
+            held = 8 * self.held_rows**2
+            text = (
+                f"dense kernel matrix ({gb(held)})"
+                if self.held_rows >= self.n_rows
+                else f"dense kernel matrix of {self.held_rows:,} rows ({gb(held)})"
+            )
+            if self.engine_bytes:
+                text += f", path storage about {gb(self.engine_bytes)} per fit"
+        else:
+            why = f"a dense kernel matrix would take {gb(self.kernel_bytes)}"
+            if self.available is not None:
+                why += f", {gb(self.available)} available"
+            text = f"kernel computed on the fly ({why})"
+        text += f"; {gb(self.need)} planned"
+        return text + (f"; {self.note}" if self.note else "")
+
+
+def path_bytes(n_fit: int) -> int:
+    """Planned working memory and storage of one exact path on ``n_fit`` points (bytes).
+
+    With ``m = max(50, PATH_ELBOW_SHARE * n_fit)`` points on the elbow: the elbow
+    factors of the two traced directions (capacity up to 2m each, 64 m^2 bytes), the
+    contiguous elbow rows of the kernel and the stored values (2 x 8 n_fit m), and the
+    records of the about 3 n_fit breakpoints while they are traced (Python objects,
+    about 1.5 kB each: 5 kB per point).  Measured beside the kernel matrix (numpy
+    allocations): 3.9 MB at n = 800 and 15 MB at n = 6000 on ``wuliu2011_ex1`` (planned
+    4.6 and 62 MB); 184 MB at n = 2000 on ``wang2008_ex1`` with 873 points on the elbow
+    (planned 13 MB: a path with such elbows costs more than the grid anyway).
+    """
+    m = min(n_fit, max(50, int(PATH_ELBOW_SHARE * n_fit)))
+    return int(64 * m * m + 16 * n_fit * m + 5000 * n_fit)
+
+
+def _per_fit(n_fit: int, n_rows: int, n_weights: int, cache_bytes: float) -> float:
+    """Bytes one running ladder fit holds beside the kernel matrix.
+
+    Its weighted fits' coefficients and the ladder made of them (three arrays of
+    ``n_weights x n_fit``), and at any one time the largest of libsvm's cache (during a
+    fit), the KKT check's arrays and two blocks of kernel rows (scoring, products).
+    """
+    arrays = 3 * n_weights * n_fit * 8
+    check = 6 * min(n_weights, CHECK_CHUNK) * n_rows * 8
+    return arrays + max(cache_bytes, check, 2 * BLOCK_BYTES) + 200 * n_fit
+
+
+def ladder_storage(
+    n_rows: int,
+    n_features: int,
+    n_fit: int,
+    n_weights: int,
+    slots: int,
+    available: int | None,
+    *,
+    kernel_free: bool,
+    cluster: bool = False,
+    what: str = "the fit",
+    n_held: int | None = None,
+    path: bool = False,
+) -> KernelStorage:
+    """Plan the kernel storage of a ladder run, or refuse it.
+
+    Parameters
+    ----------
+    n_rows : int
+        N, rows of the data.
+    n_features : int
+        p.
+    n_fit : int
+        Rows of the largest single fit.
+    n_weights : int
+        Weights of the largest ladder (M - 1).
+    slots : int
+        Fits running at once in one process (threads).
+    available : int or None
+        Bytes one process may use (None: unknown, nothing is refused).
+    kernel_free : bool
+        Whether the engine can work on kernel values made on the fly.  An engine that
+        cannot takes a dense copy of its rows' matrix when they are fewer than the held
+        rows.
+    cluster : bool
+        ``available`` is a Dask worker's memory limit (changes the advice).
+    what : str
+        Named in the refusal.
+    n_held : int, optional
+        Rows of the dense matrix held (8 n_held^2 bytes); default ``n_rows``.
+    path : bool
+        The engine is the exact path (adds :func:`path_bytes` and libsvm's cache for its
+        start per fit).
+
+    Returns
+    -------
+    KernelStorage
+
+    Raises
+    ------
+    MemoryBudgetError
+        Nothing allowed fits in ``available``.
+    """
+    forced = forced_storage()
+    held = n_rows if n_held is None else int(n_held)
+    kernel_bytes = 8 * n_rows * n_rows
+    q_bytes = 4.0 * n_fit * n_fit  # libsvm's cache holds at most the whole matrix (float32)
+    per_fit = _per_fit(n_fit, n_rows, n_weights, min(CACHE_MB * 2**20, q_bytes))
+    engine_bytes = 0
+    if not kernel_free and n_fit < held:
+        per_fit += 8.0 * n_fit * n_fit  # the engine's own copy of its rows' matrix
+    if path:
+        engine_bytes = path_bytes(n_fit)
+        per_fit += engine_bytes
+    dense = KernelStorage(
+        "dense",
+        CACHE_MB,
+        int(8 * held * held + slots * per_fit),
+        available,
+        kernel_bytes,
+        held_rows=held,
+        n_rows=n_rows,
+        engine_bytes=engine_bytes,
+    )
+    budget = None if available is None else available * (WORKER_SAFETY if cluster else SAFETY)
+
+    def fits(storage: KernelStorage) -> bool:
+        return budget is None or storage.need <= budget
+
+    if forced == "dense" or (forced == "auto" and (fits(dense) or not kernel_free)):
+        if fits(dense):
+            return dense
+        raise MemoryBudgetError(_refusal(what, n_rows, dense, slots, cluster))
+    if not kernel_free:
+        raise MemoryBudgetError(f"{what} needs a dense kernel matrix, not values on the fly")
+    data = 8 * n_rows * n_features
+    cache = min(FLY_CACHE_MAX_MB * 2**20, q_bytes)
+    if budget is not None:
+        room = (budget - data) / slots - _per_fit(n_fit, n_rows, n_weights, 0.0)
+        cache = min(cache, room / 2)  # half of what is left per fit, for headroom
+    cache = max(cache, FLY_CACHE_MIN_MB * 2**20)
+    need = data + slots * _per_fit(n_fit, n_rows, n_weights, cache)
+    fly = KernelStorage(
+        "on-the-fly", cache / 2**20, int(need), available, kernel_bytes, n_rows=n_rows
+    )
+    if fits(fly):
+        return fly
+    raise MemoryBudgetError(_refusal(what, n_rows, fly, slots, cluster))
+
+
+def _refusal(what: str, n_rows: int, storage: KernelStorage, slots: int, cluster: bool) -> str:
+    threads = f"{slots} thread{'s' if slots > 1 else ''}"
+    how = (
+        f"(its kernel matrix alone is {gb(8 * storage.held_rows**2)})"
+        if storage.dense
+        else "even with kernel values made on the fly"
+    )
+    room = f"{gb(storage.available or 0)} is " + ("each Dask worker's" if cluster else "available")
+    ways = (
+        "Dask workers with more memory or fewer threads each, a subsample of the rows, or "
+        "the linear kernel"
+        if cluster
+        else "fewer threads (n_jobs), a subsample of the rows, the linear kernel, or a Dask "
+        "cluster (--scheduler)"
+    )
+    return (
+        f"not enough memory: {what} on {n_rows:,} rows needs about {gb(storage.need)} with "
+        f"{threads} {how}, and {room}; use {ways}"
+    )
