@@ -772,7 +772,8 @@ def _plan(request: RunRequest) -> list[Phase]:
     plan = [Phase("fit", 0, 1.0)]
     if request.compare:
         plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
-    if request.settings.scheme == "binary":  # traced after a grid fit (see run_analysis)
+    if request.settings.scheme == "binary" and request.settings.engine != "path":
+        # traced after a grid fit (see run_analysis); a path-engine fit keeps its own
         plan.append(Phase("exact path", 0, 0.5, group="path"))
     return [*plan, Phase("views", 0, 0.2, group="views")]
 

@@ -207,8 +207,9 @@ _DC_TUNING = (
 #: What the engine setting does in the ladder schemes (printed by ``wsvmgui schemes``).
 _ENGINE_NOTE = (
     "; engine: path (default; the exact weight path, grid-free p, the grid where a path "
-    "breaks down) or grid (M - 1 weighted SVMs); weights M matter for the grid only (the "
-    "path draws its sign ladder at them)"
+    "breaks down), auto (the path, the grid where its elbow grows past 0.2 n) or grid "
+    "(M - 1 weighted SVMs); weights M matter for the grid only (the path draws its sign "
+    "ladder at them)"
 )
 
 

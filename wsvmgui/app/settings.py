@@ -37,7 +37,7 @@ class RunSettings:
         A name from :data:`wsvmgui.app.schemes.SCHEMES`.
     kernel : {"rbf", "linear", "poly"}
     degree, coef0, poly_gamma : polynomial kernel parameters.
-    engine : {"path", "grid"}
+    engine : {"path", "auto", "grid"}
         Engine of every binary ladder of the ladder schemes (binary, non-crossing's
         tuning, preconditioned's independent ladder, the divide-and-conquer
         sub-problems): the exact weight path (default) or the grid of weighted SVMs;

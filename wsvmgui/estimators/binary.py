@@ -31,10 +31,12 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    engine : {"path", "grid"}, default="path"
+    engine : {"path", "auto", "grid"}, default="path"
         ``"path"``: the exact solution path in the weight (grid-free probabilities; where
         a path breaks down the grid ladder answers, with a
-        :class:`~wsvmgui.ladder.engines.PathFallbackWarning`); ``"grid"``: one weighted
+        :class:`~wsvmgui.ladder.engines.PathFallbackWarning`); ``"auto"``: the path,
+        but the grid ladder for a (lambda, sigma) whose path's elbow grows past
+        :func:`~wsvmgui.ladder.path.auto_max_elbow` points; ``"grid"``: one weighted
         SVM per weight of the grid below.
     n_weights : int >= 2 or None
         M: the grid engine fits the interior weights ``m / M``; for the path they are

@@ -74,7 +74,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     scheme : {"pairwise", "baseline1", "baseline2", "bp1", "bp2", "ova"}, default="ova"
         See :data:`SCHEME_INFO`.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    engine : {"path", "grid"}, default="path"
+    engine : {"path", "auto", "grid"}, default="path"
         Engine of every sub-problem's ladders, tuning and final fits alike (as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`); with the path the
         pairwise ratios are exact instead of capped at 2M - 1.

@@ -54,7 +54,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         the non-crossing ladder itself at every cell (slower); or, as in Wu & Liu's
         simulations, lambda per weight by the weighted hinge loss on one tuning split
         (the first split of ``cv``; ``cv="auto"`` is then a 30% hold-out).
-    engine : {"path", "grid"}, default="path"
+    engine : {"path", "auto", "grid"}, default="path"
         Engine of the independent ladders that ``criterion="egkl-independent"`` tunes
         with (:mod:`wsvmgui.ladder.engines`); the non-crossing ladder itself is always
         fitted over the weight grid by its own constrained engine.

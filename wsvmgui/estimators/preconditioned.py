@@ -75,7 +75,7 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
     rule : {"count", "extreme", "interpolate"}
     ladder : {"noncrossing", "independent"}
         Which ladder estimates ``p_hat``.
-    engine : {"path", "grid"}, default="path"
+    engine : {"path", "auto", "grid"}, default="path"
         Engine of the independent ladder (as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`); the non-crossing
         ladder has its own constrained engine and ignores it.
