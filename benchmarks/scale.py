@@ -65,9 +65,10 @@ def probe(spec: dict) -> dict:
     n = spec["n"]
     d = simulate("wuliu2011_ex1", n, seed=0)
     sm = median_between_class_distance(d.X, d.y)
+    engine = {"engine": spec["engine"]} if spec.get("engine") else {}
     if spec["kind"] == "fixed":
         est = WeightedSVMClassifier(
-            lam=1 / (2 * n), sigma=sm, n_weights=spec["M"], n_jobs=spec["n_jobs"]
+            lam=1 / (2 * n), sigma=sm, n_weights=spec["M"], n_jobs=spec["n_jobs"], **engine
         )
     else:
         est = WeightedSVMClassifier(
@@ -75,6 +76,7 @@ def probe(spec: dict) -> dict:
             sigmas=[0.5 * sm, sm, 1.5 * sm],
             n_weights=spec["M"],
             n_jobs=spec["n_jobs"],
+            **engine,
         )
     rss_before = _status_mb("VmRSS")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -96,6 +98,7 @@ def probe(spec: dict) -> dict:
         "fit_cpu_s": c_fit,
         "total_wall_s": time.perf_counter() - t0,
         "kernel": est.fit_info_.get("kernel", "dense (before this change)"),
+        "engines": est.fit_info_.get("final_engines", {"grid": 1}),
         "mean_p": float(np.mean(p)),
         "kernel_mb": 8 * n * n / MB,
     }
@@ -210,6 +213,17 @@ def cluster_runs(quick: bool) -> dict:
 
 
 # ----------------------------------------------------------------------------- report
+def _engines(r: dict) -> str:
+    """The engine that answered the final fit (grid before the path existed)."""
+    return ", ".join(r.get("engines", {"grid": 1})) or "grid"
+
+
+def _planned(r: dict) -> str:
+    """The plan's estimate from ``fit_info_['kernel']`` ('-' before the plan existed)."""
+    text = r.get("kernel", "")
+    return text.split("; ")[1].removesuffix(" planned") if " planned" in text else "-"
+
+
 def _fmt(x: float, d: int = 0) -> str:
     return f"{x:,.{d}f}"
 
@@ -231,18 +245,22 @@ def write(results: dict, args: argparse.Namespace) -> None:
         lines += [
             f"## Peak memory at n = {mem[0]['n']} (target: 1.5 kernels + 400 MB)",
             "",
-            "| code | run | threads | kernel (MB) | before fit (MB) | peak (MB) | target (MB) "
-            "| target met | peak / kernel | fit wall (s) | fit CPU (s) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "`planned` is the final fit's estimate (`fit_info_['kernel']`), beside the "
+            "memory held before the fit.",
+            "",
+            "| code | engine | run | threads | kernel (MB) | before fit (MB) | peak (MB) | "
+            "target (MB) | target met | peak / kernel | fit wall (s) | fit CPU (s) | planned |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in mem:
             target = 1.5 * r["kernel_mb"] + 400
             lines.append(
-                f"| {r['code']} | {r['kind']} | {r['n_jobs']} | {_fmt(r['kernel_mb'])} | "
+                f"| {r['code']} | {_engines(r)} | {r['kind']} | {r['n_jobs']} | "
+                f"{_fmt(r['kernel_mb'])} | "
                 f"{_fmt(r['rss_before_mb'])} | {_fmt(r['peak_mb'])} | {_fmt(target)} | "
                 f"{'yes' if r['peak_mb'] <= target else '**no**'} | "
                 f"{r['peak_mb'] / r['kernel_mb']:.2f} | {r['fit_wall_s']:.1f} | "
-                f"{r['fit_cpu_s']:.1f} |"
+                f"{r['fit_cpu_s']:.1f} | {_planned(r)} |"
             )
         lines.append("")
     large = results.get("large", [])
@@ -250,18 +268,20 @@ def write(results: dict, args: argparse.Namespace) -> None:
         lines += [
             "## Large n: dense kernel against kernel values on the fly",
             "",
-            "Fixed lambda = 1/(2n) (C = 1), sigma = sigma_M, M = 10 (9 weighted fits), one "
-            "thread; `on-the-fly` was forced where the dense kernel would also fit.",
+            "Fixed lambda = 1/(2n) (C = 1), sigma = sigma_M, M = 10 (the grid's 9 weighted "
+            "fits; the path covers every weight), one thread; `on-the-fly` was forced where "
+            "the dense kernel would also fit (the default engine, the path, needs the dense "
+            "matrix: the grid takes its place there).",
             "",
-            "| n | kernel | dense kernel (MB) | before fit (MB) | peak (MB) | fit wall (s) | "
-            "fit CPU (s) | fit + predict wall (s) |",
-            "|---|---|---|---|---|---|---|---|",
+            "| n | kernel | engine | dense kernel (MB) | before fit (MB) | peak (MB) | "
+            "fit wall (s) | fit CPU (s) | fit + predict wall (s) | planned |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in large:
             lines.append(
-                f"| {_fmt(r['n'])} | {r['storage']} | {_fmt(r['kernel_mb'])} | "
+                f"| {_fmt(r['n'])} | {r['storage']} | {_engines(r)} | {_fmt(r['kernel_mb'])} | "
                 f"{_fmt(r['rss_before_mb'])} | {_fmt(r['peak_mb'])} | {r['fit_wall_s']:.0f} | "
-                f"{r['fit_cpu_s']:.0f} | {r['total_wall_s']:.0f} |"
+                f"{r['fit_cpu_s']:.0f} | {r['total_wall_s']:.0f} | {_planned(r)} |"
             )
         lines.append("")
     cl = results.get("cluster")
@@ -303,6 +323,10 @@ def write(results: dict, args: argparse.Namespace) -> None:
     print(f"wrote {md}")
 
 
+def _large_key(r: dict) -> tuple:
+    return r["n"], r["storage"], r.get("engine")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -312,6 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-dir", type=Path)
     ap.add_argument("--notes", type=Path, help="markdown appended to the report (kept)")
     ap.add_argument("--report", action="store_true", help="only rewrite the report from the JSON")
+    ap.add_argument(
+        "--large",
+        nargs="+",
+        metavar="N:STORAGE[:ENGINE]",
+        help="large-n probes to run (e.g. 20000:dense:grid); the others keep their last rows",
+    )
     args = ap.parse_args(argv)
     if args.probe:
         print(json.dumps(probe(json.loads(args.probe))))
@@ -332,24 +362,29 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" in parts:
         mem = []
         for code in [None, *([args.baseline] if args.baseline else [])]:
-            for kind, jobs in (("fixed", 1), ("tuned", 2)):
-                spec = {"kind": kind, "n": n_mem, "n_jobs": jobs, "M": 10}
-                mem.append(run_probe(spec, code))
+            for engine in ["path", "grid"] if code is None else [None]:
+                for kind, jobs in (("fixed", 1), ("tuned", 2)):
+                    spec = {"kind": kind, "n": n_mem, "n_jobs": jobs, "M": 10, "engine": engine}
+                    mem.append(run_probe(spec, code))
         results["memory"] = mem
     if "large" in parts:
-        sizes = (
-            [(5000, "dense"), (5000, "on-the-fly")]
-            if args.quick
-            else [
-                (20_000, "dense"),
-                (20_000, "on-the-fly"),
-                (50_000, "on-the-fly"),
+        if args.large:
+            sizes = [tuple(s.split(":")) for s in args.large]
+        elif args.quick:
+            sizes = [("5000", "dense", "path"), ("5000", "dense", "grid"), ("5000", "on-the-fly")]
+        else:
+            sizes = [
+                ("20000", "dense", "path"),
+                ("20000", "dense", "grid"),
+                ("20000", "on-the-fly"),
+                ("50000", "on-the-fly"),
             ]
-        )
-        results["large"] = [
-            run_probe({"kind": "fixed", "n": n, "n_jobs": 1, "M": 10, "storage": storage})
-            for n, storage in sizes
-        ]
+        rows = {_large_key(r): r for r in results.get("large", [])} if args.large else {}
+        for n, storage, *engine in sizes:
+            spec = {"kind": "fixed", "n": int(n), "n_jobs": 1, "M": 10, "storage": storage}
+            spec["engine"] = engine[0] if engine else None
+            rows[_large_key(spec)] = run_probe(spec)
+        results["large"] = list(rows.values())
     if "cluster" in parts:
         results["cluster"] = cluster_runs(args.quick)
     if args.notes:

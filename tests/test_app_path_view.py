@@ -96,8 +96,6 @@ def test_a_jump_of_the_intercept_shows_in_the_curve():
 def test_path_engine_fits_keep_their_paths_and_the_app_reads_them():
     from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 
-    if "engine" not in WeightedSVMClassifier().get_params():
-        pytest.skip("no path engine for the ladders in this build")
     d = simulate("wuliu2011_ex1", 120, 5)
     est = WeightedSVMClassifier(engine="path", n_weights=10, lam=0.01, sigma=1.0, n_jobs=1)
     est.fit(d.X, d.y)

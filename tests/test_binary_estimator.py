@@ -25,7 +25,7 @@ def data():
 @pytest.fixture(scope="module")
 def fixed_fit(data):
     X, y, _ = data
-    return WeightedSVMClassifier(n_weights=8, lam=0.005, sigma=1.0).fit(X, y)
+    return WeightedSVMClassifier(engine="grid", n_weights=8, lam=0.005, sigma=1.0).fit(X, y)
 
 
 def test_predict_proba_rows_sum_to_one_and_predict_is_argmax(fixed_fit, data):

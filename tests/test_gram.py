@@ -10,7 +10,14 @@ from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.weights import weight_grid
 from wsvmgui.solvers import gram as gram_module
-from wsvmgui.solvers.gram import DenseGram, OnTheFlyGram, drop_kernels, shared_kernel
+from wsvmgui.solvers.gram import (
+    DenseGram,
+    HeldGram,
+    OnTheFlyGram,
+    drop_kernels,
+    positions,
+    shared_kernel,
+)
 from wsvmgui.solvers.kernels import Kernel, kernel_matrix, kernel_product
 from wsvmgui.solvers.wsvm import check_fits, fit_weighted_svm, sample_bounds
 
@@ -122,7 +129,36 @@ def test_shared_kernel_is_built_once_and_only_the_latest_is_kept(data):
     assert shared_kernel("tok", X, k1) is a
     assert gram_module.build_count["built"] == before + 1
     b = shared_kernel("tok", X, k2)
-    assert list(gram_module._shared) == [("tok", k2)]  # the previous matrix was dropped
+    assert list(gram_module._shared) == [("tok", None, k2)]  # the previous one was dropped
     np.testing.assert_array_equal(b, k2(X))
+    fold = shared_kernel("tok", X[:100], k2, part=0)  # a fold's rows: another matrix
+    assert fold.shape == (100, 100) and list(gram_module._shared) == [("tok", 0, k2)]
     drop_kernels("tok")
     assert not gram_module._shared
+
+
+def test_matrix_of_some_rows_gives_the_fits_of_the_matrix_of_all_rows(data):
+    """A fold's own matrix (HeldGram) against rows of the matrix of all rows (DenseGram)."""
+    X, y = data
+    kernel = Kernel("rbf", sigma=0.8)
+    rng = np.random.default_rng(3)
+    held = np.sort(rng.permutation(y.size)[:160])
+    rows = rng.permutation(held)[:100]  # a sub-problem's rows, in another order
+    test = np.setdiff1d(np.arange(y.size), held)
+    whole = DenseGram(kernel(X), rows)
+    mine = HeldGram(kernel(X[held]), X, kernel, held, positions(held, rows))
+    np.testing.assert_allclose(mine.dense(), whole.dense(), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(mine.cross(test), whole.cross(test), rtol=0, atol=1e-14)
+    coef = rng.normal(size=(3, rows.size))
+    np.testing.assert_allclose(mine.products(coef), whole.products(coef), atol=1e-12)
+    weights = weight_grid(8)
+    a = fit_ladder(mine, y[rows], weights, 0.01)
+    b = fit_ladder(whole, y[rows], weights, 0.01)
+    np.testing.assert_allclose(
+        a.decision(mine.cross(test)), b.decision(whole.cross(test)), atol=1e-6
+    )
+    assert positions(held, held) is None  # all held rows in order: the matrix itself
+    own = HeldGram(kernel(X[held]), X, kernel, held)
+    assert own.dense() is own.K  # an engine needing the dense matrix gets it, no copy
+    with pytest.raises(ValueError, match="not all among"):
+        positions(held, test[:3])

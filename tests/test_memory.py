@@ -3,6 +3,7 @@ on the fly, or a one-line refusal), and what the estimators and the command line
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,9 @@ from wsvmgui.errors import InputError, MemoryBudgetError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.path import fit_path
 from wsvmgui.solvers import memory
+from wsvmgui.solvers.kernels import Kernel
 from wsvmgui.solvers.memory import available_memory, ladder_storage, memory_limits
 
 GB = 2**30
@@ -66,6 +69,68 @@ def test_the_plan_is_dense_when_it_fits_and_on_the_fly_when_it_does_not():
     assert unknown.dense  # nothing is refused when the memory is unknown
 
 
+def test_the_path_plan_holds_its_own_rows_and_its_storage():
+    """The path needs the dense matrix of its own rows: a tuning run holds one fold's
+    matrix (not all rows' plus a copy per thread) and plans the path's storage."""
+    n, fold = 6000, 4200  # the default 30% hold-out
+    grid = ladder_storage(n, 5, fold, 153, 2, 8 * GB, kernel_free=True)
+    path = ladder_storage(n, 5, fold, 153, 2, 8 * GB, kernel_free=False, n_held=fold, path=True)
+    assert path.held_rows == fold and grid.held_rows == n
+    assert path.engine_bytes == memory.path_bytes(fold) > 0
+    # One fold's matrix and two paths: less than the grid's matrix of all rows.
+    assert 8 * fold**2 + 2 * path.engine_bytes < path.need < grid.need
+    assert "of 4,200 rows" in path.describe() and "path storage about" in path.describe()
+    final = ladder_storage(n, 5, n, 153, 1, 8 * GB, kernel_free=False, path=True)
+    assert final.need < 1.5 * 8 * n * n + 400 * MB  # issue 13's target, fixed run
+    # A sub-problem on part of the held rows takes a copy of its rows' matrix.
+    pair = ladder_storage(n, 5, 3000, 153, 2, 8 * GB, kernel_free=False, n_held=fold, path=True)
+    sub = ladder_storage(n, 5, 3000, 153, 2, 8 * GB, kernel_free=False, n_held=3000, path=True)
+    assert pair.need - 8 * fold**2 == pytest.approx(sub.need - 8 * 3000**2 + 2 * 8 * 3000**2)
+
+
+def test_planned_path_storage_covers_a_measured_path():
+    """What a path allocates beside its kernel matrix (numpy arrays, traced) stays within
+    :func:`path_bytes` on a smooth design (small elbows, as planned)."""
+    d = simulate("wuliu2011_ex1", 800, seed=0)
+    y = np.where(d.y > 0, 1.0, -1.0)
+    K = Kernel("rbf", sigma=1.0)(d.X)
+    fit_path(K[:60, :60], y[:60], 0.01)  # compile first
+    tracemalloc.start()
+    try:
+        path = fit_path(K, y, 1 / (2 * y.size))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert path.max_elbow < memory.PATH_ELBOW_SHARE * y.size
+    assert path.nbytes < peak <= memory.path_bytes(y.size)
+
+
+def test_a_path_run_that_does_not_fit_takes_the_grid_on_the_fly_or_is_refused():
+    d = simulate("wuliu2011_ex1", 200, seed=1)
+    tight = dict(available=200 * 1024)
+    with memory_limits(**tight), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(memory, "FLY_CACHE_MIN_MB", 0.1)
+        mp.setattr(memory, "_per_fit", lambda *a: 1024.0)
+        est = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=8).fit(d.X, d.y)
+        assert "grid ladder of 7 weights instead of the path engine" in est.fit_info_["kernel"]
+        with memory_limits(**tight, storage="dense"), pytest.raises(MemoryBudgetError):
+            WeightedSVMClassifier(lam=0.01, sigma=1.0).fit(d.X, d.y)
+    with memory_limits(storage="on-the-fly"):  # forced: the path gives way too
+        forced = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=8).fit(d.X, d.y)
+    assert forced.fit_info_["final_engines"] == {"grid": 1}
+    np.testing.assert_array_equal(forced.predict_proba(d.X), est.predict_proba(d.X))
+    roomy = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=8).fit(d.X, d.y)
+    assert roomy.fit_info_["final_engines"] == {"path": 1}
+    assert "path storage about" in roomy.fit_info_["kernel"]
+    # A path whose own storage would not fit, where the grid's dense matrix does.
+    with memory_limits(available=256 * MB), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(memory, "path_bytes", lambda n: GB)
+        grid = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=8).fit(d.X, d.y)
+    assert grid.fit_info_["kernel"].startswith("dense kernel matrix")
+    assert "instead of the path engine, whose matrix and storage" in grid.fit_info_["kernel"]
+    assert grid.fit_info_["final_engines"] == {"grid": 1}
+
+
 def test_refusal_is_one_line_naming_the_sizes_and_the_ways_out():
     with pytest.raises(MemoryBudgetError) as info:
         ladder_storage(60_000, 5, 60_000, 200, 2, 8 * GB, kernel_free=False, what="tuning")
@@ -82,10 +147,11 @@ def test_refusal_is_one_line_naming_the_sizes_and_the_ways_out():
 
 def test_estimator_chooses_on_the_fly_by_itself_and_agrees_with_the_dense_fit():
     """Kernel-free mode on a small problem: the same tuning choice and the same
-    probabilities (up to libsvm's tolerance) as the dense kernel."""
+    probabilities (up to libsvm's tolerance) as the dense kernel.  The path (the default
+    engine) needs the dense matrix, so the grid engine takes over and says so."""
     d = simulate("wuliu2011_ex1", 240, seed=2)
     params = dict(n_weights=16, lambdas=[0.02, 0.002], sigmas=[0.5, 1.5], cv=3)
-    dense = WeightedSVMClassifier(**params).fit(d.X, d.y)
+    dense = WeightedSVMClassifier(engine="grid", **params).fit(d.X, d.y)
     assert dense.fit_info_["kernel"].startswith("dense kernel matrix")
     # 300 kB: the 450 kB kernel of 240 rows does not fit, values on the fly do.
     with memory_limits(available=300 * 1024), pytest.MonkeyPatch.context() as mp:
@@ -93,7 +159,13 @@ def test_estimator_chooses_on_the_fly_by_itself_and_agrees_with_the_dense_fit():
         mp.setattr(memory, "BLOCK_BYTES", 1024)
         mp.setattr(memory, "_per_fit", lambda *a: 1024.0)
         fly = WeightedSVMClassifier(**params).fit(d.X, d.y)
-    assert "on the fly" in fly.fit_info_["kernel"]
+        fly_grid = WeightedSVMClassifier(engine="grid", **params).fit(d.X, d.y)
+    for info in (fly.fit_info_["kernel"], fly.fit_info_["tuning_kernel"]):
+        assert "on the fly" in info and "instead of the path engine" in info
+    assert fly.fit_info_["final_engines"] == {"grid": 1}
+    assert fly.fit_info_["tuning_engines"] == {"grid": 2 * 2 * 3}
+    assert "instead of" not in fly_grid.fit_info_["kernel"]
+    np.testing.assert_array_equal(fly.predict_proba(d.X), fly_grid.predict_proba(d.X))
     assert (fly.lambda_, fly.sigma_) == (dense.lambda_, dense.sigma_)
     np.testing.assert_allclose(fly.tuning_.egkl, dense.tuning_.egkl, atol=0.02)
     p_dense, p_fly = dense.predict_proba(d.X)[:, 1], fly.predict_proba(d.X)[:, 1]

@@ -9,7 +9,8 @@ from wsvmgui.errors import Cancelled, InputError, SolverError
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder import grid as ladder_module
 from wsvmgui.ladder.grid import fit_ladder
-from wsvmgui.ladder.search import LadderProblem, search_ladders
+from wsvmgui.ladder.path import fit_path
+from wsvmgui.ladder.search import EGKL_FLOOR, LadderProblem, search_ladders
 from wsvmgui.ladder.splits import (
     AUTO_CV_MAX_N,
     holdout_split,
@@ -36,9 +37,12 @@ def split():
 
 def tune_ladder(
     X_tr, y_tr, X_tu, y_tu, kernel, weights, lambdas, sigmas=None, n_jobs=1,
-    progress=None, should_cancel=None,
+    progress=None, should_cancel=None, engine="grid",
 ):  # fmt: skip
-    """The search on one training/tuning split, as a scheme with a tuning set runs it."""
+    """The search on one training/tuning split, as a scheme with a tuning set runs it.
+
+    The grid engine by default: these tests check the search against grid ladders and
+    its handling of failing weighted fits; the path's cells are checked below."""
     X = np.vstack([X_tr, X_tu])
     y = np.concatenate([y_tr, y_tu])
     folds = list(tuning_set_split(y_tr.size, y_tu.size).split(X, y))
@@ -46,7 +50,7 @@ def tune_ladder(
     tracker = ProgressTracker(0, progress, should_cancel)
     return search_ladders(
         X, [LadderProblem(np.arange(y.size), y)], folds, kernel, sigmas, [weights], [lambdas],
-        n_jobs=n_jobs, tracker=tracker,
+        engine=engine, n_jobs=n_jobs, tracker=tracker,
     )[0]  # fmt: skip
 
 
@@ -109,6 +113,21 @@ def test_tuning_cell_is_egkl_of_that_ladder(split, tuned, cell):
     p = lad.estimate(kern(X_tu, X_tr)).p
     assert res.egkl[i, j] == pytest.approx(_egkl_by_definition(p, y_tu), rel=1e-9)
     assert res.error[i, j] == pytest.approx(np.mean(np.where(p > 0.5, 1, -1) != y_tu))
+
+
+def test_path_tuning_cell_is_the_floored_egkl_of_that_path(split):
+    """With the path engine each cell is the EGKL of the path's grid-free estimate, the
+    estimate clipped to [EGKL_FLOOR, 1 - EGKL_FLOOR]."""
+    X_tr, X_tu, y_tr, y_tu = split
+    res = tune_ladder(
+        X_tr, y_tr, X_tu, y_tu, Kernel("rbf"), weight_grid(6), LAMBDAS, SIGMAS, engine="path"
+    )
+    assert res.engines == {"path": 6}
+    for i, j in [(0, 0), (2, 1)]:
+        kern = Kernel("rbf", sigma=SIGMAS[j])
+        p = fit_path(kern(X_tr), y_tr, LAMBDAS[i]).estimate(kern(X_tu, X_tr)).p
+        p = np.clip(p, EGKL_FLOOR, 1 - EGKL_FLOOR)
+        assert res.egkl[i, j] == pytest.approx(_egkl_by_definition(p, y_tu), rel=1e-9)
 
 
 def test_progress_totals_equal_fits(tuned):
@@ -224,12 +243,13 @@ def test_several_problems_share_the_search_and_match_their_own(split):
     w = weight_grid(4)
     both = search_ladders(
         X, [every, part], folds, Kernel("rbf"), SIGMAS, [w, w], [LAMBDAS, LAMBDAS],
-        n_jobs=2, tracker=ProgressTracker(0),
+        engine="grid", n_jobs=2, tracker=ProgressTracker(0),
     )  # fmt: skip
     for prob, res in zip((every, part), both, strict=True):
         alone = search_ladders(
-            X, [prob], folds, Kernel("rbf"), SIGMAS, [w], [LAMBDAS], tracker=ProgressTracker(0)
-        )[0]
+            X, [prob], folds, Kernel("rbf"), SIGMAS, [w], [LAMBDAS], engine="grid",
+            tracker=ProgressTracker(0),
+        )[0]  # fmt: skip
         np.testing.assert_allclose(res.egkl, alone.egkl, rtol=1e-12)
     # The even-row problem is scored on its own tuning rows only.
     i, j = 1, 0

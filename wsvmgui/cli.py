@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ._version import __version__
+from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
@@ -35,6 +36,7 @@ from .io.modelfile import FittedModel, check_rows, load_model, save_model
 from .io.preprocessing import MISSING_CHOICES, PreparedRows, prepare_rows, prepare_training
 from .io.results import plain_json, sidecar_path, write_results
 from .io.tables import LabelledData, read_data
+from .ladder.engines import ENGINES
 
 EXIT_INPUT, EXIT_SOLVER, EXIT_INTERNAL, EXIT_CANCELLED = 2, 3, 1, 130
 SEED_MAX = 2**32 - 1
@@ -152,7 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
     fit.add_argument("--degree", type=_int_in(1), help="polynomial degree")
-    fit.add_argument("--weights", type=_int_in(2), metavar="M", help="weight grid m/M, m = 1..M-1")
+    fit.add_argument(
+        "--engine",
+        choices=list(ENGINES),
+        help="ladder engine: path (exact weight path; default) or grid (M - 1 weighted fits)",
+    )
+    fit.add_argument(
+        "--weights",
+        type=_int_in(2),
+        metavar="M",
+        help="weight grid m/M, m = 1..M-1 (fitted by the grid engine; the path draws at it)",
+    )
     fit.add_argument("--joint-n", type=_int_in(3), metavar="N", help="simplex grid spacing 1/N")
     fit.add_argument(
         "--lambda",
@@ -301,6 +313,7 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
         "scheme": args.scheme,
         "kernel": args.kernel,
         "degree": args.degree,
+        "engine": args.engine,
         "n_weights": args.weights,
         "joint_n": args.joint_n,
         "lambdas": args.lambdas,
@@ -399,6 +412,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
+    for text in engine_notes(getattr(estimator, "fit_info_", None)):
+        _note(args, text)
     kernel = (getattr(estimator, "fit_info_", None) or {}).get("kernel", "")
     if "on the fly" in kernel:
         _note(args, kernel)
@@ -490,6 +505,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
+    for text in engine_notes(getattr(est, "fit_info_", None)):
+        print(f"note     {text}")
     if hasattr(est, "lambda_"):
         print(
             f"tuned    lambda = {est.lambda_:.4g}, sigma = {est.sigma_:.4g}, "

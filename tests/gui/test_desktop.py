@@ -263,15 +263,20 @@ def test_session_round_trip_in_the_app(qtbot, window, tmp_path):
     assert again.data_panel.dataset.name == "design:wuliu2011_ex1"
 
 
-def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window):
-    settings = RunSettings(n_weights=8, lambdas=[0.005], sigmas=[0.5], n_jobs=1)
+@pytest.mark.parametrize("engine", ["path", "grid"])
+def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window, engine):
+    settings = RunSettings(n_weights=8, lambdas=[0.005], sigmas=[0.5], n_jobs=1, engine=engine)
     statuses = []
     original = window._on_partial
     window._on_partial = lambda obj: (statuses.append(obj), original(obj))
     result = run_and_wait(qtbot, window, settings)
     path = result.path
     assert path is not None and path.pis[0] == 0 and path.pis[-1] == 1
-    assert any(getattr(s, "phase", "") == "exact path" for s in statuses)
+    # the path engine's fit keeps its own path; after a grid fit it is traced (a phase)
+    traced = any(getattr(s, "phase", "") == "exact path" for s in statuses)
+    assert path.source == ("stored" if engine == "path" else "traced") and traced == (
+        engine == "grid"
+    )
     # the path agrees with the ladder's own fits at its weights
     X = result.split.X_all
     ladder = result.estimator.ladder_decision(X)

@@ -299,6 +299,32 @@ class RunResult:
 
 
 # ------------------------------------------------------------------------------ helpers
+def engine_notes(info: dict[str, Any] | None) -> list[str]:
+    """What the user should know about the ladder engines of a fit (``fit_info_``).
+
+    Paths that broke down (the grid ladder answered, with a warning in the log) and, for
+    the ``"auto"`` engine, the ladders it gave to the grid; nothing when every ladder ran
+    on the engine asked for.
+    """
+    info = info or {}
+    counts = {**info.get("tuning_engines", {})}
+    for k, v in info.get("final_engines", {}).items():
+        counts[k] = counts.get(k, 0) + v
+    total = sum(counts.values())
+    notes = []
+    if info.get("path_fallbacks"):
+        notes.append(
+            f"Weight path broke down for {info['path_fallbacks']} of {total} ladders; the "
+            "grid ladder answered for them (reasons in the log)."
+        )
+    if info.get("auto_grid"):
+        notes.append(
+            f"Engine auto: the grid ladder for {info['auto_grid']} of {total} ladders "
+            "(large elbows), the exact path for the rest."
+        )
+    return notes
+
+
 def aligned_proba(report: ProbabilityReport, classes: np.ndarray) -> np.ndarray:
     """The report's probabilities with columns in the order of ``classes`` (K,); (n, K)."""
     out = np.zeros((report.proba.shape[0], len(classes)))
@@ -746,7 +772,8 @@ def _plan(request: RunRequest) -> list[Phase]:
     plan = [Phase("fit", 0, 1.0)]
     if request.compare:
         plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
-    if request.settings.scheme == "binary":  # traced after a grid fit (see run_analysis)
+    if request.settings.scheme == "binary" and request.settings.engine != "path":
+        # traced after a grid fit (see run_analysis); a path-engine fit keeps its own
         plan.append(Phase("exact path", 0, 0.5, group="path"))
     return [*plan, Phase("views", 0, 0.2, group="views")]
 
@@ -815,7 +842,7 @@ def run_analysis(
         estimator = fit_scheme(
             settings, X_fit, y_fit, X_tune, y_tune, progress=on_progress, should_cancel=cancel
         )
-    notes: list[str] = []
+    notes: list[str] = engine_notes(getattr(estimator, "fit_info_", None))
     comparison = None
     if request.compare:
         name, why = comparison_scheme(settings, ds.n_classes)

@@ -370,7 +370,11 @@ def estimate_cost(
     if comp_phases:
         views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
     path = []
-    if request.split.dataset.n_classes == 2 and settings.scheme == "binary":
+    if (
+        request.split.dataset.n_classes == 2
+        and settings.scheme == "binary"
+        and settings.engine != "path"  # a path-engine fit keeps its own path
+    ):
         from .path_view import MAX_PATH_ROWS
 
         if y.size <= MAX_PATH_ROWS:

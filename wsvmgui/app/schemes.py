@@ -106,6 +106,7 @@ def _ladder_params(s: RunSettings) -> dict[str, Any]:
     return {
         **_kernel_params(s),
         **_tuning_params(s),
+        "engine": s.engine,
         "n_weights": s.n_weights,
         "lambdas": s.lambdas,
         "sigmas": s.sigmas if s.kernel == "rbf" else None,
@@ -203,6 +204,13 @@ _DC_TUNING = (
     "lambda x sigma per sub-problem by EGKL, grids as binary; auto: a 30% hold-out (k-fold "
     "CV costs about k times as much; choose cv for it); two classes: the binary ladder"
 )
+#: What the engine setting does in the ladder schemes (printed by ``wsvmgui schemes``).
+_ENGINE_NOTE = (
+    "; engine: path (default; the exact weight path, grid-free p, the grid where a path "
+    "breaks down), auto (the path, the grid where its elbow grows past 0.2 n) or grid "
+    "(M - 1 weighted SVMs); weights M matter for the grid only (the path draws its sign "
+    "ladder at them)"
+)
 
 
 _MULTICLASS = {
@@ -235,7 +243,7 @@ _SCHEME_LIST = [
         False,
         "wsvmgui.estimators.binary",
         _build_binary,
-        tuning=_LADDER_TUNING,
+        tuning=_LADDER_TUNING + _ENGINE_NOTE,
     ),
     Scheme(
         "noncrossing",
@@ -250,7 +258,8 @@ _SCHEME_LIST = [
             "criterion": ("egkl-independent", "egkl-independent, egkl or hinge"),
         },
         tuning=_LADDER_TUNING + " (criterion hinge: lambda per weight by hinge loss on one "
-        "hold-out)",
+        "hold-out); engine: of the independent ladders criterion egkl-independent tunes "
+        "with (the non-crossing ladder itself is a grid of M - 1 constrained fits)",
     ),
     Scheme(
         "preconditioned",
@@ -265,7 +274,8 @@ _SCHEME_LIST = [
             "ladder": ("noncrossing", "noncrossing or independent ladder for p_hat"),
         },
         tuning="each SVM's lambda by hinge loss, sigma with the plain SVM, the level by "
-        "error, on one split; auto: a 30% hold-out",
+        "error, on one split; auto: a 30% hold-out; engine: of the independent ladder "
+        "(ladder=independent)",
     ),
     Scheme(
         "probing",
@@ -293,7 +303,7 @@ _SCHEME_LIST = [
             "wsvmgui.multiclass",
             _build_multiclass(name),
             {"normalise": ("sum", "sum or simplex")} if name == "ova" else {},
-            tuning=_DC_TUNING,
+            tuning=_DC_TUNING + _ENGINE_NOTE,
         )
         for name, (label, desc) in _MULTICLASS.items()
     ],

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io.preprocessing import MISSING_CHOICES
+from ..ladder.engines import DEFAULT_ENGINE, ENGINES
 from ..ladder.rules import RULES
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
@@ -36,8 +37,15 @@ class RunSettings:
         A name from :data:`wsvmgui.app.schemes.SCHEMES`.
     kernel : {"rbf", "linear", "poly"}
     degree, coef0, poly_gamma : polynomial kernel parameters.
+    engine : {"path", "auto", "grid"}
+        Engine of every binary ladder of the ladder schemes (binary, non-crossing's
+        tuning, preconditioned's independent ladder, the divide-and-conquer
+        sub-problems): the exact weight path (default) or the grid of weighted SVMs;
+        :mod:`wsvmgui.ladder.engines`.
     n_weights : int or None
-        M of the binary ladders (None: the default rule for the data size).
+        M of the binary ladders (None: the default rule for the data size).  The grid
+        engine fits these weights; for the path they only set the weights the sign
+        ladders are drawn at.
     joint_n : int
         N of the joint simplex grid (d_pi = 1 / N).
     lambdas : list of float or None
@@ -81,6 +89,7 @@ class RunSettings:
     degree: int = 3
     coef0: float = 1.0
     poly_gamma: float = 1.0
+    engine: str = DEFAULT_ENGINE
     n_weights: int | None = None
     joint_n: int = 20
     lambdas: list[float] | None = None
@@ -106,6 +115,10 @@ class RunSettings:
             raise InputError(f"unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}")
         if self.kernel not in KERNELS:
             raise InputError(f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}")
+        if self.engine not in ENGINES:
+            raise InputError(
+                f"unknown ladder engine {self.engine!r}; choose one of {', '.join(ENGINES)}"
+            )
         if self.rule not in RULES:
             raise InputError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
         if self.tuning not in TUNING_MODES:
@@ -165,6 +178,8 @@ class RunSettings:
             raise InputError(f"standardize must be true or false, got {self.standardize!r}")
         if not isinstance(self.scheduler, str):
             raise InputError(f"scheduler must be an address or empty, got {self.scheduler!r}")
+        if not isinstance(self.engine, str):
+            raise InputError(f"engine must be a name, got {self.engine!r}")
         if not isinstance(self.missing, str):
             raise InputError(f"missing must be a name, got {self.missing!r}")
         if not isinstance(self.na_values, list) or not all(

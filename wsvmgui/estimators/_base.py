@@ -37,6 +37,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InputError
+from ..ladder.engines import ENGINES
 from ..ladder.rules import RULES, LadderEstimate
 from ..progress import CancelCheck, ProgressCallback
 from ..solvers.kernels import KERNELS
@@ -65,8 +66,9 @@ PENALTY_CONSTRAINTS: dict[str, list[Any]] = {
     "lambdas": ["array-like", None],
     "sigmas": ["array-like", None],
 }
-#: The weight grid of a binary ladder and how its signs become probabilities.
+#: The engine of a binary ladder, its weight grid and how it becomes probabilities.
 LADDER_CONSTRAINTS: dict[str, list[Any]] = {
+    "engine": [StrOptions(set(ENGINES))],
     "n_weights": [Interval(Integral, 2, None, closed="left"), None],
     "weights": ["array-like", None],
     "rule": [StrOptions(set(RULES))],

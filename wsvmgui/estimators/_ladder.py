@@ -22,6 +22,13 @@ searches once.  The tuning semantics, the same in every one of these schemes:
     Threads, scikit-learn's meaning (None: 1, -1: all cores).
 ``random_state``
     Seeds the folds, the hold-out and the sigma_M subsample.
+``engine``
+    How every binary ladder is fitted, in tuning and in the final fits
+    (:mod:`wsvmgui.ladder.engines`): ``"path"`` (default; the exact weight path,
+    grid-free probabilities, the grid ladder as a fallback where a path breaks down) or
+    ``"grid"`` (one weighted SVM per weight of the grid).  ``n_weights`` and
+    ``weights`` are what the grid engine fits; for the path they only set the weights at
+    which ``ladder_decision`` and the sign-ladder views report.
 Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first
 fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of all rows;
 ``M = max(floor(2 sqrt(n)), 40)`` weights for ``n`` final rows.
@@ -29,6 +36,7 @@ fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of al
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +99,12 @@ class LadderParams:
     """Parameter checks, grids and the tuning search of the ladder schemes.
 
     Reads the estimator parameters ``kernel``, ``degree``, ``coef0``, ``poly_gamma``,
-    ``lam``, ``sigma``, ``lambdas``, ``sigmas``, ``n_weights``, ``weights``, ``rule``,
-    ``cv``, ``refit``, ``n_jobs`` and ``random_state``.
+    ``lam``, ``sigma``, ``lambdas``, ``sigmas``, ``engine``, ``n_weights``, ``weights``,
+    ``rule``, ``cv``, ``refit``, ``n_jobs`` and ``random_state``.
     """
 
     kernel: str
+    engine: str
     degree: int
     coef0: float
     poly_gamma: float
@@ -202,12 +211,13 @@ class LadderParams:
         plan: TuningPlan,
         weights: list[np.ndarray],
         tracker: ProgressTracker,
-        engine=None,
+        engine: Any = None,
     ) -> tuple[list[TuningResult], list[tuple[float, float]]]:
         """Tune every problem; return the tables and the (lambda, sigma) of its final fit.
 
-        The final lambda keeps the tuned ``C``: it is the tuned lambda times the problem's
-        rows in the first fold's training part over its rows in the final fit.
+        ``engine`` (an engine callable) replaces the ``engine`` parameter's.  The final
+        lambda keeps the tuned ``C``: it is the tuned lambda times the problem's rows in
+        the first fold's training part over its rows in the final fit.
         """
         assert plan.folds is not None
         n = X.shape[0]
@@ -224,7 +234,7 @@ class LadderParams:
             weights,
             lambdas,
             rule=self.rule,
-            engine=engine,
+            engine=self.engine if engine is None else engine,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
         )
@@ -240,3 +250,41 @@ class LadderParams:
             (self._fixed_lambda(p.select(plan.fit_rows, n)[0].size), float(plan.sigmas[0]))
             for p in problems
         ]
+
+
+def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str, Any]:
+    """``fit_info_`` entries on the engines: requested, and which answered what.
+
+    Parameters
+    ----------
+    engine : str
+        The ``engine`` parameter.
+    ladders : list
+        Final ladders (:class:`~wsvmgui.ladder.grid.Ladder` or
+        :class:`~wsvmgui.ladder.engines.PathLadder`).
+    tunings : list of TuningResult or None
+
+    Returns
+    -------
+    dict
+        ``engine``; ``final_engines`` and ``tuning_engines`` (engine -> ladders answered);
+        ``path_fallbacks`` (paths that broke down, the grid answering); ``auto_grid``
+        (ladders for which ``"auto"`` stopped the path and chose the grid).
+    """
+    final = Counter(str(getattr(lad, "engine", "grid")) for lad in ladders)
+    tuned: Counter = Counter()
+    fallbacks = sum(bool(getattr(lad, "fallback", "")) for lad in ladders)
+    switched = sum(bool(getattr(lad, "switched", "")) for lad in ladders)
+    for t in tunings:
+        if t is not None:
+            tuned.update(t.engines)
+            fallbacks += len(t.fallbacks)
+            if engine == "auto":  # a grid cell is a breakdown's fallback or auto's choice
+                switched += t.engines.get("grid", 0) - len(t.fallbacks)
+    return {
+        "engine": engine,
+        "final_engines": dict(final),
+        "tuning_engines": dict(tuned),
+        "path_fallbacks": int(fallbacks),
+        "auto_grid": int(switched),
+    }

@@ -1,35 +1,47 @@
 """The binary weighted-SVM probability estimator (Wang, Shen & Liu 2008).
 
-Fits a ladder of weighted SVMs over a grid of class weights, tunes lambda (and sigma for
-the RBF kernel) by EGKL over the ``cv`` splits, and reads each point's probability off
-where its predicted label changes along the ladder (METHODS sections 1 and 2).
+Fits the weighted SVM for every class weight pi in (0, 1) (by default its exact solution
+path; or a ladder over a grid of weights), tunes lambda (and sigma for the RBF kernel) by
+EGKL over the ``cv`` splits, and reads each point's probability off where its predicted
+label changes along pi (METHODS sections 1 and 2).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..ladder.grid import Ladder
+from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
+from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ..solvers.kernels import Kernel, kernel_product
+from ..solvers.kernels import Kernel, block_rows
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
 
 class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
-    """Binary class probabilities from a ladder of weighted SVMs.
+    """Binary class probabilities from weighted SVMs over all class weights.
 
     Parameters
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+    engine : {"path", "auto", "grid"}, default="path"
+        ``"path"``: the exact solution path in the weight (grid-free probabilities; where
+        a path breaks down the grid ladder answers, with a
+        :class:`~wsvmgui.ladder.engines.PathFallbackWarning`); ``"auto"``: the path,
+        but the grid ladder for a (lambda, sigma) whose path's elbow grows past
+        :func:`~wsvmgui.ladder.path.auto_max_elbow` points; ``"grid"``: one weighted
+        SVM per weight of the grid below.
     n_weights : int >= 2 or None
-        M: the ladder fits the interior weights ``m / M``.  None: ``default_n_weights(n)``
-        of the final fit's size, ``max(floor(2 sqrt(n)), 40)``.
+        M: the grid engine fits the interior weights ``m / M``; for the path they are
+        only where ``ladder_decision`` reports (drawing, comparisons).  None:
+        ``default_n_weights(n)`` of the final fit's size, ``max(floor(2 sqrt(n)), 40)``.
     weights : array-like of shape (M - 1,) or None
         Explicit increasing interior weights in (0, 1); overrides ``n_weights``.
     lam : float or None
@@ -65,17 +77,19 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     Attributes
     ----------
     classes_ : ndarray, shape (2,)
-    ladder_ : Ladder
-        The fitted ladder over the support points ``X_support_``.
+    ladder_ : PathLadder or Ladder
+        The fitted path (or grid ladder) over the support points ``X_support_``.
     X_support_ : ndarray, shape (s, p)
     kernel_ : Kernel
     lambda_, sigma_ : float
     weights_ : ndarray, shape (M - 1,)
     tuning_ : TuningResult or None
     fit_info_ : dict
-        Fits made, rows of the final fit, largest KKT residual, wall time, how the
-        kernel was held (``"kernel"``: a dense matrix, or values made on the fly when
-        the matrix would not fit in memory) and where the fits ran (``"backend"``).
+        Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
+        residual, wall time, the engines (:func:`~wsvmgui.estimators._ladder.engine_info`),
+        how the kernel was held (``"kernel"``: a dense matrix, or values made on the fly
+        when the matrix would not fit in memory; ``"tuning_kernel"`` while tuning) and
+        where the fits ran (``"backend"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -87,6 +101,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self,
         *,
         kernel: str = "rbf",
+        engine: str = DEFAULT_ENGINE,
         n_weights: int | None = None,
         weights=None,
         lam: float | None = None,
@@ -105,6 +120,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         random_state=0,
     ) -> None:
         self.kernel = kernel
+        self.engine = engine
         self.n_weights = n_weights
         self.weights = weights
         self.lam = lam
@@ -150,12 +166,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             plan.kernel,
             chosen,
             [weights],
+            engine=self.engine,
             solver=self.solver,
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
         )[0]
-        self.ladder_: Ladder = fitted.ladder
+        self.ladder_: AnyLadder = fitted.ladder
         self.X_support_ = X[fitted.support]
         self.kernel_: Kernel = fitted.kernel
         self.lambda_ = fitted.lam
@@ -168,12 +185,24 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
             "kernel": fitted.storage,
             "backend": fitted.backend,
+            "tuning_kernel": tuning.storage if tuning is not None else "",
+            **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 
+    def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """Kernel rows between ``X`` and the support points, a block (~32 MB) at a time."""
+        step = block_rows(self.X_support_.shape[0])
+        for lo in range(0, max(X.shape[0], 1), step):
+            yield self.kernel_(X[lo : lo + step], self.X_support_)
+
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
-        # A block of kernel rows at a time, not the whole (n, s) matrix.
-        coef_T = self.ladder_.coef.T
-        return kernel_product(X, self.X_support_, self.kernel_, coef_T) + self.ladder_.intercept
+        return np.vstack([self.ladder_.decision(K) for K in self._kernel_blocks(X)])
+
+    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+        parts = [self.ladder_.estimate(K, self.rule) for K in self._kernel_blocks(X)]
+        return LadderEstimate(
+            *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
+        )
 
 
 __all__ = ["WeightedSVMClassifier"]

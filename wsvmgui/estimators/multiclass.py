@@ -24,7 +24,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..errors import InputError
-from ..ladder.rules import LadderEstimate, estimate_from_decision
+from ..ladder.engines import DEFAULT_ENGINE
+from ..ladder.rules import LadderEstimate
 from ..ladder.search import fit_ladders
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
@@ -41,7 +42,7 @@ from ..multiclass.subproblems import (
 )
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import SOLVER_CONSTRAINTS, BaseProbabilityClassifier, n_threads
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 from .report import ProbabilityReport
 from .views import LadderView, SubproblemViews
 
@@ -73,14 +74,19 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     scheme : {"pairwise", "baseline1", "baseline2", "bp1", "bp2", "ova"}, default="ova"
         See :data:`SCHEME_INFO`.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+    engine : {"path", "auto", "grid"}, default="path"
+        Engine of every sub-problem's ladders, tuning and final fits alike (as in
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`); with the path the
+        pairwise ratios are exact instead of capped at 2M - 1.
     n_weights : int >= 2 or None
-        M of every ladder (interior weights ``m / M``); None: ``default_n_weights`` of
-        each sub-problem's final-fit size (one grid for tuning and final fits).
+        M of every grid ladder (interior weights ``m / M``; for the path only the weights
+        the sign-ladder views report); None: ``default_n_weights`` of each sub-problem's
+        final-fit size (one grid for tuning and final fits).
     weights : array-like of shape (M - 1,) or None
         Explicit increasing interior weights of every ladder; overrides ``n_weights``.
     final_n_weights : int >= 2 or None
-        M of the final fits only: tuning uses ``n_weights``, the final ladders this finer
-        grid (a finer final ladder averages more sign changes; see
+        M of the final grid ladders only: tuning uses ``n_weights``, the final ladders
+        this finer grid (a finer final ladder averages more sign changes; see
         benchmarks/results/zeng_reproduction.md).  None: as ``n_weights``.
     lam, sigma : float or None
         Fixed penalty / RBF width for every sub-problem; None tunes it.
@@ -136,6 +142,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         *,
         scheme: str = "ova",
         kernel: str = "rbf",
+        engine: str = DEFAULT_ENGINE,
         n_weights: int | None = None,
         weights=None,
         final_n_weights: int | None = None,
@@ -157,6 +164,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     ) -> None:
         self.scheme = scheme
         self.kernel = kernel
+        self.engine = engine
         self.n_weights = n_weights
         self.weights = weights
         self.final_n_weights = final_n_weights
@@ -230,6 +238,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             plan.kernel,
             chosen,
             w_fit,
+            engine=self.engine,
             solver=self.solver,
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
@@ -249,26 +258,48 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "n_jobs": n_threads(self.n_jobs),
             "kernel": fits[0].storage,
             "backend": fits[0].backend,
+            **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 
     # ------------------------------------------------------------------------- predict
-    def _estimates(self, X: np.ndarray) -> tuple[list[np.ndarray], list[LadderEstimate]]:
-        decisions = self.subproblems_.decisions(X)
-        ests = [
-            estimate_from_decision(d, f.weights, self.rule)
-            for d, f in zip(decisions, self.subproblems_.fitted, strict=True)
-        ]
-        return decisions, ests
+    def _estimates(self, X: np.ndarray) -> list[LadderEstimate]:
+        return self.subproblems_.estimates(X, self.rule)
 
     def _table(self, ests: list[LadderEstimate], n: int) -> np.ndarray:
-        """Pairwise table (n, K, K) of the pair schemes (pairs not fitted stay 1/2)."""
+        """Pairwise table (n, K, K) of the pair schemes (pairs not fitted stay 1/2).
+
+        Values are kept inside ``[Q_EPS, 1 - Q_EPS]`` (:mod:`wsvmgui.multiclass.coupling`):
+        a path's estimate may come arbitrarily close to 0 or 1.
+        """
         Q = coupling.empty_table(n, self.classes_.size)
         for f, est in zip(self.subproblems_.fitted, ests, strict=True):
-            coupling.set_pair(Q, f.spec.positive, f.spec.negative[0], est.p)
+            coupling.set_pair(Q, f.spec.positive, f.spec.negative[0], coupling.clip_pair(est.p))
         return Q
 
-    def _combine(self, ests: list[LadderEstimate]) -> dict[str, np.ndarray]:
-        """Probabilities (and the pairwise table or raw One-vs-All values) from estimates."""
+    def _baseline_key(self, X: np.ndarray) -> np.ndarray:
+        """Tie-break key of the baseline schemes at ``X`` (m, p); shape (m, K).
+
+        Column j is the decision value at pi = 1/2 (the weight of the grid nearest it) of
+        the pair j against the baseline; the baseline's own column is minus the largest.
+        """
+        k = self._baseline_index()
+        key = np.zeros((X.shape[0], self.classes_.size))
+        for f, d in zip(self.subproblems_.fitted, self.subproblems_.decisions(X), strict=True):
+            key[:, f.spec.positive if f.spec.positive != k else f.spec.negative[0]] = d[
+                :, int(np.argmin(np.abs(f.weights - 0.5)))
+            ] * (1.0 if f.spec.positive != k else -1.0)
+        others = np.delete(key, k, axis=1)
+        key[:, k] = -others.max(axis=1)
+        return key
+
+    def _combine(self, ests: list[LadderEstimate], X: np.ndarray) -> dict[str, np.ndarray]:
+        """Probabilities (and the pairwise table or raw One-vs-All values) from estimates.
+
+        Baseline schemes: where the largest probabilities tie (pairwise ratios at the
+        grid's cap, or equal), :func:`~wsvmgui.multiclass.coupling.break_ties` gives the
+        point to the tied class whose pair against the baseline has the largest decision
+        value at pi = 1/2, instead of to the first in class order.
+        """
         n, K = ests[0].p.size, self.classes_.size
         if self.scheme == "ova":
             raw = np.column_stack([e.p for e in ests])
@@ -280,13 +311,17 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return {"proba": coupling.couple(Q), "table": Q}
         k = self._baseline_index()
         q_base = Q[:, :, k]
+        proba = coupling.couple_baseline(q_base, k)
+        tied = coupling.tied_rows(proba)
+        if tied.size:
+            proba[tied] = coupling.break_ties(proba[tied], self._baseline_key(X[tied]))
         if self.scheme in ("baseline1", "baseline2"):
-            return {"proba": coupling.couple_baseline(q_base, k)}
-        table = coupling.rebuild_table(q_base, k)
-        return {"proba": coupling.couple(table), "table": table}
+            return {"proba": proba}
+        # BP: the rebuilt table is consistent, so coupling it gives B's probabilities.
+        return {"proba": proba, "table": coupling.rebuild_table(q_base, k)}
 
     def _proba(self, X: np.ndarray) -> np.ndarray:
-        return self._combine(self._estimates(X)[1])["proba"]
+        return self._combine(self._estimates(X), X)["proba"]
 
     def _require(self, schemes: tuple[str, ...], what: str) -> None:
         if self.scheme not in schemes:
@@ -298,24 +333,25 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         """Class with the most pairwise wins (TE2; pairwise, bp1 and bp2 only); shape (n,)."""
         X = self._check_X(X)
         self._require(VOTING_SCHEMES, "max voting (a full pairwise table)")
-        out = self._combine(self._estimates(X)[1])
+        out = self._combine(self._estimates(X), X)
         return self.classes_[coupling.vote_predict(out["table"], out["proba"])]
 
     def raw_ova(self, X) -> np.ndarray:
         """One-vs-All values before normalisation; shape (n, K) (scheme "ova" only)."""
         X = self._check_X(X)
         self._require(("ova",), "raw One-vs-All values")
-        return np.column_stack([e.p for e in self._estimates(X)[1]])
+        return np.column_stack([e.p for e in self._estimates(X)])
 
     def pairwise_table(self, X) -> np.ndarray:
         """Full pairwise table ``Q[i, j, k] = q_{j|(j,k)}``; shape (n, K, K) (voting schemes)."""
         X = self._check_X(X)
         self._require(VOTING_SCHEMES, "a full pairwise table")
-        return self._combine(self._estimates(X)[1])["table"]
+        return self._combine(self._estimates(X), X)["table"]
 
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p), for drawing."""
-        decisions, ests = self._estimates(self._check_X(X))
+        X = self._check_X(X)
+        decisions, ests = self.subproblems_.decisions(X), self._estimates(X)
         return [
             LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi)
             for f, d, e in zip(self.subproblems_.fitted, decisions, ests, strict=True)
@@ -333,8 +369,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         in :class:`~wsvmgui.estimators.views.LadderView`), ``raw_<class>`` for
         One-vs-All, ``vote_label`` for the schemes with a full pairwise table.
         """
-        ests = self._estimates(X)[1]
-        out = self._combine(ests)
+        ests = self._estimates(X)
+        out = self._combine(ests, X)
         extra: dict[str, np.ndarray] = {}
         if "table" in out:
             extra["vote_label"] = self.classes_[coupling.vote_predict(out["table"], out["proba"])]

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..ladder.crossing import CrossingReport
+from ..ladder.engines import DEFAULT_ENGINE
 from ..ladder.noncrossing import (
     CONSTRAINTS,
     CRITERIA,
@@ -21,10 +22,10 @@ from ..ladder.noncrossing import (
     fit_noncrossing_ladder,
 )
 from ..ladder.search import LadderProblem
-from ..ladder.tuning import kernel_with_sigma
+from ..ladder.tuning import TuningResult, kernel_with_sigma
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import BinaryLadderClassifier
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
 
@@ -53,6 +54,10 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         the non-crossing ladder itself at every cell (slower); or, as in Wu & Liu's
         simulations, lambda per weight by the weighted hinge loss on one tuning split
         (the first split of ``cv``; ``cv="auto"`` is then a 30% hold-out).
+    engine : {"path", "auto", "grid"}, default="path"
+        Engine of the independent ladders that ``criterion="egkl-independent"`` tunes
+        with (:mod:`wsvmgui.ladder.engines`); the non-crossing ladder itself is always
+        fitted over the weight grid by its own constrained engine.
     constraints : {"auto", "hull", "pairs", "compact"}
         See :func:`fit_noncrossing_ladder`.
     max_constraints : int
@@ -99,6 +104,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         poly_gamma: float = 1.0,
         rule: str = "count",
         criterion: str = "egkl-independent",
+        engine: str = DEFAULT_ENGINE,
         constraints: str = "auto",
         max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
         cv="auto",
@@ -117,6 +123,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
+        self.engine = engine
         self.criterion = criterion
         self.constraints = constraints
         self.max_constraints = max_constraints
@@ -189,7 +196,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
                         Xt, yt, w, lam, kern, K=K,
                         constraints=self.constraints, max_constraints=self.max_constraints,
                         progress=progress, should_cancel=should_cancel,
-                    )  # fmt: skip
+                    ).ladder  # fmt: skip
 
             problem = LadderProblem(np.arange(n), y)
             tunings, chosen = self._search(X, [problem], plan, [weights], tracker, engine)
@@ -208,7 +215,12 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         self.sigma_ = float(kernel.sigma) if kernel.name == "rbf" else float("nan")
         self.tuning_ = tuning
         self.diagnostics_ = dict(model.diagnostics)
-        return {"n_fits": tracker.done, "n_train": int(model.X_train.shape[0])}
+        tuned = [tuning] if isinstance(tuning, TuningResult) else []
+        return {
+            "n_fits": tracker.done,
+            "n_train": int(model.X_train.shape[0]),
+            **engine_info(self.engine, [], tuned),
+        }
 
     # ------------------------------------------------------------------------- predict
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from scipy.special import logit
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..errors import InputError
-from ..ladder.grid import Ladder, fit_ladder
+from ..ladder.engines import DEFAULT_ENGINE, AnyLadder, fit_binary_ladder
 from ..ladder.noncrossing import NonCrossingLadder, fit_noncrossing_ladder
 from ..ladder.precondition import (
     DEFAULT_PT_GRID,
@@ -50,7 +50,7 @@ from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from ._base import BinaryLadderClassifier, ParameterError
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
 
 
 class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
@@ -69,11 +69,16 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         Fixed RBF width; None picks it from ``sigmas`` with the plain SVM.
     lambdas, sigmas : array-like or None
         Grids (defaults as :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`).
-    n_weights, weights : ladder grid (default ``m / M``, M = ``default_n_weights(n)``).
+    n_weights, weights : ladder grid (default ``m / M``, M = ``default_n_weights(n)``); for
+        the path engine only the weights the ladder views report.
     degree, coef0, poly_gamma : polynomial kernel parameters.
     rule : {"count", "extreme", "interpolate"}
     ladder : {"noncrossing", "independent"}
         Which ladder estimates ``p_hat``.
+    engine : {"path", "auto", "grid"}, default="path"
+        Engine of the independent ladder (as in
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`); the non-crossing
+        ladder has its own constrained engine and ignores it.
     cv : "auto", int, float, splitter or iterable
         Tuning splits; this scheme tunes on the first one (``"auto"``: a stratified 30%
         hold-out).
@@ -97,7 +102,7 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         The final SVM (coefficients over ``X_train_``).
     level_svms_ : dict of float to WeightedFit
         The final SVM of every candidate level.
-    ladder_ : NonCrossingLadder or Ladder
+    ladder_ : NonCrossingLadder, PathLadder or Ladder
     X_train_ : ndarray, shape (n, p)
     kernel_ : Kernel
     lambda_ : float
@@ -132,6 +137,7 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         poly_gamma: float = 1.0,
         rule: str = "count",
         ladder: str = "noncrossing",
+        engine: str = DEFAULT_ENGINE,
         cv="auto",
         refit: bool = True,
         random_state=0,
@@ -150,6 +156,7 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.ladder = ladder
+        self.engine = engine
         self.cv = cv
         self.refit = refit
         self.random_state = random_state
@@ -248,24 +255,31 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
             "n_fits": tracker.done,
             "n_train": int(rows.size),
             "n_relabeled": int(self.relabeled_.size),
+            **engine_info(
+                self.engine if self.ladder == "independent" else "noncrossing",
+                [] if isinstance(ladder, NonCrossingLadder) else [ladder],
+                [],
+            ),
         }
 
     def _fit_ladder(
         self, X, y, K, weights, lam, kernel, tracker, **tuning
-    ) -> NonCrossingLadder | Ladder:
+    ) -> NonCrossingLadder | AnyLadder:
         step = lambda *_: tracker.step()  # noqa: E731
         if self.ladder == "noncrossing":
             return fit_noncrossing_ladder(
                 X, y, weights, lam, kernel, K=K, progress=step,
                 should_cancel=tracker.cancel_requested, **tuning,
             )  # fmt: skip
-        return fit_ladder(
-            K, y, weights, float(np.ravel(lam)[0]), progress=step,
-            should_cancel=tracker.cancel_requested,
+        return fit_binary_ladder(
+            K, y, weights, float(np.ravel(lam)[0]), engine=self.engine, progress=step,
+            should_cancel=tracker.cancel_requested, context=kernel.describe(),
         )  # fmt: skip
 
     def _ladder_p(self, ladder, K: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return estimate_from_decision(ladder.decision(K), weights, self.rule).p
+        if isinstance(ladder, NonCrossingLadder):
+            return estimate_from_decision(ladder.decision(K), weights, self.rule).p
+        return ladder.estimate(K, self.rule).p
 
     def _choose_kernel(self, plan, X, y, tr, te, lambdas) -> Kernel:
         sigmas = plan.sigmas
@@ -296,10 +310,8 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
 
     def _ladder_estimate(self, X: np.ndarray) -> LadderEstimate:
         if isinstance(self.ladder_, NonCrossingLadder):
-            F = self.ladder_.decision_at(X)
-        else:
-            F = self.ladder_.decision(self.kernel_(X, self.X_train_))
-        return estimate_from_decision(F, self.weights_, self.rule)
+            return estimate_from_decision(self.ladder_.decision_at(X), self.weights_, self.rule)
+        return self.ladder_.estimate(self.kernel_(X, self.X_train_), self.rule)
 
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
         est = self._ladder_estimate(X)

@@ -31,6 +31,7 @@ from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_setting
 from ..app.schemes import SCHEMES
 from ..app.settings import TUNING_MODES, RunSettings
 from ..errors import InputError
+from ..ladder.engines import ENGINES
 from ..ladder.rules import RULES
 from ..ladder.tuning import default_n_weights
 from ..solvers.kernels import KERNELS
@@ -71,6 +72,9 @@ TIPS = {
     "same result",
     "n_jobs": "Threads for the weighted fits (0: all cores)",
     "solver": "libsvm: fast; qp: a general QP solver (slower, for checking)",
+    "engine": "How each binary ladder is fitted. path: the exact weight path, p-hat "
+    "grid-free (the grid answers where a path breaks down); auto: the path, the grid "
+    "where its elbow grows large; grid: one weighted SVM per weight (p-hat on a 1/M grid)",
     "options": 'Scheme-specific options as a JSON object, e.g. {"learner": "svm"} for '
     "Probing; hover over the scheme for its options",
 }
@@ -97,8 +101,13 @@ def format_grid(values: list[float] | None) -> str:
     return "" if values is None else ", ".join(f"{v:g}" for v in values)
 
 
-def resolution_note(M: int | None, n: int | None) -> str:
+def resolution_note(M: int | None, n: int | None, engine: str = "grid") -> str:
     """What the weight grid means for the probabilities: their step and their ends."""
+    if engine != "grid":
+        drawn = "max(2\u221an, 40)" if M is None else str(M)
+        if M is None and n is not None:
+            drawn = str(default_n_weights(n))
+        return f"p-hat exact (weight path); M = {drawn} weights draw the sign ladder"
     if M is None:
         if n is None:
             return "auto: M = max(2\u221an, 40)"
@@ -182,6 +191,8 @@ class SettingsPanel(QWidget):
         )
         self.solver = QComboBox()
         self.solver.addItems(list(SOLVERS))
+        self.engine = QComboBox()
+        self.engine.addItems(list(ENGINES))
         self.options = QLineEdit()
         self.options.setPlaceholderText('{} e.g. {"learner": "svm"}')
         for name, tip in TIPS.items():
@@ -204,6 +215,7 @@ class SettingsPanel(QWidget):
             ("degree", self.degree),
             ("coef0", self.coef0),
             ("poly \u03b3", self.poly_gamma),
+            ("engine", self.engine),
             ("weights M", self.n_weights),
             ("", self.resolution),
             ("simplex N", self.joint_n),
@@ -257,7 +269,7 @@ class SettingsPanel(QWidget):
         self._programmatic = False
         self.set_settings(RunSettings())
         self.refresh_availability(2)
-        for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver):
+        for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver, self.engine):
             w.currentIndexChanged.connect(self._on_change)
         for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs, self.cv_folds):
             w.valueChanged.connect(self._on_change)
@@ -380,6 +392,7 @@ class SettingsPanel(QWidget):
             self.n_jobs.setValue(s.n_jobs)
             self.scheduler.setText(s.scheduler)
             self.solver.setCurrentText(s.solver)
+            self.engine.setCurrentText(s.engine)
             self.options.setText(json.dumps(s.options) if s.options else "")
             self._set_preset_label(preset)
         finally:
@@ -414,6 +427,7 @@ class SettingsPanel(QWidget):
             n_jobs=self.n_jobs.value(),
             scheduler=self.scheduler.text().strip(),
             solver=self.solver.currentText(),
+            engine=self.engine.currentText(),
             options=options,
         )
         return s.validate()
@@ -440,10 +454,11 @@ class SettingsPanel(QWidget):
         self._set_row_visible(self.joint_label, joint)
         self._set_row_visible(self.n_weights, not joint)
         self._set_row_visible(self.resolution, not joint)
+        self._set_row_visible(self.engine, not joint)
         N = self.joint_n.value()
         self.joint_label.setText(f"d\u03c0 = 1/{N} = {1 / N:.3g}: p-hat on a 1/{N} grid")
         M = None if self.n_weights.value() == 1 else self.n_weights.value()
-        self.resolution.setText(resolution_note(M, self._n_train))
+        self.resolution.setText(resolution_note(M, self._n_train, self.engine.currentText()))
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
         self.compare.setEnabled(self._n_classes == 2 and name != "noncrossing")

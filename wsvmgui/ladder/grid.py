@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -61,6 +62,11 @@ class Ladder:
         Kernel expansion coefficients of each fit over the training points.
     intercept : ndarray, shape (M - 1,)
     kkt_residual : ndarray, shape (M - 1,)
+    fallback : str
+        Empty, or why the exact weight path broke down so that this ladder answers
+        instead (:mod:`wsvmgui.ladder.engines`).
+    switched : str
+        Empty, or why the ``"auto"`` engine stopped the path and chose this ladder.
     """
 
     weights: np.ndarray
@@ -68,6 +74,9 @@ class Ladder:
     coef: np.ndarray
     intercept: np.ndarray
     kkt_residual: np.ndarray
+    fallback: str = ""
+    switched: str = ""
+    engine: ClassVar[str] = "grid"
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
         """Decision values of every fit.
@@ -91,7 +100,15 @@ class Ladder:
         """Drop training points that no fit uses; returns the ladder and kept indices."""
         keep = np.flatnonzero(np.any(self.coef != 0, axis=0))
         return (
-            Ladder(self.weights, self.lam, self.coef[:, keep], self.intercept, self.kkt_residual),
+            Ladder(
+                self.weights,
+                self.lam,
+                self.coef[:, keep],
+                self.intercept,
+                self.kkt_residual,
+                self.fallback,
+                self.switched,
+            ),
             keep,
         )
 

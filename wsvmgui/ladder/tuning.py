@@ -79,6 +79,13 @@ class TuningResult:
         Messages of fits that failed (their cells hold inf).
     seconds : float
         Time spent fitting this table (summed over threads).
+    engines : dict of str to int
+        How many (cell, fold) ladders each engine answered (``"path"``, ``"grid"``).
+    fallbacks : list of str
+        Why each path that broke down did (the grid answered those).
+    storage : str
+        How the kernel was held while tuning
+        (:meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
     """
 
     lambdas: np.ndarray
@@ -89,6 +96,9 @@ class TuningResult:
     best_sigma: float
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    engines: dict[str, int] = field(default_factory=dict)
+    fallbacks: list[str] = field(default_factory=list)
+    storage: str = ""
 
     def rows(self) -> list[dict[str, float]]:
         """The table as one dict per (lambda, sigma) cell."""

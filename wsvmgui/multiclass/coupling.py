@@ -15,6 +15,11 @@ METHODS section 5.  A pairwise table is an array ``Q`` of shape (n, K, K) with
   baseline gives exactly the baseline-learning probabilities; only max voting differs.
 * Max voting (TE2): the class with the most pairwise wins; ties go to the higher coupled
   probability.
+* Ties of the largest coupled probabilities (:func:`tied_rows`, :func:`break_ties`): a
+  grid ladder caps every pairwise ratio at ``2M - 1``, so where the baseline class is
+  separable from several others they tie at the cap.  The exact path's ratios rarely tie,
+  and where they do the caller supplies a key (the baseline schemes: each pair's
+  decision value at pi = 1/2) that decides, instead of the class order.
 """
 
 from __future__ import annotations
@@ -22,6 +27,53 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+
+#: Pairwise values are kept in ``[Q_EPS, 1 - Q_EPS]`` (ratios up to about 1e12).
+Q_EPS = 1e-12
+#: Probabilities within this relative distance of the largest count as tied with it.
+TIE_RTOL = 1e-9
+
+
+def clip_pair(q: np.ndarray) -> np.ndarray:
+    """Pairwise values ``q`` (any shape) clipped to ``[Q_EPS, 1 - Q_EPS]``."""
+    return np.clip(np.asarray(q, dtype=float), Q_EPS, 1.0 - Q_EPS)
+
+
+def tied_rows(proba: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Rows of ``proba`` (n, K) whose largest value is shared by several classes; (m,)."""
+    P = np.asarray(proba, dtype=float)
+    top = P.max(axis=1, keepdims=True)
+    return np.flatnonzero((top * (1.0 - rtol) <= P).sum(axis=1) > 1)
+
+
+def break_ties(proba: np.ndarray, key: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Give each row's tie for the largest probability to the tied class with the largest key.
+
+    The other tied classes lose a relative ``4 rtol`` of their probability to the winner,
+    so that the argmax (and ``predict``) follows the key; rows sum to one as before.
+
+    Parameters
+    ----------
+    proba : ndarray, shape (n, K)
+    key : ndarray, shape (n, K)
+        Larger favours the class; only compared among the tied classes of a row.
+    rtol : float
+        Relative distance within which values count as tied (:func:`tied_rows`).
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+    """
+    P = np.array(proba, dtype=float)
+    top = P.max(axis=1, keepdims=True)
+    tied = top * (1.0 - rtol) <= P
+    win = np.argmax(np.where(tied, key, -np.inf), axis=1)
+    losers = tied.copy()
+    losers[np.arange(P.shape[0]), win] = False
+    moved = np.where(losers, 4.0 * rtol * P, 0.0)
+    P -= moved
+    P[np.arange(P.shape[0]), win] += moved.sum(axis=1)
+    return P
 
 
 def empty_table(n: int, K: int) -> np.ndarray:
@@ -158,7 +210,10 @@ def vote_predict(Q: np.ndarray, proba: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "Q_EPS",
+    "break_ties",
     "check_table",
+    "clip_pair",
     "couple",
     "couple_baseline",
     "empty_table",
@@ -166,5 +221,6 @@ __all__ = [
     "per_point_baseline",
     "rebuild_table",
     "set_pair",
+    "tied_rows",
     "vote_predict",
 ]

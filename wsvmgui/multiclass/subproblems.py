@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ladder.grid import Ladder
+from ..ladder.engines import AnyLadder
+from ..ladder.rules import LadderEstimate
 from ..ladder.search import FittedLadder, LadderProblem
 from ..ladder.tuning import TuningResult
 from ..solvers.kernels import Kernel
@@ -73,8 +74,8 @@ class FittedSubProblem:
     Attributes
     ----------
     spec : SubProblem
-    ladder : Ladder
-        Compressed ladder; its coefficient columns follow ``support``.
+    ladder : PathLadder or Ladder
+        Compressed path or grid ladder; its coefficients follow ``support``.
     support : ndarray of int, shape (s,)
         Rows of the data used by the ladder.
     kernel : Kernel
@@ -89,7 +90,7 @@ class FittedSubProblem:
     """
 
     spec: SubProblem
-    ladder: Ladder
+    ladder: AnyLadder
     support: np.ndarray
     kernel: Kernel
     lam: float
@@ -148,18 +149,39 @@ class SubproblemSet:
         self.groups = groups
 
     def decisions(self, X: np.ndarray) -> list[np.ndarray]:
-        """Decision values of every ladder; list of arrays of shape (n, M_s - 1)."""
+        """Decision values of every ladder at its weights; arrays of shape (n, M_s - 1)."""
+        return [np.vstack(parts) for parts in self._per_ladder(X, lambda lad, K: lad.decision(K))]
+
+    def estimates(self, X: np.ndarray, rule: str) -> list[LadderEstimate]:
+        """Every ladder's estimate at ``X`` (n, p) by ``rule`` (grid-free for a path)."""
+        out = []
+        for parts in self._per_ladder(X, lambda lad, K: lad.estimate(K, rule)):
+            out.append(
+                LadderEstimate(
+                    np.concatenate([e.p for e in parts]),
+                    np.concatenate([e.lo for e in parts]),
+                    np.concatenate([e.hi for e in parts]),
+                    np.concatenate([e.monotone for e in parts]),
+                )
+            )
+        return out
+
+    def _per_ladder(self, X: np.ndarray, fn) -> list[list]:
+        """``fn(ladder, K_block)`` of every ladder over blocks of rows of ``X``, in order.
+
+        One cross kernel block per kernel and block of rows, shared by the ladders using
+        that kernel (each takes its columns).
+        """
         n = X.shape[0]
-        out = [np.empty((n, f.weights.size)) for f in self.fitted]
+        out: list[list] = [[] for _ in self.fitted]
         for kern, members in self.groups.items():
             cols = np.unique(np.concatenate([self.positions[i] for i in members]))
             Xs = self.X_support[cols]
             local = [np.searchsorted(cols, self.positions[i]) for i in members]
             # A ladder's support may be all of Xs in another order: compare, not count.
             whole = [np.array_equal(loc, np.arange(cols.size)) for loc in local]
-            for s in range(0, n, PREDICT_BLOCK):
+            for s in range(0, max(n, 1), PREDICT_BLOCK):
                 Kc = kern(X[s : s + PREDICT_BLOCK], Xs)
                 for i, loc, same in zip(members, local, whole, strict=True):
-                    sub = Kc if same else Kc[:, loc]
-                    out[i][s : s + PREDICT_BLOCK] = self.fitted[i].ladder.decision(sub)
+                    out[i].append(fn(self.fitted[i].ladder, Kc if same else Kc[:, loc]))
         return out

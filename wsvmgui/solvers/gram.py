@@ -8,6 +8,11 @@ points of the data and the training rows (to score tuning rows).  Two answers:
   every fold, sub-problem, weight and thread; a fit's training rows are indices into it,
   never a copy (libsvm gets the whole matrix with sample weight 0 on the other rows, see
   :func:`~wsvmgui.solvers._libsvm_direct.fit_direct_rows`).
+* :class:`HeldGram`: the same on a dense matrix of only *some* rows of the data (a
+  fold's training rows, the final fit's rows), for engines that need the dense matrix of
+  their own rows (the exact path): one such matrix per fold is smaller than the matrix
+  of all rows plus a copy per fit.  Kernel rows to other points are made from the
+  features, a block at a time.
 * :class:`OnTheFlyGram`: no n x n matrix at all.  libsvm computes kernel values from the
   raw features itself (keeping ``cache_mb`` of kernel columns), products and kernel rows
   are made a block of rows at a time.  For data whose kernel matrix does not fit in
@@ -123,6 +128,54 @@ class DenseGram(Gram):
         return self.K[rows] if self.rows is None else self.K[np.ix_(rows, self.rows)]
 
 
+class HeldGram(DenseGram):
+    """Rows of the dense kernel matrix ``K`` of the data rows ``held``, used in place.
+
+    Parameters
+    ----------
+    K : ndarray, shape (h, h)
+        Kernel matrix of the data rows ``held``.
+    X : ndarray, shape (N, p)
+        Features of all rows of the data.
+    kernel : Kernel
+        The kernel of ``K``.
+    held : ndarray of int, shape (h,)
+        Data rows of ``K``.
+    rows : ndarray of int, shape (n,), or None
+        Positions in ``held`` of the fit's rows (None: all of them in order).
+    """
+
+    def __init__(
+        self,
+        K: np.ndarray,
+        X: np.ndarray,
+        kernel: Kernel,
+        held: np.ndarray,
+        rows: np.ndarray | None = None,
+    ) -> None:
+        super().__init__(K, rows)
+        held = np.asarray(held, dtype=np.intp)
+        self.X_all = X
+        self.X_fit = X[held if self.rows is None else held[self.rows]]
+        self.kernel = kernel
+
+    def cross(self, rows: np.ndarray) -> np.ndarray:
+        return self.kernel(self.X_all[np.asarray(rows, dtype=np.intp)], self.X_fit)
+
+
+def positions(held: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """Positions in ``held`` of the data rows ``rows`` (each in ``held``); None when
+    ``rows`` is all of ``held`` in order."""
+    held, rows = np.asarray(held), np.asarray(rows)
+    if rows.size == held.size and np.array_equal(rows, held):
+        return None
+    order = np.argsort(held, kind="stable")
+    pos = order[np.searchsorted(held, rows, sorter=order)]
+    if not np.array_equal(held[pos], rows):
+        raise ValueError("rows are not all among the held rows")
+    return pos
+
+
 def libsvm_kernel(kernel: Kernel) -> dict[str, Any]:
     """``SVC`` arguments for the same kernel (RBF ``gamma = 1 / sigma^2``)."""
     if kernel.name == "rbf":
@@ -190,24 +243,29 @@ def as_gram(K: np.ndarray | Gram) -> Gram:
 
 
 # --------------------------------------------------------------------- shared matrices
-_shared: dict[tuple[Hashable, Kernel], np.ndarray] = {}
+_shared: dict[tuple[Hashable, Hashable, Kernel], np.ndarray] = {}
 _shared_lock = threading.Lock()
 #: Dense kernel matrices this process has built (tests and benchmarks read it).
 build_count = {"built": 0}
 
 
-def shared_kernel(token: Hashable, X: np.ndarray, kernel: Kernel) -> np.ndarray:
-    """The dense kernel matrix of data ``X`` (N, p) identified by ``token``, built once.
+def shared_kernel(
+    token: Hashable, X: np.ndarray, kernel: Kernel, part: Hashable = None
+) -> np.ndarray:
+    """The dense kernel matrix of the rows ``X`` (h, p) of data ``token``, built once.
 
-    Only the most recent matrix is kept: a request for another (token, kernel) drops it
-    before building the new one, so a process holds one matrix plus those still in use
-    by running fits.  Threads asking for the same matrix wait for one build.
+    ``part`` names which rows ``X`` holds (None: all rows of the data; e.g. a fold's
+    number for its training rows): the same (token, part) must always come with the
+    same rows.  Only the most recent matrix is kept: a request for another (token, part,
+    kernel) drops it before building the new one, so a process holds one matrix plus
+    those still in use by running fits.  Threads asking for the same matrix wait for one
+    build.
 
     Returns
     -------
-    ndarray, shape (N, N)
+    ndarray, shape (h, h)
     """
-    key = (token, kernel)
+    key = (token, part, kernel)
     with _shared_lock:
         K = _shared.get(key)
         if K is None:

@@ -1,13 +1,18 @@
 """Memory before the work: what a run holds at once, what the machine has, and the choice
 between one dense kernel matrix and kernel values made on the fly.
 
-A ladder run holds one dense kernel matrix of all ``N`` rows (8 N^2 bytes, shared by
-every thread, fold, sub-problem and weight; :mod:`wsvmgui.solvers.gram`) plus, per fit
-running at once, libsvm's cache, the ladder's coefficient arrays and blocks of kernel
-rows.  :func:`ladder_storage` estimates that peak before anything is fitted; when it does
-not fit in the available memory it chooses kernel values made on the fly (libsvm on the
-raw features; slower, never n x n), and when even that does not fit, or the engine needs
-a dense matrix, it refuses with one line naming the sizes and the ways out
+A ladder run holds one dense kernel matrix (8 h^2 bytes for h rows, shared by every
+thread, sub-problem, lambda and weight; :mod:`wsvmgui.solvers.gram`): of all ``N`` rows
+for the grid engine (folds are indices into it), of a fold's training rows (one fold at a
+time) or of the final fit's rows for the exact path, which needs the dense matrix of its
+own rows.  Beside it, per fit running at once: libsvm's cache, the ladder's coefficient
+arrays and blocks of kernel rows; for the path also a copy of its rows' matrix when they
+are a subset of the held rows (a pairwise sub-problem), libsvm's cache for its start and
+the path's own working memory and storage (:func:`path_bytes`).  :func:`ladder_storage`
+estimates that peak before anything is fitted; when it does not fit in the available
+memory it chooses kernel values made on the fly (libsvm on the raw features; slower,
+never n x n), and when even that does not fit, or the engine needs a dense matrix, it
+refuses with one line naming the sizes and the ways out
 (:class:`~wsvmgui.errors.MemoryBudgetError`) instead of failing midway.
 
 The available memory is the smallest of ``MemAvailable`` (``/proc/meminfo``) and the
@@ -39,6 +44,11 @@ WORKER_SAFETY = 0.7
 FLY_CACHE_MAX_MB = 1024.0
 #: ... and at least this (MB).
 FLY_CACHE_MIN_MB = 100.0
+#: Elbow size (share of the path's points) the path's working memory is planned for.
+#: Measured largest elbows: 16-19 points at n = 5000-10000 on smooth designs, 11-14 % of
+#: n on ``wuliu2011_ex2``/``ex6``; ``wang2008_ex1`` (flat probabilities) reaches 40 %,
+#: where the path costs more than the grid (``benchmarks/results/path_speed.md``).
+PATH_ELBOW_SHARE = 0.05
 
 _limit: contextvars.ContextVar[tuple[int | None, str] | None] = contextvars.ContextVar(
     "wsvmgui_memory_limit", default=None
@@ -143,6 +153,15 @@ class KernelStorage:
         Bytes the estimate was compared with (None: unknown).
     kernel_bytes : int
         Size of one dense kernel matrix of all rows.
+    held_rows : int
+        Rows of the dense matrix held (0 on the fly).
+    n_rows : int
+        Rows of the data.
+    engine_bytes : int
+        Planned working memory and storage of the engine per fit beyond the kernel
+        (the exact path's, :func:`path_bytes`; 0 for the grid).
+    note : str
+        Appended to :meth:`describe` (e.g. an engine changed for lack of memory).
     """
 
     mode: str
@@ -150,6 +169,10 @@ class KernelStorage:
     need: int
     available: int | None
     kernel_bytes: int
+    held_rows: int = 0
+    n_rows: int = 0
+    engine_bytes: int = 0
+    note: str = ""
 
     @property
     def dense(self) -> bool:
@@ -158,11 +181,37 @@ class KernelStorage:
     def describe(self) -> str:
         """One line for ``fit_info_`` and messages."""
         if self.dense:
-            return f"dense kernel matrix ({gb(self.kernel_bytes)})"
-        why = f"a dense kernel matrix would take {gb(self.kernel_bytes)}"
-        if self.available is not None:
-            why += f", {gb(self.available)} available"
-        return f"kernel computed on the fly ({why})"
+            held = 8 * self.held_rows**2
+            text = (
+                f"dense kernel matrix ({gb(held)})"
+                if self.held_rows >= self.n_rows
+                else f"dense kernel matrix of {self.held_rows:,} rows ({gb(held)})"
+            )
+            if self.engine_bytes:
+                text += f", path storage about {gb(self.engine_bytes)} per fit"
+        else:
+            why = f"a dense kernel matrix would take {gb(self.kernel_bytes)}"
+            if self.available is not None:
+                why += f", {gb(self.available)} available"
+            text = f"kernel computed on the fly ({why})"
+        text += f"; {gb(self.need)} planned"
+        return text + (f"; {self.note}" if self.note else "")
+
+
+def path_bytes(n_fit: int) -> int:
+    """Planned working memory and storage of one exact path on ``n_fit`` points (bytes).
+
+    With ``m = max(50, PATH_ELBOW_SHARE * n_fit)`` points on the elbow: the elbow
+    factors of the two traced directions (capacity up to 2m each, 64 m^2 bytes), the
+    contiguous elbow rows of the kernel and the stored values (2 x 8 n_fit m), and the
+    records of the about 3 n_fit breakpoints while they are traced (Python objects,
+    about 1.5 kB each: 5 kB per point).  Measured beside the kernel matrix (numpy
+    allocations): 3.9 MB at n = 800 and 15 MB at n = 6000 on ``wuliu2011_ex1`` (planned
+    4.6 and 62 MB); 184 MB at n = 2000 on ``wang2008_ex1`` with 873 points on the elbow
+    (planned 13 MB: a path with such elbows costs more than the grid anyway).
+    """
+    m = min(n_fit, max(50, int(PATH_ELBOW_SHARE * n_fit)))
+    return int(64 * m * m + 16 * n_fit * m + 5000 * n_fit)
 
 
 def _per_fit(n_fit: int, n_rows: int, n_weights: int, cache_bytes: float) -> float:
@@ -188,13 +237,15 @@ def ladder_storage(
     kernel_free: bool,
     cluster: bool = False,
     what: str = "the fit",
+    n_held: int | None = None,
+    path: bool = False,
 ) -> KernelStorage:
     """Plan the kernel storage of a ladder run, or refuse it.
 
     Parameters
     ----------
     n_rows : int
-        N, rows whose kernel matrix is held (8 N^2 bytes).
+        N, rows of the data.
     n_features : int
         p.
     n_fit : int
@@ -206,11 +257,18 @@ def ladder_storage(
     available : int or None
         Bytes one process may use (None: unknown, nothing is refused).
     kernel_free : bool
-        Whether the engine can work on kernel values made on the fly.
+        Whether the engine can work on kernel values made on the fly.  An engine that
+        cannot takes a dense copy of its rows' matrix when they are fewer than the held
+        rows.
     cluster : bool
         ``available`` is a Dask worker's memory limit (changes the advice).
     what : str
         Named in the refusal.
+    n_held : int, optional
+        Rows of the dense matrix held (8 n_held^2 bytes); default ``n_rows``.
+    path : bool
+        The engine is the exact path (adds :func:`path_bytes` and libsvm's cache for its
+        start per fit).
 
     Returns
     -------
@@ -222,11 +280,25 @@ def ladder_storage(
         Nothing allowed fits in ``available``.
     """
     forced = forced_storage()
+    held = n_rows if n_held is None else int(n_held)
     kernel_bytes = 8 * n_rows * n_rows
     q_bytes = 4.0 * n_fit * n_fit  # libsvm's cache holds at most the whole matrix (float32)
     per_fit = _per_fit(n_fit, n_rows, n_weights, min(CACHE_MB * 2**20, q_bytes))
+    engine_bytes = 0
+    if not kernel_free and n_fit < held:
+        per_fit += 8.0 * n_fit * n_fit  # the engine's own copy of its rows' matrix
+    if path:
+        engine_bytes = path_bytes(n_fit)
+        per_fit += engine_bytes
     dense = KernelStorage(
-        "dense", CACHE_MB, int(kernel_bytes + slots * per_fit), available, kernel_bytes
+        "dense",
+        CACHE_MB,
+        int(8 * held * held + slots * per_fit),
+        available,
+        kernel_bytes,
+        held_rows=held,
+        n_rows=n_rows,
+        engine_bytes=engine_bytes,
     )
     budget = None if available is None else available * (WORKER_SAFETY if cluster else SAFETY)
 
@@ -246,7 +318,9 @@ def ladder_storage(
         cache = min(cache, room / 2)  # half of what is left per fit, for headroom
     cache = max(cache, FLY_CACHE_MIN_MB * 2**20)
     need = data + slots * _per_fit(n_fit, n_rows, n_weights, cache)
-    fly = KernelStorage("on-the-fly", cache / 2**20, int(need), available, kernel_bytes)
+    fly = KernelStorage(
+        "on-the-fly", cache / 2**20, int(need), available, kernel_bytes, n_rows=n_rows
+    )
     if fits(fly):
         return fly
     raise MemoryBudgetError(_refusal(what, n_rows, fly, slots, cluster))
@@ -255,7 +329,7 @@ def ladder_storage(
 def _refusal(what: str, n_rows: int, storage: KernelStorage, slots: int, cluster: bool) -> str:
     threads = f"{slots} thread{'s' if slots > 1 else ''}"
     how = (
-        f"(its kernel matrix alone is {gb(storage.kernel_bytes)})"
+        f"(its kernel matrix alone is {gb(8 * storage.held_rows**2)})"
         if storage.dense
         else "even with kernel values made on the fly"
     )
