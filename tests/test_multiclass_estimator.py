@@ -8,6 +8,7 @@ from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import l1_error
+from wsvmgui.ladder.search import EGKL_FLOOR
 from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
@@ -114,7 +115,7 @@ def test_bp_probabilities_equal_baseline_and_derive_from_the_pairwise_fit(three_
         assert fits[scheme].baseline_index_ == k
         np.testing.assert_allclose(
             fits[scheme].predict_proba(test.X),
-            coupling.couple_baseline(Q[:, :, k], k),
+            coupling.couple_baseline(coupling.saturate(Q[:, :, k], EGKL_FLOOR), k),
             atol=1e-12,
         )
 

@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import fit_ladders
+from ..ladder.search import EGKL_FLOOR, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
@@ -295,10 +295,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def _combine(self, ests: list[LadderEstimate], X: np.ndarray) -> dict[str, np.ndarray]:
         """Probabilities (and the pairwise table or raw One-vs-All values) from estimates.
 
-        Baseline schemes: where the largest probabilities tie (pairwise ratios at the
-        grid's cap, or equal), :func:`~wsvmgui.multiclass.coupling.break_ties` gives the
-        point to the tied class whose pair against the baseline has the largest decision
-        value at pi = 1/2, instead of to the first in class order.
+        Baseline schemes: with three or more classes the pairs against the baseline are
+        saturated at the tuning's EGKL floor (:func:`~wsvmgui.multiclass.coupling.saturate`;
+        two classes have no third class to extrapolate to); where the largest
+        probabilities then tie (pairwise ratios at the grid's cap or saturated, or equal),
+        :func:`~wsvmgui.multiclass.coupling.break_ties` gives the point to the tied class
+        whose pair against the baseline has the largest decision value at pi = 1/2,
+        instead of to the first in class order.
         """
         n, K = ests[0].p.size, self.classes_.size
         if self.scheme == "ova":
@@ -310,7 +313,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         if self.scheme == "pairwise":
             return {"proba": coupling.couple(Q), "table": Q}
         k = self._baseline_index()
-        q_base = Q[:, :, k]
+        q_base = Q[:, :, k] if K == 2 else coupling.saturate(Q[:, :, k], EGKL_FLOOR)
         proba = coupling.couple_baseline(q_base, k)
         tied = coupling.tied_rows(proba)
         if tied.size:

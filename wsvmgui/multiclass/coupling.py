@@ -17,9 +17,11 @@ METHODS section 5.  A pairwise table is an array ``Q`` of shape (n, K, K) with
   probability.
 * Ties of the largest coupled probabilities (:func:`tied_rows`, :func:`break_ties`): a
   grid ladder caps every pairwise ratio at ``2M - 1``, so where the baseline class is
-  separable from several others they tie at the cap.  The exact path's ratios rarely tie,
-  and where they do the caller supplies a key (the baseline schemes: each pair's
-  decision value at pi = 1/2) that decides, instead of the class order.
+  separable from several others they tie at the cap.  The exact path's estimates are not
+  capped, but beyond the resolution of the tuning (:func:`saturate`) they are noise, so
+  the baseline schemes saturate them and tie them too; the caller supplies a key (the
+  baseline schemes: each pair's decision value at pi = 1/2) that decides, instead of the
+  class order.
 """
 
 from __future__ import annotations
@@ -37,6 +39,19 @@ TIE_RTOL = 1e-9
 def clip_pair(q: np.ndarray) -> np.ndarray:
     """Pairwise values ``q`` (any shape) clipped to ``[Q_EPS, 1 - Q_EPS]``."""
     return np.clip(np.asarray(q, dtype=float), Q_EPS, 1.0 - Q_EPS)
+
+
+def saturate(q: np.ndarray, floor: float) -> np.ndarray:
+    """Pairwise values ``q`` (any shape) clipped to ``[floor, 1 - floor]``.
+
+    Baseline coupling multiplies the odds ``q / (1 - q)`` of the pairs against one class.
+    For a point of a third class each such pair extrapolates, and the exact path's
+    estimates there can sit anywhere in ``(1 - floor, 1)``: odds of 100 or 200 that no
+    tuning score can tell apart (the EGKL floors estimates at
+    :data:`~wsvmgui.ladder.search.EGKL_FLOOR`) would otherwise decide the class.  Saturated
+    values tie, and the caller breaks the tie with a key (:func:`break_ties`).
+    """
+    return np.clip(np.asarray(q, dtype=float), floor, 1.0 - floor)
 
 
 def tied_rows(proba: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray:
@@ -220,6 +235,7 @@ __all__ = [
     "pairwise_votes",
     "per_point_baseline",
     "rebuild_table",
+    "saturate",
     "set_pair",
     "tied_rows",
     "vote_predict",
