@@ -17,10 +17,11 @@ def test_starts_with_the_demo_and_the_quick_preset(window):
     assert ds is not None and ds.name == "demo" and ds.X.shape == (200, 2)
     s = window.settings_panel.settings()
     assert window.settings_panel.preset_name() == "quick"
-    # fine enough not to quantise the probabilities visibly, and the panel says so
-    assert s.scheme == "binary" and s.n_weights >= 40
+    # the exact path (probabilities not quantised), its sign ladder drawn at M weights
+    assert s.scheme == "binary" and s.engine == "path" and s.n_weights >= 40
     assert len(s.lambdas) == 3 and len(s.sigmas) == 3 and s.tuning == "split"
-    assert f"1/{s.n_weights} grid" in window.settings_panel.resolution.text()
+    text = window.settings_panel.resolution.text()
+    assert "exact" in text and f"M = {s.n_weights}" in text
     # the demo's points are drawn before any run
     np.testing.assert_array_equal(window.boundary_view.left.points.data["x"], ds.X[:, 0])
 
