@@ -135,3 +135,19 @@ def test_cli_no_screen_flag():
     assert _settings_from_args(args).screen is False
     args = parser.parse_args(["fit", "train.csv", "--label", "y", "--out", "p.csv"])
     assert _settings_from_args(args).screen is True
+
+
+def test_progress_total_is_announced_before_screening_and_reached_at_the_end():
+    d = simulate("wuliu2011_ex1", 300, 3)
+    prob = LadderProblem(np.arange(d.y.size), np.where(d.y == d.classes[1], 1.0, -1.0))
+    folds = [holdout_split(d.y, 0.3, seed=0)]
+    seen = []
+    tracker = ProgressTracker(0, lambda done, total, _p=None: seen.append((done, total)))
+    screened_search(
+        d.X, [prob], folds, Kernel("rbf"), np.array([0.5, 1.0]), [weight_grid(10)],
+        [default_lambda_grid(210)[:4]], screening=Screening(min_rows=100, keep=3),
+        tracker=tracker,
+    )  # fmt: skip
+    totals = {t for _, t in seen}
+    assert totals == {(8 + 3) * 9}  # 8 cells screened, 3 on the full fold, M - 1 = 9 units
+    assert seen[-1][0] == tracker.total == (8 + 3) * 9

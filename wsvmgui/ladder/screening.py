@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
 from .search import LadderProblem, search_ladders
 from .splits import Fold
@@ -134,9 +135,16 @@ def screened_search(
         * (p.select(first, n)[0].size / max(p.select(small_first, n)[0].size, 1))
         for g, p in zip(lambdas, problems, strict=True)
     ]
-    rough = search_ladders(X, problems, small, *args[3:], scaled, **search)
+    tracker: ProgressTracker = search.pop("tracker")
+    # The full-fold round is announced before the screening round starts, so that the
+    # progress total does not jump when it begins.
+    planned = sum(screening.keep * len(folds) * np.size(w) for w in weights)
+    tracker.add_total(planned)
+    rough = search_ladders(X, problems, small, *args[3:], scaled, tracker=tracker, **search)
     only = [best_cells(t.egkl, screening.keep) for t in rough]
-    full = search_ladders(*args, lambdas, only=only, **search)
+    announced = _Announced(tracker)
+    full = search_ladders(*args, lambdas, only=only, tracker=announced, **search)
+    tracker.add_total(announced.added - planned)  # fewer where cells failed or folds lack rows
     return [
         replace(
             f,
@@ -148,3 +156,24 @@ def screened_search(
         )
         for f, r in zip(full, rough, strict=True)
     ]
+
+
+class _Announced(ProgressTracker):
+    """``tracker`` for work whose units were added to its total beforehand: growth is
+    counted in :attr:`added` instead of being added again; everything else is passed on."""
+
+    def __init__(self, tracker: ProgressTracker) -> None:
+        self._tracker = tracker
+        self.added = 0
+
+    def add_total(self, n: int) -> None:
+        self.added += int(n)
+
+    def step(self, n: int = 1, partial: Any = None) -> None:
+        self._tracker.step(n, partial)
+
+    def check(self) -> None:
+        self._tracker.check()
+
+    def cancel_requested(self) -> bool:
+        return self._tracker.cancel_requested()
