@@ -197,6 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep the training-only fit instead of refitting on train + tune",
     )
+    fit.add_argument(
+        "--no-screen",
+        action="store_true",
+        help="fit every tuning cell on the full folds (default: where folds train on 1000+ "
+        "rows, every cell on a third of them first and the 6 best on all)",
+    )
     fit.add_argument("--seed", type=_int_in(0, SEED_MAX))
     fit.add_argument("--n-jobs", type=_int_in(0), help="worker threads (0: all cores)")
     fit.add_argument(
@@ -331,6 +337,8 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
             setattr(settings, key, value)
     if args.no_refit:
         settings.refit = False
+    if args.no_screen:
+        settings.screen = False
     if args.no_standardize:
         settings.standardize = False
     if args.na_values:

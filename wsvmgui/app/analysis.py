@@ -302,9 +302,9 @@ class RunResult:
 def engine_notes(info: dict[str, Any] | None) -> list[str]:
     """What the user should know about the ladder engines of a fit (``fit_info_``).
 
-    Paths that broke down (the grid ladder answered, with a warning in the log) and, for
-    the ``"auto"`` engine, the ladders it gave to the grid; nothing when every ladder ran
-    on the engine asked for.
+    Paths that broke down (the grid ladder answered, with a warning in the log), for the
+    ``"auto"`` engine the ladders it gave to the grid, and a screened tuning search;
+    nothing when every ladder ran on the engine asked for and tuning was not screened.
     """
     info = info or {}
     counts = {**info.get("tuning_engines", {})}
@@ -321,6 +321,12 @@ def engine_notes(info: dict[str, Any] | None) -> list[str]:
         notes.append(
             f"Engine auto: the grid ladder for {info['auto_grid']} of {total} ladders "
             "(large elbows), the exact path for the rest."
+        )
+    if info.get("tuning_screened"):
+        notes.append(
+            "Tuning screened: every (\u03bb, \u03c3) cell on a third of the training rows, "
+            "the 6 best on all of them (turn off 'screened tuning' or pass --no-screen for "
+            "the full search)."
         )
     return notes
 

@@ -114,10 +114,17 @@ def _ladder_params(s: RunSettings) -> dict[str, Any]:
     }
 
 
+def _screen(s: RunSettings) -> dict[str, Any]:
+    """``screen`` of the schemes tuned by the EGKL search."""
+    return {"screen": "auto" if s.screen else None}
+
+
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
-    return WeightedSVMClassifier(**_ladder_params(s), solver=s.solver, n_jobs=s.resolved_n_jobs())
+    return WeightedSVMClassifier(
+        **_ladder_params(s), **_screen(s), solver=s.solver, n_jobs=s.resolved_n_jobs()
+    )
 
 
 def _build_noncrossing(s: RunSettings):
@@ -126,6 +133,7 @@ def _build_noncrossing(s: RunSettings):
     opts = SCHEMES["noncrossing"]
     return NonCrossingLadderClassifier(
         **_ladder_params(s),
+        **_screen(s),
         constraints=opts.option(s, "constraints"),
         criterion=opts.option(s, "criterion"),
         n_jobs=s.resolved_n_jobs(),
@@ -164,6 +172,7 @@ def _build_multiclass(name: str) -> Callable[[RunSettings], Any]:
         return MulticlassWeightedSVMClassifier(
             scheme=name,
             **_ladder_params(s),
+            **_screen(s),
             solver=s.solver,
             n_jobs=s.resolved_n_jobs(),
             **extra,

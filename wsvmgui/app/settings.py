@@ -65,6 +65,11 @@ class RunSettings:
         Folds in "cv" mode.
     refit : bool
         Refit on training plus tuning data after tuning.
+    screen : bool
+        Screened tuning of the EGKL searches (binary, non-crossing and the
+        divide-and-conquer schemes: every cell on a third of the rows first, the 6 best
+        on all; only where each fold trains on at least 1000 rows;
+        :mod:`wsvmgui.ladder.screening`).
     seed : int
     n_jobs : int
         Worker threads; 0 means all cores.
@@ -99,6 +104,7 @@ class RunSettings:
     tune_fraction: float = 0.3
     cv_folds: int = 5
     refit: bool = True
+    screen: bool = True
     seed: int = 0
     n_jobs: int = 0
     scheduler: str = ""
@@ -172,8 +178,9 @@ class RunSettings:
         for name in ("coef0", "poly_gamma", "tune_fraction"):
             if not is_real(getattr(self, name)):
                 raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
-        if not isinstance(self.refit, bool):
-            raise InputError(f"refit must be true or false, got {self.refit!r}")
+        for name in ("refit", "screen"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if not isinstance(self.standardize, bool):
             raise InputError(f"standardize must be true or false, got {self.standardize!r}")
         if not isinstance(self.scheduler, str):

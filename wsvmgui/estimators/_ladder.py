@@ -29,6 +29,10 @@ searches once.  The tuning semantics, the same in every one of these schemes:
     ``"grid"`` (one weighted SVM per weight of the grid).  ``n_weights`` and
     ``weights`` are what the grid engine fits; for the path they only set the weights at
     which ``ladder_decision`` and the sign-ladder views report.
+``screen``
+    (binary, non-crossing, divide and conquer) ``"auto"``: where every fold trains on 1000
+    rows or more, tuning is screened (:mod:`wsvmgui.ladder.screening`); None: every cell
+    on the full folds.
 Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first
 fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of all rows;
 ``M = max(floor(2 sqrt(n)), 40)`` weights for ``n`` final rows.
@@ -41,8 +45,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
-from ..ladder.search import LadderProblem, search_ladders
+from ..ladder.screening import Screening, screened_search
+from ..ladder.search import LadderProblem
 from ..ladder.splits import Fold, resolve_cv
 from ..ladder.tuning import TuningResult, default_lambda_grid, default_n_weights
 from ..ladder.weights import check_weights, weight_grid
@@ -61,6 +67,9 @@ from ._base import (
 )
 
 #: Everything a ladder scheme shares.
+#: ``screen`` of the schemes tuned by the EGKL search (:mod:`wsvmgui.ladder.screening`).
+SCREEN_CONSTRAINTS: dict[str, list[Any]] = {"screen": [StrOptions({"auto"}), None]}
+
 LADDER_SCHEME_CONSTRAINTS: dict[str, list[Any]] = {
     **KERNEL_CONSTRAINTS,
     **PENALTY_CONSTRAINTS,
@@ -225,7 +234,7 @@ class LadderParams:
         n_first = [p.select(first_train, n)[0].size for p in problems]
         n_final = [p.select(plan.fit_rows, n)[0].size for p in problems]
         lambdas = [self._lambda_grid(m) for m in n_first]
-        tunings = search_ladders(
+        tunings = screened_search(
             X,
             problems,
             plan.folds,
@@ -237,12 +246,19 @@ class LadderParams:
             engine=self.engine if engine is None else engine,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
+            screening=self._screening(),
         )
         chosen = [
             (t.best_lambda * a / b, t.best_sigma)
             for t, a, b in zip(tunings, n_first, n_final, strict=True)
         ]
         return tunings, chosen
+
+    def _screening(self) -> Screening | None:
+        """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""
+        if getattr(self, "screen", None) != "auto":
+            return None
+        return Screening(seed=seed_of(self.random_state))
 
     def _untuned(self, problems: list[LadderProblem], plan: TuningPlan, n: int) -> list:
         """(lambda, sigma) of every problem when nothing is tuned."""
@@ -268,6 +284,7 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
     -------
     dict
         ``engine``; ``final_engines`` and ``tuning_engines`` (engine -> ladders answered);
+        ``tuning_screened`` (tuning searches that were screened);
         ``path_fallbacks`` (paths that broke down, the grid answering); ``auto_grid``
         (ladders for which ``"auto"`` stopped the path and chose the grid).
     """
@@ -286,5 +303,6 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
         "final_engines": dict(final),
         "tuning_engines": dict(tuned),
         "path_fallbacks": int(fallbacks),
+        "tuning_screened": sum(getattr(t, "screened", None) is not None for t in tunings),
         "auto_grid": int(switched),
     }

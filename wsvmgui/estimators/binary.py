@@ -21,7 +21,7 @@ from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
 
@@ -61,6 +61,11 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         a stratified 30% hold-out above; an int is k-fold, a float a hold-out share, a
         splitter (``PredefinedSplit`` for a tuning set) or (train, test) pairs are used
         as given.  Only used when something is tuned.
+    screen : {"auto"} or None, default="auto"
+        Screened tuning (:mod:`wsvmgui.ladder.screening`): where every fold's training
+        part has at least 1000 rows, every (lambda, sigma) cell is first fitted on a third
+        of them and only the 6 best are fitted on all; None always fits every cell on
+        the full folds.
     refit : bool, default=True
         After tuning, fit the final ladder on all rows keeping the tuned
         ``C = 1 / (2 n lambda)``; False keeps the fit on the first split's training rows
@@ -95,6 +100,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
+        **SCREEN_CONSTRAINTS,
     }
 
     def __init__(
@@ -113,6 +119,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         poly_gamma: float = 1.0,
         rule: str = "count",
         cv="auto",
+        screen: str | None = "auto",
         refit: bool = True,
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
@@ -132,6 +139,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.cv = cv
+        self.screen = screen
         self.refit = refit
         self.solver = solver
         self.qp_solver = qp_solver

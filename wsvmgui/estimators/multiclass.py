@@ -42,7 +42,7 @@ from ..multiclass.subproblems import (
 )
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import SOLVER_CONSTRAINTS, BaseProbabilityClassifier, n_threads
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .report import ProbabilityReport
 from .views import LadderView, SubproblemViews
 
@@ -105,6 +105,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         hold-out at every size: k folds multiply the cost of all K(K-1)/2 or K
         sub-problems by about k (5-fold CV took 12x the CPU time of the hold-out on
         Wu 2010 Ex. 2 and Zeng Ex. 3, for an 11% lower L1; pass ``cv=5`` for it).
+    screen : {"auto"} or None, default="auto"
+        Screened tuning, as in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`;
+        it applies where every sub-problem has at least 1000 rows in every fold's
+        training part.
     refit, n_jobs, random_state
         As in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (every
         sub-problem refitted keeping its tuned C); ``n_jobs`` threads run one task per
@@ -130,6 +134,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
+        **SCREEN_CONSTRAINTS,
         "scheme": [StrOptions(set(SCHEMES))],
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
@@ -155,6 +160,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         poly_gamma: float = 1.0,
         rule: str = "count",
         cv="auto",
+        screen: str | None = "auto",
         refit: bool = True,
         ova_normalise: str = "sum",
         solver: str = "libsvm",
@@ -177,6 +183,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.cv = cv
+        self.screen = screen
         self.refit = refit
         self.ova_normalise = ova_normalise
         self.solver = solver

@@ -25,7 +25,7 @@ from ..ladder.search import LadderProblem
 from ..ladder.tuning import TuningResult, kernel_with_sigma
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import BinaryLadderClassifier
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
+from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
 
@@ -54,6 +54,9 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         the non-crossing ladder itself at every cell (slower); or, as in Wu & Liu's
         simulations, lambda per weight by the weighted hinge loss on one tuning split
         (the first split of ``cv``; ``cv="auto"`` is then a 30% hold-out).
+    screen : {"auto"} or None, default="auto"
+        Screened tuning of the EGKL criteria, as in
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`.
     engine : {"path", "auto", "grid"}, default="path"
         Engine of the independent ladders that ``criterion="egkl-independent"`` tunes
         with (:mod:`wsvmgui.ladder.engines`); the non-crossing ladder itself is always
@@ -84,6 +87,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **LADDER_SCHEME_CONSTRAINTS,
+        **SCREEN_CONSTRAINTS,
         "criterion": [StrOptions(set(CRITERIA))],
         "constraints": [StrOptions(set(CONSTRAINTS))],
         "max_constraints": [Interval(Integral, 1, None, closed="left")],
@@ -108,6 +112,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         constraints: str = "auto",
         max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
         cv="auto",
+        screen: str | None = "auto",
         refit: bool = True,
         n_jobs: int | None = None,
         random_state=0,
@@ -128,6 +133,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         self.constraints = constraints
         self.max_constraints = max_constraints
         self.cv = cv
+        self.screen = screen
         self.refit = refit
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -409,6 +409,7 @@ def search_ladders(
     n_jobs: int = 1,
     tracker: ProgressTracker,
     executor: Executor | None = None,
+    only: Sequence[np.ndarray] | None = None,
 ) -> list[TuningResult]:
     """EGKL grid search over lambda x sigma of every problem, summed over the folds.
 
@@ -439,15 +440,19 @@ def search_ladders(
         Its total grows by M - 1 units per ladder, reported as the ladder progresses.
     executor : Executor, optional
         Where the cells run; default :func:`~wsvmgui.executor.current_executor`.
+    only : sequence of ndarray of bool, shape (L_i, S), optional
+        Per problem, the cells to fit (the others are left out and score NaN; see
+        :mod:`wsvmgui.ladder.screening`); default every cell.
 
     Returns
     -------
     list of TuningResult
         One per problem: ``egkl`` and ``error`` over every tuning row of every fold
-        (each row counted once per fold it is tuned in); ties go to the first cell in
-        grid order (by default the largest lambda).  ``engines`` counts which engine
-        answered the cells; a path that broke down counts as ``"grid"`` and its reason
-        is kept in ``fallbacks``.  ``storage`` says how the kernel was held.
+        (each row counted once per fold it is tuned in; NaN for cells left out); ties go
+        to the first cell in grid order (by default the largest lambda).  ``engines``
+        counts which engine answered the cells; a path that broke down counts as
+        ``"grid"`` and its reason is kept in ``fallbacks``.  ``storage`` says how the
+        kernel was held.
 
     Raises
     ------
@@ -508,6 +513,7 @@ def search_ladders(
         for i in range(len(problems))
         for li in range(lambdas[i].size)
         for f in range(len(parts[i]))
+        if only is None or only[i][li, j]
     ]
     if per_fold:  # one fold's matrix at a time: its cells run together
         cells.sort(key=lambda c: (c[0], fold_of[c[1]][c[3]]))
@@ -537,6 +543,8 @@ def search_ladders(
 
     outcomes = _run(ex, _RunData(X, parts, storage, held if per_fold else None), tasks, tracker)
     loss = [np.zeros((g.size, S)) for g in lambdas]
+    for i, fitted in enumerate(only or []):  # cells left out score NaN
+        loss[i][~np.asarray(fitted, dtype=bool)] = np.nan
     miss = [np.zeros((g.size, S)) for g in lambdas]
     failures: list[list[str]] = [[] for _ in problems]
     engines: list[Counter] = [Counter() for _ in problems]
@@ -565,7 +573,7 @@ def search_ladders(
                 f"{_what(prob)}: every fit of the tuning grid failed; first failure: "
                 + (failures[i][0] if failures[i] else "unknown")
             )
-        best = np.flatnonzero(scores.ravel() == scores.min())[0]
+        best = np.flatnonzero(scores.ravel() == np.nanmin(scores))[0]
         li, j = np.unravel_index(best, scores.shape)
         results.append(
             TuningResult(

@@ -86,6 +86,10 @@ class TuningResult:
     storage : str
         How the kernel was held while tuning
         (:meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
+    screened : ndarray, shape (L, S), or None
+        EGKL of the screening round on subsampled folds, when tuning was screened
+        (:mod:`wsvmgui.ladder.screening`); ``egkl`` then holds NaN for the cells not
+        fitted on the full folds.
     """
 
     lambdas: np.ndarray
@@ -99,6 +103,7 @@ class TuningResult:
     engines: dict[str, int] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
     storage: str = ""
+    screened: np.ndarray | None = None
 
     def rows(self) -> list[dict[str, float]]:
         """The table as one dict per (lambda, sigma) cell."""
