@@ -638,3 +638,30 @@ def test_paths_on_threads_equal_sequential_ones(fitted):
         assert path.pis.tobytes() == ref.pis.tobytes()
         assert path.t_val.tobytes() == ref.t_val.tobytes()
         assert np.array_equal(path.estimate(Kn).p, ref.estimate(Kn).p)
+
+
+def test_the_ridge_retry_reuses_libsvm_starts(fitted, monkeypatch):
+    """libsvm does not see the ridge: its start at a weight is solved once per fit, even
+    when the exact trace from it breaks down and the ridge retries from the same weight
+    (a rank-deficient kernel paid four libsvm fits for three weights before)."""
+    K, y, Kn, C, exact = fitted("rbf_balanced")
+    calls = []
+    real_start, real_trace = path_mod._libsvm_start, path_mod._Tracer.trace
+
+    def counting(K, y, upper, C):
+        calls.append(upper.copy())
+        return real_start(K, y, upper, C)
+
+    def fail_exact(self, *args, **kwargs):
+        if self.ridge == 0.0:
+            raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
+        return real_trace(self, *args, **kwargs)
+
+    monkeypatch.setattr(path_mod, "_libsvm_start", counting)
+    monkeypatch.setattr(path_mod._Tracer, "trace", fail_exact)
+    path = fit_path(K, y, 1.0 / (2 * y.size * C))
+    assert path.ridge > 0.0
+    # the exact attempt failed after its start at pi = 1/2; the ridge reused that start
+    assert len(calls) == 1
+    pis = _weights(20, seed=8)
+    assert np.abs(path.decision_at(Kn, pis) - exact.decision_at(Kn, pis)).max() <= _tol(K, C)

@@ -118,7 +118,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from types import ModuleType
 
@@ -733,11 +733,19 @@ def _start(
     rank_tol: float,
     path_tol: float,
     ridge: float,
+    starts: dict[float, tuple[np.ndarray, float]] | None = None,
 ) -> _Tracer:
-    """A tracer holding the exact solution at ``pi``: libsvm, then :func:`_polish`."""
+    """A tracer holding the exact solution at ``pi``: libsvm, then :func:`_polish`.
+
+    ``starts`` keeps libsvm's answer per ``pi`` for another attempt (with a ridge: libsvm
+    does not see it).
+    """
     tr = _Tracer(K, y, w, C, lam, rank_tol, path_tol, ridge)
     upper = w * C * np.where(y > 0, 1.0 - pi, pi)
-    alpha, b = _libsvm_start(K, y, upper, C)
+    cached = None if starts is None else starts.get(pi)
+    alpha, b = cached if cached is not None else _libsvm_start(K, y, upper, C)
+    if starts is not None:
+        starts[pi] = (alpha.copy(), b)
     _polish(tr, pi, alpha, b)
     V, _, FH = tr.evaluate()
     viol, dual = tr.margin_violation(FH[0]), tr.dual_violation(V[:, 0])
@@ -1023,6 +1031,7 @@ class _Problem:
     path_tol: float
     report: _Progress
     limits: _Limits
+    starts: dict[float, tuple[np.ndarray, float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -1049,8 +1058,9 @@ def _trace_both(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
     for pi0 in (prob.start, prob.start - 0.0371, prob.start + 0.0433):
         try:
             tr_up = _start(
-                prob.K, prob.y, prob.w, prob.C, prob.lam, pi0, prob.rank_tol, prob.path_tol, eps
-            )
+                prob.K, prob.y, prob.w, prob.C, prob.lam, pi0, prob.rank_tol, prob.path_tol, eps,
+                prob.starts,
+            )  # fmt: skip
             break
         except PathBreakdown as exc:
             error = exc
