@@ -25,7 +25,8 @@ searches once.  The tuning semantics, the same in every one of these schemes:
 ``engine``
     How every binary ladder is fitted, in tuning and in the final fits
     (:mod:`wsvmgui.ladder.engines`): ``"path"`` (default; the exact weight path,
-    grid-free probabilities, the grid ladder as a fallback where a path breaks down) or
+    grid-free probabilities, the grid ladder as a fallback where a path breaks down),
+    ``"auto"`` (the grid where a path's elbow grows past ``auto_max_elbow``) or
     ``"grid"`` (one weighted SVM per weight of the grid).  ``n_weights`` and
     ``weights`` are what the grid engine fits; for the path they only set the weights at
     which ``ladder_decision`` and the sign-ladder views report.
@@ -66,10 +67,10 @@ from ._base import (
     seed_of,
 )
 
-#: Everything a ladder scheme shares.
 #: ``screen`` of the schemes tuned by the EGKL search (:mod:`wsvmgui.ladder.screening`).
 SCREEN_CONSTRAINTS: dict[str, list[Any]] = {"screen": [StrOptions({"auto"}), None]}
 
+#: Everything a ladder scheme shares.
 LADDER_SCHEME_CONSTRAINTS: dict[str, list[Any]] = {
     **KERNEL_CONSTRAINTS,
     **PENALTY_CONSTRAINTS,
