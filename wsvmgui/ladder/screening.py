@@ -58,9 +58,18 @@ class Screening:
     min_rows: int = 1000
     seed: int = 0
 
-    def applies(self, X: np.ndarray, problems: Sequence[LadderProblem], folds: Sequence[Fold],
-                n_cells: Sequence[int]) -> bool:  # fmt: skip
-        """Whether to screen ``problems`` over ``folds`` with ``n_cells`` cells each."""
+    def applies(
+        self,
+        X: np.ndarray,
+        problems: Sequence[LadderProblem],
+        folds: Sequence[Fold],
+        n_cells: Sequence[int],
+    ) -> bool:
+        """Whether to screen ``problems`` over ``folds`` with ``n_cells`` cells each.
+
+        ``X`` (n, p) is the data the problems' rows index; ``n_cells`` counts each
+        problem's (lambda, sigma) cells.
+        """
         n = X.shape[0]
         if min(n_cells) <= self.keep:
             return False
