@@ -280,6 +280,13 @@ def _cell(rows: list[dict], key: str, fmt: str) -> str:
     return format(_mean(ok), fmt)
 
 
+def _runs_differ(rows: dict[str, list[dict]], a: str, b: str) -> str:
+    """ " *" when methods ``a`` and ``b`` were measured in different runs (not side by side)."""
+    ra = {r.get("run") for r in rows.get(a, [])}
+    rb = {r.get("run") for r in rows.get(b, [])}
+    return " *" if ra and rb and ra != rb else ""
+
+
 def _ratio(cells: list[str], methods: list[str], a: str, b: str) -> str:
     try:
         return f"{float(cells[methods.index(a)]) / float(cells[methods.index(b)]):.1f}"
@@ -330,8 +337,10 @@ def _report(res: dict) -> str:
                     continue
                 cpu = [_cell(rs[m], "cpu", ".1f") for m in methods]
                 l1 = [_cell(rs[m], "l1", ".4f") for m in methods]
-                ratio = _ratio(cpu, methods, "path", "svc")
-                full = _ratio(cpu, methods, "path_full", "svc")
+                ratio = _ratio(cpu, methods, "path", "svc") + _runs_differ(rs, "path", "svc")
+                full = _ratio(cpu, methods, "path_full", "svc") + _runs_differ(
+                    rs, "path_full", "svc"
+                )
                 lines.append(f"| {n} | {d} | " + " | ".join(cpu + l1) + f" | {ratio} | {full} |")
         falls = [
             r
@@ -339,6 +348,8 @@ def _report(res: dict) -> str:
             if r.get("status") == "ok" and (r.get("engines") or {}).get("path_fallbacks")
         ]
         lines += [
+            "",
+            "\\* the two were measured in different runs (other load), not side by side.",
             "",
             "Path fallbacks to the grid: "
             + (
