@@ -151,3 +151,20 @@ def test_progress_total_is_announced_before_screening_and_reached_at_the_end():
     totals = {t for _, t in seen}
     assert totals == {(8 + 3) * 9}  # 8 cells screened, 3 on the full fold, M - 1 = 9 units
     assert seen[-1][0] == tracker.total == (8 + 3) * 9
+
+
+def test_a_screened_fit_survives_the_model_file():
+    from wsvmgui.io.modelfile import FittedModel, model_from_bytes, model_to_bytes
+    from wsvmgui.io.preprocessing import Preprocessing
+
+    d = simulate("wuliu2011_ex1", 1450, 4)
+    pre = Preprocessing.fit(d.X, ["x1", "x2"])
+    X = pre.transform(d.X)
+    settings = RunSettings(lambdas=[1e-3, 1e-4, 1e-5], sigmas=[0.5, 1.0, 2.0], n_jobs=2)
+    est = make_estimator(settings, 2).fit(X, d.y)
+    assert est.tuning_.screened is not None  # 1015 training rows: screened
+    back = model_from_bytes(model_to_bytes(FittedModel(est, pre, "y", settings.to_dict(), {})))
+    tuned = back.estimator.tuning_
+    np.testing.assert_array_equal(tuned.screened, est.tuning_.screened)
+    np.testing.assert_array_equal(np.isnan(tuned.egkl), np.isnan(est.tuning_.egkl))
+    np.testing.assert_array_equal(back.estimator.predict_proba(X), est.predict_proba(X))
