@@ -38,7 +38,7 @@ TIE_RTOL = 1e-9
 
 def clip_pair(q: np.ndarray) -> np.ndarray:
     """Pairwise values ``q`` (any shape) clipped to ``[Q_EPS, 1 - Q_EPS]``."""
-    return np.clip(np.asarray(q, dtype=float), Q_EPS, 1.0 - Q_EPS)
+    return saturate(q, Q_EPS)
 
 
 def saturate(q: np.ndarray, floor: float) -> np.ndarray:
