@@ -132,10 +132,10 @@ def screened_search(
         (NaN elsewhere), ``screened`` the table of the screening round, ``seconds``,
         ``engines`` and ``fallbacks`` of both rounds.
     """
-    args = (X, problems, folds, kernel, np.asarray(sigmas, dtype=float), weights)
+    grids = (kernel, sigmas, weights)
     n_cells = [np.size(g) * np.size(sigmas) for g in lambdas]
     if screening is None or not screening.applies(X, problems, folds, n_cells):
-        return search_ladders(*args, lambdas, **search)
+        return search_ladders(X, problems, folds, *grids, lambdas, **search)
     small = screening.subsample(folds)
     n = X.shape[0]
     first, small_first = np.asarray(folds[0][0]), small[0][0]
@@ -149,10 +149,12 @@ def screened_search(
     # progress total does not jump when it begins.
     planned = sum(screening.keep * len(folds) * np.size(w) for w in weights)
     tracker.add_total(planned)
-    rough = search_ladders(X, problems, small, *args[3:], scaled, tracker=tracker, **search)
+    rough = search_ladders(X, problems, small, *grids, scaled, tracker=tracker, **search)
     only = [best_cells(t.egkl, screening.keep) for t in rough]
     announced = _Announced(tracker)
-    full = search_ladders(*args, lambdas, only=only, tracker=announced, **search)
+    full = search_ladders(
+        X, problems, folds, *grids, lambdas, only=only, tracker=announced, **search
+    )
     tracker.add_total(announced.added - planned)  # fewer where cells failed or folds lack rows
     return [
         replace(
