@@ -13,14 +13,17 @@ from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
+from ..ladder.recalibration import CALIBRATIONS, MonotoneMap, cross_fitted, fit_calibration
+from ..ladder.splits import kfold_splits
 from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
-from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
+from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads, seed_of
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
@@ -56,6 +59,14 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="none"
+        ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
+        (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
+        training points (the ladder at the final (C, sigma) refitted on the training part
+        of each tuning split, or of 5 folds when nothing is tuned, estimating the split's
+        tuning rows) and applied to the estimate and its bracket: ``"auto"`` chooses the
+        map by its cross-validated log loss on those points.  Costs one ladder per split;
+        see docs/notes/calibration.md for why and by how much it helps.
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
         a stratified 30% hold-out above; an int is k-fold, a float a hold-out share, a
@@ -89,6 +100,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     lambda_, sigma_ : float
     weights_ : ndarray, shape (M - 1,)
     tuning_ : TuningResult or None
+    calibration_ : MonotoneMap or None
+        The fitted recalibration map (None with ``calibration="none"``).
     fit_info_ : dict
         Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
         residual, wall time, the engines (:func:`~wsvmgui.estimators._ladder.engine_info`),
@@ -101,6 +114,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
+        "calibration": [StrOptions(set(CALIBRATIONS))],
     }
 
     def __init__(
@@ -118,6 +132,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
+        calibration: str = "none",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -138,6 +153,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
+        self.calibration = calibration
         self.cv = cv
         self.screen = screen
         self.refit = refit
@@ -187,7 +203,21 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.sigma_ = fitted.sigma
         self.weights_ = weights
         self.tuning_ = tuning
+        self.calibration_: MonotoneMap | None = None
+        calibration: dict[str, Any] = {}
+        if self.calibration != "none":
+            folds = plan.folds or kfold_splits(codes, 5, self.random_state)
+            p_cf, y_cf = cross_fitted(
+                X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
+                rule=self.rule, engine=self.engine, solver=self.solver,
+                n_jobs=n_threads(self.n_jobs), tracker=tracker,
+            )  # fmt: skip
+            self.calibration_ = fit_calibration(
+                self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
+            )
+            calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
         return {
+            **calibration,
             "n_fits": tracker.done,
             "n_train": fitted.n_train,
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
@@ -208,9 +238,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
 
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
         parts = [self.ladder_.estimate(K, self.rule) for K in self._kernel_blocks(X)]
-        return LadderEstimate(
+        est = LadderEstimate(
             *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
         )
+        g = getattr(self, "calibration_", None)
+        if g is None:
+            return est
+        return LadderEstimate(g(est.p), g(est.lo), g(est.hi), est.monotone)
 
 
 __all__ = ["WeightedSVMClassifier"]

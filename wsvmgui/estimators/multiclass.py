@@ -62,6 +62,9 @@ _BASELINE_METHOD = {
     "baseline2": "median_distance",
     "bp2": "median_distance",
 }
+#: Baseline schemes: every class beating the baseline takes part in the contest that the
+#: tie pairs decide (not only the classes tied for the top).
+CONTEST_BEATERS = True
 #: Schemes with a full pairwise table, which also predict by max voting (TE2).
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 
@@ -113,6 +116,15 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         As in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (every
         sub-problem refitted keeping its tuned C); ``n_jobs`` threads run one task per
         (sigma, sub-problem) while tuning and one per sub-problem for the final fits.
+    ties : {"pairs", "key"}, default="pairs"
+        Baseline schemes with K >= 3: where the pairs against the baseline saturate and
+        several classes tie for the largest probability, ``"pairs"`` shares the tied
+        probability among the tied classes by the pairwise ladders among just those
+        classes (:func:`~wsvmgui.multiclass.coupling.resolve_ties`).  The pairs are
+        those tied at some training point, tuned and fitted like the others at fit time
+        (``tie_pairs_``; ``fit_info_["tie_pairs"]`` and ``["tie_points"]`` count them
+        and the training points that needed them); a tie among classes without a fitted
+        pair, and every tie with ``"key"``, goes to the decision-value key as before.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -138,6 +150,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "scheme": [StrOptions(set(SCHEMES))],
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
+        "ties": [StrOptions({"pairs", "key"})],
     }
 
     _auto_holdout = True
@@ -163,6 +176,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         screen: str | None = "auto",
         refit: bool = True,
         ova_normalise: str = "sum",
+        ties: str = "pairs",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -186,6 +200,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.screen = screen
         self.refit = refit
         self.ova_normalise = ova_normalise
+        self.ties = ties
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -256,7 +271,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             for s, f, w, t in zip(specs, fits, w_fit, tunings, strict=True)
         ]
         self.subproblems_ = SubproblemSet(fitted, X)
+        self.tie_pairs_: SubproblemSet | None = None
+        ties: dict[str, int] = {}
+        if method is not None and K >= 3 and self.ties == "pairs":
+            ties = self._fit_tie_pairs(X, codes, plan, tracker)
         return {
+            **ties,
             "scheme": self.scheme,
             "n_subproblems": len(fitted),
             "n_fits": tracker.done,
@@ -267,6 +287,42 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "backend": fits[0].backend,
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
+
+    def _fit_tie_pairs(
+        self, X: np.ndarray, codes: np.ndarray, plan: Any, tracker: ProgressTracker
+    ) -> dict[str, int]:
+        """Tune and fit the pairs among the classes tied at some training point.
+
+        Returns the ``fit_info_`` entries ``tie_pairs`` (pairs fitted) and
+        ``tie_points`` (training points whose top classes tied).
+        """
+        n, K = codes.size, self.classes_.size
+        tied = self._contest(self._estimates(X))
+        rows = np.flatnonzero(tied.sum(axis=1) > 1)
+        pairs = sorted(
+            {(a, b) for t in np.unique(tied[rows], axis=0) for a, b in _pairs_of(t)}
+        )
+        if not pairs:
+            return {"tie_pairs": 0, "tie_points": 0}
+        specs = [pair_problem(a, b, self.classes_) for a, b in pairs]
+        problems = [as_ladder_problem(s, codes) for s in specs]
+        w = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        tracker.add_total(sum(x.size for x in w))
+        tunings: list[TuningResult | None] = [None] * len(specs)
+        if plan.tuned:
+            found, chosen = self._search(X, problems, plan, w, tracker)
+            tunings = list(found)
+        else:
+            chosen = self._untuned(problems, plan, n)
+        fits = fit_ladders(
+            X, problems, plan.fit_rows, plan.kernel, chosen, w, engine=self.engine,
+            solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_threads(self.n_jobs),
+            tracker=tracker,
+        )  # fmt: skip
+        self.tie_pairs_ = SubproblemSet(
+            [fitted_subproblem(*a) for a in zip(specs, fits, w, tunings, strict=True)], X
+        )
+        return {"tie_pairs": len(pairs), "tie_points": int(rows.size)}
 
     # ------------------------------------------------------------------------- predict
     def _estimates(self, X: np.ndarray) -> list[LadderEstimate]:
@@ -320,8 +376,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         if self.scheme == "pairwise":
             return {"proba": coupling.couple(Q), "table": Q}
         k = self._baseline_index()
-        q_base = Q[:, :, k] if K == 2 else coupling.saturate(Q[:, :, k], EGKL_FLOOR)
+        q_base = self._baseline_pairs(Q)
         proba = coupling.couple_baseline(q_base, k)
+        if getattr(self, "tie_pairs_", None) is not None:
+            contest = self._contest(ests)
+            rows = np.flatnonzero(contest.sum(axis=1) > 1)
+            proba[rows] = self._share_ties(proba[rows], contest[rows], X[rows])
         tied = coupling.tied_rows(proba)
         if tied.size:
             proba[tied] = coupling.break_ties(proba[tied], self._baseline_key(X[tied]))
@@ -329,6 +389,50 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return {"proba": proba}
         # BP: the rebuilt table is consistent, so coupling it gives B's probabilities.
         return {"proba": proba, "table": coupling.rebuild_table(q_base, k)}
+
+    def _baseline_pairs(self, Q: np.ndarray) -> np.ndarray:
+        """``q_{j|(j,k*)}`` (n, K) from a table; saturated at the EGKL floor for K >= 3."""
+        q = Q[:, :, self._baseline_index()]
+        return q if self.classes_.size == 2 else coupling.saturate(q, EGKL_FLOOR)
+
+    def _contest(self, ests: list[LadderEstimate]) -> np.ndarray:
+        """Classes whose order the baseline pairs cannot tell; bool (n, K).
+
+        The classes tied for the largest baseline-coupled probability, and (with
+        ``CONTEST_BEATERS``) every class that beats the baseline in its pair: where two
+        classes both beat the baseline, their pairs extrapolate at each other's points.
+        """
+        q = self._baseline_pairs(self._table(ests, ests[0].p.size))
+        k = self._baseline_index()
+        tied = coupling.tied_mask(coupling.couple_baseline(q, k))
+        if CONTEST_BEATERS:
+            beat = q > 0.5
+            beat[:, k] = False
+            tied |= beat & (beat.sum(axis=1, keepdims=True) > 1)
+        return tied
+
+    def _share_ties(
+        self, proba: np.ndarray, tied: np.ndarray, X: np.ndarray
+    ) -> np.ndarray:
+        """The probabilities ``proba`` (m, K) with each row's ``tied`` classes (m, K)
+        sharing their total by the tie pairs' coupling.
+
+        Rows whose tied classes include a pair without a fitted ladder are returned
+        unchanged (a top tie among them then goes to the decision-value key).
+        """
+        assert self.tie_pairs_ is not None
+        K = self.classes_.size
+        Q = coupling.empty_table(X.shape[0], K)
+        known = np.eye(K, dtype=bool)
+        for f, e in zip(self.tie_pairs_.fitted, self.tie_pairs_.estimates(X, self.rule), strict=True):
+            a, b = f.spec.positive, f.spec.negative[0]
+            coupling.set_pair(Q, a, b, coupling.clip_pair(e.p))
+            known[a, b] = known[b, a] = True
+        ok = np.array([known[np.ix_(t, t)].all() for t in tied])
+        out = proba.copy()
+        if ok.any():
+            out[ok] = coupling.resolve_ties(proba[ok], tied[ok], Q[ok])
+        return out
 
     def _proba(self, X: np.ndarray) -> np.ndarray:
         return self._combine(self._estimates(X), X)["proba"]
@@ -391,6 +495,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             extra[f"lo_{f.spec.name}"] = e.lo
             extra[f"hi_{f.spec.name}"] = e.hi
         return ProbabilityReport.from_proba(self.classes_, out["proba"], extra)
+
+
+def _pairs_of(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Every pair (a, b), a < b, of the classes set in ``mask`` (K,)."""
+    cls = np.flatnonzero(mask)
+    return [(int(a), int(b)) for i, a in enumerate(cls) for b in cls[i + 1 :]]
 
 
 __all__ = ["SCHEME_INFO", "SCHEMES", "VOTING_SCHEMES", "MulticlassWeightedSVMClassifier"]
