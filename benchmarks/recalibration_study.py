@@ -48,7 +48,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from wsvmgui.estimators.binary import WeightedSVMClassifier  # noqa: E402
 from wsvmgui.evaluation.designs import get_design  # noqa: E402
-from wsvmgui.ladder.recalibration import MAPS, fit_map, choose_map  # noqa: E402
+from wsvmgui.ladder.recalibration import MAPS, LocalInterval, choose_map, fit_map  # noqa: E402
 from wsvmgui.ladder.splits import holdout_split  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,6 +134,11 @@ def one(design: str, n: int, seed: int, n_test: int, cells: bool) -> dict:
         best = choose_map(pc, yc, seed=seed)
         out["L1"][f"{src}_auto"] = l1(best(p_hat), p_true)
         out[f"{src}_auto_choice"] = best.name
+    g = choose_map(p_cf, y01, seed=seed)
+    for level in (0.8, 0.9):
+        lo, hi = LocalInterval.fit(p_cf, y01)(p_hat, g(p_hat), level)
+        out[f"coverage_{level}"] = float(np.mean((lo <= p_true) & (p_true <= hi)))
+        out[f"width_{level}"] = float(np.mean(hi - lo))
     hs = [ll(smooth_count(D_cf, h), y01) for h in H_GRID]
     h = H_GRID[int(np.argmin(hs))]
     out["smooth_h"] = h

@@ -25,6 +25,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE
+from ..ladder.recalibration import CALIBRATIONS, MonotoneMap, cross_fitted, fit_calibration
+from ..ladder.splits import kfold_splits
 from ..ladder.rules import LadderEstimate
 from ..ladder.search import EGKL_FLOOR, fit_ladders
 from ..ladder.tuning import TuningResult
@@ -41,7 +43,7 @@ from ..multiclass.subproblems import (
     rest_problem,
 )
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
-from ._base import SOLVER_CONSTRAINTS, BaseProbabilityClassifier, n_threads
+from ._base import SOLVER_CONSTRAINTS, BaseProbabilityClassifier, n_threads, seed_of
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .report import ProbabilityReport
 from .views import LadderView, SubproblemViews
@@ -102,6 +104,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="none"
+        Recalibration of every sub-problem's estimate by a monotone map fitted to its
+        cross-fitted estimates on the tuning splits, as in
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``).
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits, stratified on all K classes; every sub-problem is tuned on its own
         rows of them.  Unlike the binary estimator, ``"auto"`` is a stratified 30%
@@ -151,6 +157,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
         "ties": [StrOptions({"pairs", "key"})],
+        "calibration": [StrOptions(set(CALIBRATIONS))],
     }
 
     _auto_holdout = True
@@ -172,6 +179,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
+        calibration: str = "none",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -196,6 +204,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
+        self.calibration = calibration
         self.cv = cv
         self.screen = screen
         self.refit = refit
@@ -271,10 +280,25 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             for s, f, w, t in zip(specs, fits, w_fit, tunings, strict=True)
         ]
         self.subproblems_ = SubproblemSet(fitted, X)
+        self.calibrations_: list[MonotoneMap] | None = None
+        if self.calibration != "none":
+            folds = plan.folds or kfold_splits(codes, 5, self.random_state)
+            self.calibrations_ = []
+            for prob, f in zip(problems, fitted, strict=True):
+                p_cf, y_cf = cross_fitted(
+                    X, prob, folds, f.kernel, f.lam, f.n_train, f.weights, rule=self.rule,
+                    engine=self.engine, solver=self.solver, n_jobs=n_threads(self.n_jobs),
+                    tracker=tracker,
+                )  # fmt: skip
+                self.calibrations_.append(
+                    fit_calibration(self.calibration, p_cf, y_cf, seed_of(self.random_state))
+                )
         self.tie_pairs_: SubproblemSet | None = None
-        ties: dict[str, int] = {}
+        ties: dict[str, Any] = {}
         if method is not None and K >= 3 and self.ties == "pairs":
             ties = self._fit_tie_pairs(X, codes, plan, tracker)
+        if self.calibrations_ is not None:
+            ties["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
         return {
             **ties,
             "scheme": self.scheme,
@@ -326,7 +350,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
 
     # ------------------------------------------------------------------------- predict
     def _estimates(self, X: np.ndarray) -> list[LadderEstimate]:
-        return self.subproblems_.estimates(X, self.rule)
+        ests = self.subproblems_.estimates(X, self.rule)
+        maps = getattr(self, "calibrations_", None)
+        if maps is None:
+            return ests
+        return [
+            LadderEstimate(g(e.p), g(e.lo), g(e.hi), e.monotone)
+            for g, e in zip(maps, ests, strict=True)
+        ]
 
     def _table(self, ests: list[LadderEstimate], n: int) -> np.ndarray:
         """Pairwise table (n, K, K) of the pair schemes (pairs not fitted stay 1/2).

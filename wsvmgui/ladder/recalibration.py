@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
+from scipy.stats import beta as beta_dist
 from sklearn.isotonic import isotonic_regression
 from sklearn.model_selection import StratifiedKFold
 
@@ -177,6 +178,55 @@ def choose_map(p: np.ndarray, y: np.ndarray, maps=MAPS, seed: int = 0) -> Monoto
     return fit_map(best, p, y)
 
 
+@dataclass(frozen=True)
+class LocalInterval:
+    """Per-point intervals for p(x) from the cross-fitted pairs nearest in p_hat.
+
+    For a point with estimate ``p_hat``, the ``k`` cross-fitted pairs whose estimates are
+    nearest to it (in rank) are a sample of labels of points the ladder saw alike; the
+    Jeffreys interval of their label mean, widened to contain the recalibrated estimate,
+    is the point's interval.  ``k = ceil(2 sqrt(m))`` of ``m`` pairs by default.
+
+    Attributes
+    ----------
+    p : ndarray, shape (m,)
+        Cross-fitted estimates, sorted.
+    y : ndarray, shape (m,)
+        Their 0/1 labels, in the same order.
+    k : int
+    """
+
+    p: np.ndarray
+    y: np.ndarray
+    k: int
+
+    @classmethod
+    def fit(cls, p: np.ndarray, y: np.ndarray, k: int | None = None) -> LocalInterval:
+        """From cross-fitted estimates ``p`` (m,) and labels ``y`` (m,)."""
+        p, y = _check(p, y)
+        order = np.argsort(p, kind="stable")
+        k = int(np.ceil(2 * np.sqrt(p.size))) if k is None else int(k)
+        return cls(p[order], y[order], max(2, min(k, p.size)))
+
+    def __call__(
+        self, p_hat: np.ndarray, estimate: np.ndarray, level: float = 0.9
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals ``(lo, hi)`` (each shape (n,)) at estimates ``p_hat`` (n,), containing
+        ``estimate`` (n,), the probabilities reported there."""
+        if not 0 < level < 1:
+            raise InputError(f"level must lie strictly between 0 and 1, got {level}")
+        m, k = self.p.size, self.k
+        pos = np.searchsorted(self.p, np.asarray(p_hat, dtype=float))
+        start = np.clip(pos - k // 2, 0, m - k)
+        csum = np.concatenate([[0.0], np.cumsum(self.y)])
+        hits = csum[start + k] - csum[start]
+        a = (1 - level) / 2
+        lo = np.where(hits > 0, beta_dist.ppf(a, hits + 0.5, k - hits + 0.5), 0.0)
+        hi = np.where(hits < k, beta_dist.ppf(1 - a, hits + 0.5, k - hits + 0.5), 1.0)
+        est = np.asarray(estimate, dtype=float)
+        return np.minimum(lo, est), np.maximum(hi, est)
+
+
 #: Names a ``calibration`` parameter takes: no map, the cross-validated choice, or one map.
 CALIBRATIONS = ("none", "auto", *MAPS)
 
@@ -252,6 +302,7 @@ def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> M
 
 __all__ = [
     "CALIBRATIONS",
+    "LocalInterval",
     "cross_fitted",
     "fit_calibration",
     "MAPS", "MonotoneMap", "choose_map", "fit_map", "map_scores"]
