@@ -304,6 +304,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out-dir", default=str(RESULTS))
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--merge", nargs="*", default=[], help="add the runs of these JSON files")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -319,6 +320,8 @@ def main(argv=None) -> int:
     path = out_dir / f"{NAME}.json"
     state = json.loads(path.read_text()) if path.exists() else {"runs": {}, "failures": {}}
     state["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}"
+    for other in args.merge:
+        state["runs"].update(json.loads(Path(other).read_text())["runs"])
     if not args.report_only:
         for data, n, seed, group in _tasks(args):
             key = _key(data, n, seed, group)

@@ -57,3 +57,33 @@ def test_two_classes_fit_no_tie_pairs():
     est = MulticlassWeightedSVMClassifier(scheme="baseline1", lam=0.01, sigma=1.0, n_jobs=1)
     est.fit(X[keep], y[keep])
     assert est.tie_pairs_ is None and "tie_pairs" not in est.fit_info_
+
+
+def test_tie_pairs_are_the_pairwise_schemes_pairs_and_share_by_them():
+    """With the same folds and grids, a tie pair's ladder is the pairwise scheme's ladder of
+    that pair, so B1's probabilities follow from P-SVM's table: baseline coupling of the
+    saturated pairs against k*, then the contest classes sharing by coupling their pairs."""
+    from wsvmgui.evaluation.designs import simulate
+    from wsvmgui.ladder.search import EGKL_FLOOR
+
+    d, t = simulate("wu2010_ex1", 150, seed=7), simulate("wu2010_ex1", 200, seed=8)
+    small = dict(lambdas=[1e-2, 1e-3], sigmas=[0.6, 1.2], n_weights=8, n_jobs=1)
+    pw = MulticlassWeightedSVMClassifier(scheme="pairwise", **small).fit(d.X, d.y)
+    b1 = MulticlassWeightedSVMClassifier(scheme="baseline1", **small).fit(d.X, d.y)
+    k = b1.baseline_index_
+    Q = pw.pairwise_table(t.X)
+    q = coupling.saturate(Q[:, :, k], EGKL_FLOOR)
+    proba = coupling.couple_baseline(q, k)
+    beat = q > 0.5
+    beat[:, k] = False
+    contest = coupling.tied_mask(proba) | (beat & (beat.sum(axis=1, keepdims=True) > 1))
+    fitted = {(f.spec.negative[0], f.spec.positive) for f in b1.tie_pairs_.fitted}
+    rows = np.flatnonzero(contest.sum(axis=1) > 1)
+    assert rows.size > 0
+    covered = [
+        all((a, b) in fitted for a in np.flatnonzero(c) for b in np.flatnonzero(c) if a < b)
+        for c in contest[rows]
+    ]
+    rows = rows[np.array(covered)]
+    expected = coupling.resolve_ties(proba[rows], contest[rows], Q[rows])
+    np.testing.assert_allclose(b1.predict_proba(t.X)[rows], expected, atol=1e-9)

@@ -21,10 +21,10 @@ from ..ladder.recalibration import (
     CALIBRATIONS,
     LocalInterval,
     MonotoneMap,
+    calibration_folds,
     cross_fitted,
     fit_calibration,
 )
-from ..ladder.splits import kfold_splits
 from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
@@ -70,8 +70,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
-        of each tuning split, or of 5 folds when nothing is tuned, estimating the split's
-        tuning rows) and applied to the estimate and its bracket: ``"auto"`` chooses the
+        of each tuning fold, or of 3 stratified folds when tuning holds one split out or
+        nothing is tuned, estimating the fold's other rows) and applied to the estimate and its bracket: ``"auto"`` chooses the
         map by its cross-validated log loss on those points.  Costs one ladder per split;
         see docs/notes/calibration.md for why and by how much it helps.
     cv : "auto", int, float, splitter or iterable, default="auto"
@@ -216,7 +216,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.interval_: LocalInterval | None = None
         calibration: dict[str, Any] = {}
         if self.calibration != "none":
-            folds = plan.folds or kfold_splits(codes, 5, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state)
             p_cf, y_cf = cross_fitted(
                 X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
                 rule=self.rule, engine=self.engine, solver=self.solver,

@@ -25,8 +25,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE
-from ..ladder.recalibration import CALIBRATIONS, MonotoneMap, cross_fitted, fit_calibration
-from ..ladder.splits import kfold_splits
+from ..ladder.recalibration import (
+    CALIBRATIONS,
+    MonotoneMap,
+    calibration_folds,
+    cross_fitted,
+    fit_calibration,
+)
 from ..ladder.rules import LadderEstimate
 from ..ladder.search import EGKL_FLOOR, fit_ladders
 from ..ladder.tuning import TuningResult
@@ -282,7 +287,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.subproblems_ = SubproblemSet(fitted, X)
         self.calibrations_: list[MonotoneMap] | None = None
         if self.calibration != "none":
-            folds = plan.folds or kfold_splits(codes, 5, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state)
             self.calibrations_ = []
             for prob, f in zip(problems, fitted, strict=True):
                 p_cf, y_cf = cross_fitted(

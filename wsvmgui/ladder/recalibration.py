@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
 from .search import LadderProblem, fit_ladders
-from .splits import Fold
+from .splits import Fold, kfold_splits
 
 #: The monotone maps, in the order :func:`choose_map` prefers them on ties.
 MAPS = ("sigmoid", "beta", "isotonic")
@@ -231,6 +231,20 @@ class LocalInterval:
 CALIBRATIONS = ("none", "auto", *MAPS)
 
 
+#: Folds of the cross-fitting when the tuning split is a single hold-out (or nothing is
+#: tuned): 3 folds cost about a third of 5 on large data (the path's cost grows faster
+#: than linearly) and scored no worse (benchmarks/results/recalibration_study.md).
+CALIBRATION_FOLDS = 3
+
+
+def calibration_folds(tuning: list[Fold] | None, y: np.ndarray, seed) -> list[Fold]:
+    """The splits to cross-fit on: the tuning folds when they are k >= 2 folds, else
+    :data:`CALIBRATION_FOLDS` stratified folds of labels ``y`` (n,)."""
+    if tuning is not None and len(tuning) >= 2:
+        return list(tuning)
+    return kfold_splits(y, CALIBRATION_FOLDS, seed)
+
+
 def cross_fitted(
     X: np.ndarray,
     problem: LadderProblem,
@@ -302,6 +316,8 @@ def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> M
 
 __all__ = [
     "CALIBRATIONS",
+    "CALIBRATION_FOLDS",
+    "calibration_folds",
     "LocalInterval",
     "cross_fitted",
     "fit_calibration",
