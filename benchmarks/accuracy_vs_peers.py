@@ -9,8 +9,10 @@ thread and ``n_jobs=1``:
   BP1 for K >= 5; the exact path; lambda x sigma tuned by EGKL over 1 / (2 n C),
   C in 0.1 ... 100, and (0.25 ... 1.5) sigma_M, screened above 1000 rows per fold);
   ``wsvmgui_ova``: the same with scheme One-vs-All (K > 2 only); ``wsvmgui_recal``: the
-  default with the cross-fitted monotone recalibration of :mod:`wsvmgui.ladder.recalibration`
-  (``calibration="auto"``).
+  default with this branch's changes: the cross-fitted monotone recalibration of
+  :mod:`wsvmgui.ladder.recalibration` (``calibration="auto"``) and, for the baseline
+  schemes, tied classes resolved by their own pairs (``ties="pairs"``).  ``wsvmgui`` pins
+  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.
 * SVM peers (:mod:`wsvmgui.evaluation.peers`), every cell of C in {0.1, 0.3, 1, 3, 10, 30,
   100} x gamma = g / p, g in {1/8, ..., 8} scored by 3-fold log loss: ``platt``
   (libsvm's ``probability=True`` from public parts), ``sigmoid`` and ``isotonic``
@@ -166,8 +168,10 @@ def _wsvmgui(X, codes, Xt, K, scheme=None, params=None):
 
     settings = RunSettings(scheme=scheme or default_scheme(K), n_jobs=1)
     est = make_estimator(settings, K)
-    if params:
-        est.set_params(**params)
+    names = est.get_params()
+    # today's default on main: no recalibration, ties broken by the decision-value key
+    today = {k: v for k, v in (("calibration", "none"), ("ties", "key")) if k in names}
+    est.set_params(**{**today, **{k: v for k, v in (params or {}).items() if k in names}})
     est.fit(X, codes)
     info = getattr(est, "fit_info_", {}) or {}
     extra = {
@@ -175,7 +179,8 @@ def _wsvmgui(X, codes, Xt, K, scheme=None, params=None):
         "lambda": getattr(est, "lambda_", None),
         "sigma": getattr(est, "sigma_", None),
         "calibration": info.get("calibration"),
-        "tie_resolved": info.get("tie_resolved"),
+        "tie_pairs": info.get("tie_pairs"),
+        "tie_points": info.get("tie_points"),
     }
     return est.predict_proba(Xt), {k: v for k, v in extra.items() if v is not None}
 
@@ -216,7 +221,7 @@ def run_group(group: str, data: str, n: int | None, seed: int, n_test: int) -> l
                 return []
             t0 = time.process_time()
             scheme = "ova" if group == "wsvmgui_ova" else None
-            params = {"calibration": "auto"} if group == "wsvmgui_recal" else None
+            params = {"calibration": "auto", "ties": "pairs"} if group == "wsvmgui_recal" else None
             P, extra = _wsvmgui(X, codes, Xt, K, scheme, params)
             row(group, P, time.process_time() - t0, extra)
         elif group == "svm":

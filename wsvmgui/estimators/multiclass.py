@@ -72,6 +72,9 @@ _BASELINE_METHOD = {
 #: Baseline schemes: every class beating the baseline takes part in the contest that the
 #: tie pairs decide (not only the classes tied for the top).
 CONTEST_BEATERS = True
+#: Tie pairs tuned by their own EGKL search (True) or fitted once at the geometric mean
+#: of the (C, sigma) tuned for their classes' baseline pairs (False).
+TUNE_TIE_PAIRS = False
 #: Schemes with a full pairwise table, which also predict by max voting (TE2).
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 
@@ -338,9 +341,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         w = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
         tracker.add_total(sum(x.size for x in w))
         tunings: list[TuningResult | None] = [None] * len(specs)
-        if plan.tuned:
+        if plan.tuned and TUNE_TIE_PAIRS:
             found, chosen = self._search(X, problems, plan, w, tracker)
             tunings = list(found)
+        elif plan.tuned:
+            chosen = [
+                self._borrowed_cell(a, b, p.select(plan.fit_rows, n)[0].size)
+                for (a, b), p in zip(pairs, problems, strict=True)
+            ]
         else:
             chosen = self._untuned(problems, plan, n)
         fits = fit_ladders(
@@ -352,6 +360,20 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             [fitted_subproblem(*a) for a in zip(specs, fits, w, tunings, strict=True)], X
         )
         return {"tie_pairs": len(pairs), "tie_points": int(rows.size)}
+
+    def _borrowed_cell(self, a: int, b: int, n_rows: int) -> tuple[float, float]:
+        """(lambda, sigma) of the tie pair (a, b), untuned: the geometric means of the
+        tuned C and sigma of the two classes' pairs against the baseline (a baseline
+        class's own: its pair's), lambda for the pair's final rows."""
+        k = self._baseline_index()
+        tuned = {
+            (f.spec.positive if f.spec.positive != k else f.spec.negative[0]): f
+            for f in self.subproblems_.fitted
+        }
+        fs = [tuned[c] for c in (a, b) if c in tuned]
+        C = float(np.exp(np.mean([np.log(1.0 / (2.0 * f.n_train * f.lam)) for f in fs])))
+        sigma = float(np.exp(np.mean([np.log(f.sigma) for f in fs])))
+        return 1.0 / (2.0 * n_rows * C), sigma
 
     # ------------------------------------------------------------------------- predict
     def _estimates(self, X: np.ndarray) -> list[LadderEstimate]:
