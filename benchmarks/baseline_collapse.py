@@ -77,7 +77,9 @@ def main() -> int:
         sc = StandardScaler().fit(a)
         kw = {} if ties == "-" else {"ties": ties}
         t0 = time.process_time()
-        est = MulticlassWeightedSVMClassifier(scheme=scheme, n_jobs=1, **kw).fit(sc.transform(a), ya)
+        est = MulticlassWeightedSVMClassifier(scheme=scheme, n_jobs=1, **kw).fit(
+            sc.transform(a), ya
+        )
         P = est.predict_proba(sc.transform(b))
         cpu = time.process_time() - t0
         top = np.sort(P, axis=1)[:, -2:]
@@ -102,6 +104,10 @@ def main() -> int:
     return 0
 
 
+def _blank(v) -> str:
+    return "" if v is None else str(v)
+
+
 def report(rows: list[dict]) -> str:
     lines = [
         "# Baseline learning against One-vs-All (issue 23, item 4)",
@@ -120,8 +126,8 @@ def report(rows: list[dict]) -> str:
         gap = "" if ref is None else f"{r['accuracy'] - ref:+.3f}"
         lines.append(
             f"| {r['data']} | {r['seed']} | {r['scheme']} | {r['ties']} | {r['accuracy']:.3f} | "
-            f"{gap} | {r['test_top_tied']:.2f} | {r['tie_pairs'] if r['tie_pairs'] is not None else ''} | "
-            f"{r['tie_points'] if r['tie_points'] is not None else ''} | {r['cpu']:.1f} |"
+            f"{gap} | {r['test_top_tied']:.2f} | {_blank(r['tie_pairs'])} | "
+            f"{_blank(r['tie_points'])} | {r['cpu']:.1f} |"
         )
     worst = [
         r["accuracy"] - ova[(r["data"], r["seed"])]
@@ -129,7 +135,7 @@ def report(rows: list[dict]) -> str:
         if r["ties"] == "pairs" and (r["data"], r["seed"]) in ova
     ]
     if worst:
-        lines += ["", f"Worst gap with `ties=\"pairs\"`: {min(worst):+.3f} over {len(worst)} runs."]
+        lines += ["", f'Worst gap with `ties="pairs"`: {min(worst):+.3f} over {len(worst)} runs.']
     return "\n".join(lines) + "\n"
 
 

@@ -42,7 +42,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from scipy.special import expit, logit  # noqa: E402
+from scipy.special import logit  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
@@ -126,12 +126,18 @@ def one(design: str, n: int, seed: int, n_test: int, cells: bool) -> dict:
         e = at_cell(C, est.sigma_, ftr.size).fit(X[ftr], tr.y[ftr])
         p_cf3[fte] = e.predict_proba(X[fte])[:, 1]
     out["cpu_cf3"] = time.process_time() - t1
-    ftr, fte = holdout_split(tr.y, 0.3, 0) if n > 500 else next(
-        StratifiedKFold(5, shuffle=True, random_state=0).split(X, tr.y)
+    ftr, fte = (
+        holdout_split(tr.y, 0.3, 0)
+        if n > 500
+        else next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, tr.y))
     )
     e = at_cell(C, est.sigma_, ftr.size).fit(X[ftr], tr.y[ftr])
     p_tune, y_tune = e.predict_proba(X[fte])[:, 1], y01[fte]
-    for src, (pc, yc) in {"cf5": (p_cf, y01), "cf3": (p_cf3, y01), "cf_tune": (p_tune, y_tune)}.items():
+    for src, (pc, yc) in {
+        "cf5": (p_cf, y01),
+        "cf3": (p_cf3, y01),
+        "cf_tune": (p_tune, y_tune),
+    }.items():
         for m in MAPS:
             try:
                 f = fit_map(m, pc, yc)
@@ -255,7 +261,12 @@ def report(runs: list[dict]) -> str:
             B = np.array([c["loss_brier"] for c in cs])
             RC = np.array([c["recal_cv_logloss"] for c in cs])
             picks = {
-                "default fit (its own tuning)": (r["C"], r["sigma"], r["L1"]["default"], float("nan")),
+                "default fit (its own tuning)": (
+                    r["C"],
+                    r["sigma"],
+                    r["L1"]["default"],
+                    float("nan"),
+                ),
                 "best cell by truth (oracle)": _pick(C, S, L, LR, v=L),
                 "best recalibrated cell (oracle)": _pick(C, S, L, LR, v=LR),
                 "EGKL": _pick(C, S, L, LR, E),
@@ -266,7 +277,8 @@ def report(runs: list[dict]) -> str:
             }
             for name, (c, sg, l1v, lr) in picks.items():
                 lines.append(
-                    f"| {r['design']} | {r['n']} | {name} | {c:.3g} | {sg:.3f} | {l1v:.4f} | {lr:.4f} |"
+                    f"| {r['design']} | {r['n']} | {name} | {c:.3g} | {sg:.3f} | "
+                    f"{l1v:.4f} | {lr:.4f} |"
                 )
     return "\n".join(lines) + "\n"
 

@@ -40,7 +40,9 @@ def test_iris_split_that_collapsed_is_within_two_points_of_ova(scheme):
     ova = MulticlassWeightedSVMClassifier(scheme="ova", **kw).fit(a, ya)
     base = MulticlassWeightedSVMClassifier(scheme=scheme, **kw).fit(a, ya)
     key = MulticlassWeightedSVMClassifier(scheme=scheme, ties="key", **kw).fit(a, ya)
-    acc = {m: float(np.mean(e.predict(b) == yb)) for m, e in (("ova", ova), ("b", base), ("k", key))}
+    acc = {
+        m: float(np.mean(e.predict(b) == yb)) for m, e in (("ova", ova), ("b", base), ("k", key))
+    }
     assert acc["b"] >= acc["ova"] - 0.02
     assert acc["k"] < acc["b"]  # the key alone is what collapsed
     info = base.fit_info_
@@ -60,14 +62,14 @@ def test_two_classes_fit_no_tie_pairs():
 
 
 def test_tie_pairs_are_the_pairwise_schemes_pairs_and_share_by_them():
-    """With the same folds and grids, a tie pair's ladder is the pairwise scheme's ladder of
+    """At a fixed (lambda, sigma) a tie pair's ladder is the pairwise scheme's ladder of
     that pair, so B1's probabilities follow from P-SVM's table: baseline coupling of the
     saturated pairs against k*, then the contest classes sharing by coupling their pairs."""
     from wsvmgui.evaluation.designs import simulate
     from wsvmgui.ladder.search import EGKL_FLOOR
 
     d, t = simulate("wu2010_ex1", 150, seed=7), simulate("wu2010_ex1", 200, seed=8)
-    small = dict(lambdas=[1e-2, 1e-3], sigmas=[0.6, 1.2], n_weights=8, n_jobs=1)
+    small = dict(lam=1e-3, sigma=0.8, n_weights=8, n_jobs=1)
     pw = MulticlassWeightedSVMClassifier(scheme="pairwise", **small).fit(d.X, d.y)
     b1 = MulticlassWeightedSVMClassifier(scheme="baseline1", **small).fit(d.X, d.y)
     k = b1.baseline_index_

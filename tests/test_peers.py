@@ -55,7 +55,9 @@ def test_venn_abers_matches_isotonic_with_the_test_point_added():
     p0, p1 = VennAbers(s, y).predict_interval(t)
     for i, ti in enumerate(t):
         for label, got in ((0.0, p0[i]), (1.0, p1[i])):
-            iso = IsotonicRegression(out_of_bounds="clip").fit(np.append(s, ti), np.append(y, label))
+            iso = IsotonicRegression(out_of_bounds="clip").fit(
+                np.append(s, ti), np.append(y, label)
+            )
             assert got == pytest.approx(iso.predict([ti])[0], abs=1e-12)
     assert np.all(p0 <= p1)
 

@@ -71,8 +71,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
         of each tuning fold, or of 3 stratified folds when tuning holds one split out or
-        nothing is tuned, estimating the fold's other rows) and applied to the estimate and its bracket: ``"auto"`` chooses the
-        map by its cross-validated log loss on those points.  Costs one ladder per split;
+        nothing is tuned, estimating the fold's other rows) and applied to the estimate and
+        its bracket: ``"auto"`` chooses the map by its cross-validated log loss on those
+        points.  Costs one ladder per fold;
         see docs/notes/calibration.md for why and by how much it helps.
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
@@ -252,7 +253,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 "predict_interval needs a fit with calibration (e.g. calibration='auto')"
             )
         assert self.interval_ is not None and self.calibration_ is not None
-        raw = np.concatenate([self.ladder_.estimate(K, self.rule).p for K in self._kernel_blocks(X)])
+        raw = np.concatenate(
+            [self.ladder_.estimate(K, self.rule).p for K in self._kernel_blocks(X)]
+        )
         return self.interval_(raw, self.calibration_(raw), level)
 
     def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:

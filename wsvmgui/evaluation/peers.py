@@ -204,7 +204,9 @@ class CalibratedSVC:
         d = [_ovr(s, X) for s, _ in self.inner]
         for j in range(n_cols):
             pairs = [self.venn[f][j].predict_interval(d[f][:, j]) for f in range(len(d))]
-            cols.append(merge_venn_abers(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])))
+            cols.append(
+                merge_venn_abers(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+            )
         return _normalise(np.column_stack(cols), self.K)
 
 
@@ -259,9 +261,11 @@ def fit_calibrated_svc(
     for method in ("sigmoid", "isotonic"):
         if method in methods:
             cal[method] = [
-                (IsotonicRegression(out_of_bounds="clip") if method == "isotonic" else _SigmoidCalibration()).fit(
-                    ovr[:, j], Y[:, j]
-                )
+                (
+                    IsotonicRegression(out_of_bounds="clip")
+                    if method == "isotonic"
+                    else _SigmoidCalibration()
+                ).fit(ovr[:, j], Y[:, j])
                 for j in range(ovr.shape[1])
             ]
     ivap = []

@@ -321,4 +321,9 @@ __all__ = [
     "LocalInterval",
     "cross_fitted",
     "fit_calibration",
-    "MAPS", "MonotoneMap", "choose_map", "fit_map", "map_scores"]
+    "MAPS",
+    "MonotoneMap",
+    "choose_map",
+    "fit_map",
+    "map_scores",
+]
