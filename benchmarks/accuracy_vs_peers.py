@@ -441,11 +441,14 @@ def _summary(tab: dict) -> list[str]:
     lines = [
         "## Ratios to the best SVM-based peer (L1 for designs, log loss for real data)",
         "",
-        "Paired: over the seeds the variant and every peer ran (their count in brackets).",
+        "Paired: over the seeds the variant and every peer ran (their count in brackets);",
+        "CPU ratios paired over the seeds both ran.",
         "",
     ]
     variants = sorted({m for ms in tab.values() for m in ms if m.startswith("wsvmgui")}, key=_order)
-    lines += ["| data | n | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
+    cpu_heads = [f"CPU {v} / wsvmgui" for v in variants if v != "wsvmgui"]
+    heads = variants + cpu_heads
+    lines += ["| data | n | " + " | ".join(heads) + " |", "|---|---|" + "---|" * len(heads)]
     for (data, n), methods in sorted(tab.items(), key=lambda t: (t[0][0], t[0][1])):
         if not all(p in methods for p in SVM_PEERS):
             continue
@@ -454,8 +457,21 @@ def _summary(tab: dict) -> list[str]:
         for v in variants:
             ratio, k = _ratio(methods, v, key) if v in methods else (float("nan"), 0)
             cells.append(f"{ratio:.2f} ({k})" if k else "")
-        lines.append(f"| {data} | {n} | " + " | ".join(cells) + " |")
+        cpu = [_cpu_ratio(methods, v) for v in variants if v != "wsvmgui"]
+        lines.append(f"| {data} | {n} | " + " | ".join(cells + cpu) + " |")
     return lines + [""]
+
+
+def _cpu_ratio(methods: dict, v: str) -> str:
+    """CPU of variant ``v`` over ``wsvmgui``'s, over the seeds both ran."""
+    if v not in methods or "wsvmgui" not in methods:
+        return ""
+    seeds = {r["seed"] for r in methods[v]} & {r["seed"] for r in methods["wsvmgui"]}
+    if not seeds:
+        return ""
+    a = _mean([r for r in methods[v] if r["seed"] in seeds], "cpu")
+    b = _mean([r for r in methods["wsvmgui"] if r["seed"] in seeds], "cpu")
+    return f"{a / b:.2f}"
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Fits the weighted SVM for every class weight pi in (0, 1) (by default its exact solution
 path; or a ladder over a grid of weights), tunes lambda (and sigma for the RBF kernel) by
 EGKL over the ``cv`` splits, and reads each point's probability off where its predicted
-label changes along pi (METHODS sections 1 and 2).
+label changes along pi (METHODS sections 1 and 2); optionally (``calibration``) a monotone
+map fitted to cross-fitted estimates corrects that reading (docs/notes/calibration.md).
 """
 
 from __future__ import annotations
@@ -253,9 +254,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 "predict_interval needs a fit with calibration (e.g. calibration='auto')"
             )
         assert self.interval_ is not None and self.calibration_ is not None
-        raw = np.concatenate(
-            [self.ladder_.estimate(K, self.rule).p for K in self._kernel_blocks(X)]
-        )
+        raw = self._raw_estimate(X).p
         return self.interval_(raw, self.calibration_(raw), level)
 
     def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:
@@ -267,11 +266,15 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
         return np.vstack([self.ladder_.decision(K) for K in self._kernel_blocks(X)])
 
-    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+    def _raw_estimate(self, X: np.ndarray) -> LadderEstimate:
+        """The ladder's estimate by ``rule``, before any recalibration."""
         parts = [self.ladder_.estimate(K, self.rule) for K in self._kernel_blocks(X)]
-        est = LadderEstimate(
+        return LadderEstimate(
             *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
         )
+
+    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+        est = self._raw_estimate(X)
         g = getattr(self, "calibration_", None)
         if g is None:
             return est

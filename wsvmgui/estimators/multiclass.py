@@ -300,13 +300,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
                     fit_calibration(self.calibration, p_cf, y_cf, seed_of(self.random_state))
                 )
         self.tie_pairs_: SubproblemSet | None = None
-        ties: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
         if method is not None and K >= 3 and self.ties == "pairs":
-            ties = self._fit_tie_pairs(X, codes, plan, tracker)
+            extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
-            ties["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
+            extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
         return {
-            **ties,
+            **extra,
             "scheme": self.scheme,
             "n_subproblems": len(fitted),
             "n_fits": tracker.done,
@@ -411,8 +411,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
 
         Baseline schemes: with three or more classes the pairs against the baseline are
         saturated at the tuning's EGKL floor (:func:`~wsvmgui.multiclass.coupling.saturate`;
-        two classes have no third class to extrapolate to); where the largest
-        probabilities then tie (pairwise ratios at the grid's cap or saturated, or equal),
+        two classes have no third class to extrapolate to).  With ``ties="pairs"`` the
+        classes in contest (:meth:`_contest`) then share their probability by the tie
+        pairs (:meth:`_share_ties`).  Where the largest probabilities still tie (pairwise
+        ratios at the grid's cap or saturated, or equal),
         :func:`~wsvmgui.multiclass.coupling.break_ties` gives the point to the tied class
         whose pair against the baseline has the largest decision value at pi = 1/2,
         instead of to the first in class order.
