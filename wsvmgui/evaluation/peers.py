@@ -162,6 +162,8 @@ class CalibratedSVC:
 
     Attributes
     ----------
+    K : int
+        Number of classes.
     svc : SVC
         Fitted on all rows.
     inner : list of (SVC, ndarray)
