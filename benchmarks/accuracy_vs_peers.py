@@ -329,6 +329,8 @@ def main(argv=None) -> int:
     for other in args.merge:
         state["runs"].update(json.loads(Path(other).read_text())["runs"])
     state["failures"] = {k: v for k, v in state["failures"].items() if k not in state["runs"]}
+    if args.merge:
+        _save(path, state)
     if not args.report_only:
         for data, n, seed, group in _tasks(args):
             key = _key(data, n, seed, group)
@@ -424,6 +426,16 @@ def report(state: dict) -> str:
                 )
         lines.append("")
     lines += _summary(tab)
+    done = {data for data, _ in tab}
+    sizes = {(data, n) for data, n in tab}
+    missing = [
+        f"{d} (n = {n})"
+        for d, design in DESIGNS.items()
+        for n in (design.default_n, 2000)
+        if (d, n) not in sizes
+    ] + [r for r in REAL if r not in done]
+    if missing:
+        lines += ["## Not run yet", "", ", ".join(missing) + ".", ""]
     if state.get("failures"):
         lines += ["## Failures", ""] + [f"- `{k}`: {v}" for k, v in state["failures"].items()]
     return "\n".join(lines) + "\n"
