@@ -32,7 +32,14 @@ from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
-from .io.atomic import Terminated, check_input, check_outputs, termination_raises, write_together
+from .io.atomic import (
+    TERMINATING,
+    Terminated,
+    check_input,
+    check_outputs,
+    termination_raises,
+    write_together,
+)
 from .io.modelfile import FittedModel, check_rows, load_model, model_to_bytes
 from .io.numbers import parse_integer, parse_number
 from .io.preprocessing import (
@@ -283,25 +290,33 @@ class _Progress:
 
 @contextlib.contextmanager
 def _interrupt_cancels() -> Iterator[threading.Event]:
-    """Ctrl-C (SIGINT) also sets an event the fit's worker threads check, so they stop
-    with the main thread instead of finishing their queue first."""
+    """Ctrl-C (SIGINT) and SIGTERM, SIGHUP, SIGQUIT also set an event the fit's worker
+    threads check, so they stop with the main thread instead of finishing their queue."""
     cancelled = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield cancelled
         return
-    previous = signal.getsignal(signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *TERMINATING)}
 
     def interrupt(signum, frame):
         cancelled.set()
-        raise KeyboardInterrupt
+        old = previous[signum]
+        if callable(old):
+            old(signum, frame)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
-    if previous is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupt)
+    ours = {
+        sig
+        for sig, old in previous.items()
+        if old is signal.default_int_handler or (callable(old) and sig != signal.SIGINT)
+    }
+    for sig in ours:
+        signal.signal(sig, interrupt)
     try:
         yield cancelled
     finally:
-        if previous is signal.default_int_handler:
-            signal.signal(signal.SIGINT, previous)
+        for sig in ours:
+            signal.signal(sig, previous[sig])
 
 
 def _note(args: argparse.Namespace, text: str) -> None:

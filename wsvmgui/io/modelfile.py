@@ -466,7 +466,9 @@ def _self_check(model: FittedModel, manifest: dict, X_check: Any, proba: Any, so
         and X_check.dtype.kind == "f"
         and proba.dtype.kind == "f"
     ):
-        raise ModelFileError(f"{source}: its check rows are malformed")
+        raise ModelFileError(f"{source}: its check rows (check.X, check.proba) are malformed")
+    if not (np.isfinite(X_check).all() and np.isfinite(proba).all()):
+        raise ModelFileError(f"{source}: its check rows (check.X, check.proba) hold NaN or inf")
     try:
         classes = [str(c) for c in est.classes_]
         got = np.asarray(est.predict_proba(X_check), dtype=float)
@@ -475,11 +477,13 @@ def _self_check(model: FittedModel, manifest: dict, X_check: Any, proba: Any, so
             f"{source} is damaged: its estimator cannot predict ({_why(exc)}); {_REFIT}"
         ) from None
     if classes != manifest["classes"]:
-        raise ModelFileError(f"{source}: its estimator's classes disagree with its manifest")
+        raise ModelFileError(
+            f"{source}: its estimator's classes (estimator.classes_) disagree with its manifest"
+        )
     if got.shape != proba.shape or not np.allclose(got, proba, rtol=0.0, atol=CHECK_ATOL):
         raise ModelFileError(
-            f"{source} does not reproduce the probabilities it was saved with (damaged, "
-            f"or made with other library versions); {_REFIT}"
+            f"{source} does not reproduce the probabilities it was saved with (check.proba; "
+            f"damaged, or made with other library versions); {_REFIT}"
         )
 
 

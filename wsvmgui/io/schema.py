@@ -57,24 +57,28 @@ def is_timing(name: Any) -> bool:
     return isinstance(name, str) and bool(_TIMING.search(name))
 
 
-def scrub_timing(state: Any) -> Any:
-    """``state`` with every timing entry (see :func:`is_timing`) set to 0.0.
+def scrub_timing(state: Any, depth: int = 0) -> Any:
+    """``state`` with every timing (see :func:`is_timing`) set to 0.0.
 
-    Applies to the object's own attributes and to plain dicts among them (``fit_info_``).
+    Applies to the object's own attributes and inside plain dicts among them
+    (``fit_info_["seconds"]``, a dict of seconds per sub-problem).
     """
-    if not isinstance(state, dict):
+    if not isinstance(state, dict) or depth > 4:
         return state
-    out = {}
-    for key, value in state.items():
-        if is_timing(key) and isinstance(value, (float, int)) and not isinstance(value, bool):
-            value = 0.0
-        elif isinstance(value, dict):
-            value = {
-                k: 0.0 if is_timing(k) and isinstance(v, (float, int)) else v
-                for k, v in value.items()
-            }
-        out[key] = value
-    return out
+    return {
+        k: _zero(v) if is_timing(k) else scrub_timing(v, depth + 1) for k, v in state.items()
+    }
+
+
+def _zero(value: Any) -> Any:
+    """Every number in ``value`` (a number, or a dict or list of them) as 0.0."""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_)):
+        return 0.0
+    if isinstance(value, dict):
+        return {k: _zero(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_zero(v) for v in value)
+    return value
 
 
 class State:
@@ -100,16 +104,25 @@ class State:
         self.where = where
         self._member = member
         self._read: set[str] = set()
+        self._arrays: list[np.ndarray] = []
 
     # -- messages ---------------------------------------------------------------------
-    def fail(self, attr: str | None, why: str) -> SchemaError:
-        """The error naming ``attr`` (and its array member) with ``why``."""
+    def fail(self, attr: str | None, why: str, also: Iterable[Any] = ()) -> SchemaError:
+        """The error naming ``attr`` and its array member, with ``why``.
+
+        The members of the arrays it was checked against (this object's arrays read
+        before it, and ``also``: arrays of child objects) are named too, since either
+        side of a failed comparison may be the damaged one.
+        """
         if attr is None:
             return SchemaError(f"{self.where} ({self.name}): {why}")
         value = self.state.get(attr)
         member = self._member(value) if isinstance(value, np.ndarray) else ""
         at = f" ({member})" if member else ""
-        return SchemaError(f"{self.where}.{attr} ({self.name}.{attr}{at}): {why}")
+        others = [self._member(a) for a in [*self._arrays[-4:], *also] if a is not value]
+        others = list(dict.fromkeys(m for m in others if m))
+        against = f" (checked against {', '.join(others)})" if others else ""
+        return SchemaError(f"{self.where}.{attr} ({self.name}.{attr}{at}): {why}{against}")
 
     # -- getters ----------------------------------------------------------------------
     def has(self, attr: str) -> bool:
@@ -157,6 +170,7 @@ class State:
             return None  # type: ignore[return-value]
         if not isinstance(value, np.ndarray):
             raise self.fail(attr, f"must be an array, got {type(value).__name__}")
+        self._arrays.append(value)
         kinds = kind + ("iu" if "i" in kind else "")
         if value.dtype.kind not in kinds or value.dtype.fields is not None:
             raise self.fail(attr, f"has dtype {value.dtype}, expected kind {kind!r}")
@@ -219,8 +233,10 @@ class State:
         if value is None and optional:
             return None  # type: ignore[return-value]
         if isinstance(value, np.generic):
+            if value.dtype.kind != "f":
+                raise self.fail(attr, f"must be a float, got {value.dtype}")
             value = value.item()
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        if not isinstance(value, (float, int)) or isinstance(value, bool):
             raise self.fail(attr, f"must be a number, got {type(value).__name__}")
         value = float(value)
         if math.isnan(value):
@@ -364,6 +380,14 @@ def _classes(s: State, size: int | None = None) -> np.ndarray:
     return classes
 
 
+def _same_weights(s: State, attr: str, ladder: Any) -> None:
+    """``attr`` must be the weight grid its ladder was fitted or drawn at."""
+    inner = ladder.ladder if type(ladder).__name__ == "NonCrossingLadder" else ladder
+    if not np.array_equal(s.state[attr], inner.weights):
+        why = f"differs from its ladder's {inner.weights.size} weights"
+        raise s.fail(attr, why, [inner.weights])
+
+
 def _weights(s: State, attr: str) -> np.ndarray:
     w = s.array(attr, "f", 1, lo=0.0, hi=1.0)
     if w.size == 0 or np.any(w <= 0) or np.any(w >= 1) or np.any(np.diff(w) <= 0):
@@ -460,7 +484,7 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
     nblk = (B - 1 + G - 1) // G
     v_idx = sub.index("v_idx", n)
     v_ptr = sub.pointer("v_ptr", nblk + 1, v_idx.size)
-    w_flat = sub.array("w_flat", "f", 1, finite=False)
+    w_flat = sub.array("w_flat", "f", 1)
     w_ptr = sub.pointer("w_ptr", nblk + 1, w_flat.size)
     sub.array("lind", "f", 1, (4 * v_idx.size,), lo=-1.0, hi=1.0)
     k0 = np.arange(nblk, dtype=np.int64) * G
@@ -519,6 +543,7 @@ def _fitted_subproblem(s: State) -> None:
         raise s.fail("support", f"has {support.size} rows, its ladder {ladder_points(ladder)}")
     s.obj("kernel", "Kernel")
     _weights(s, "weights")
+    _same_weights(s, "weights", ladder)
     s.diagnostic("tuning")
 
 
@@ -592,13 +617,15 @@ def _grid_fit(s: State) -> None:
 def _feature_map(s: State) -> None:
     center = s.array("center", "f", 1)
     r = center.size
-    s.array("Z_train", "f", 2, (None, r))
+    Z = s.array("Z_train", "f", 2, (None, r))
+    if Z.size and np.abs(Z.mean(axis=0)).max() > 1e-8 * (1.0 + np.abs(Z).max()):
+        raise s.fail("Z_train", "is not centred (the training features are)")
     kernel = s.obj("kernel", "Kernel", optional=True)
     if kernel is None:
         if s.get("X_train") is not None or s.get("proj") is not None:
             raise s.fail("proj", "must be None for the linear map")
         return
-    X = s.array("X_train", "f", 2)
+    X = s.array("X_train", "f", 2, (Z.shape[0], None))
     s.array("proj", "f", 2, (X.shape[0], r))
 
 
@@ -611,6 +638,9 @@ def _binary_probing(s: State) -> None:
     for clf in s.objs("classifiers", *PROBING_LEARNERS, size=t.size):
         if getattr(clf, "n_features_in_", None) is None:
             raise s.fail("classifiers", f"holds an unfitted {type(clf).__name__}")
+        if clf.classes_.dtype.kind not in "iu" or clf.classes_.size != 2:
+            why = f"holds a learner with classes {clf.classes_!r}, not the labels 0 and 1"
+            raise s.fail("classifiers", why, [clf.classes_])
     order = s.get("order", optional=True)
     if order is not None and (
         not isinstance(order, list) or not all(isinstance(v, (int, float)) for v in order)
@@ -650,6 +680,7 @@ def _binary_estimator(s: State) -> None:
     if ladder_points(ladder) != X.shape[0]:
         raise s.fail("X_support_", f"has {X.shape[0]} rows, its ladder {ladder_points(ladder)}")
     _weights(s, "weights_")
+    _same_weights(s, "weights_", ladder)
     _rule(s)
     s.diagnostic("tuning_")
 
@@ -662,12 +693,21 @@ def _noncrossing_estimator(s: State) -> None:
     if model.X_train.shape[1] != p:
         raise s.fail("model_", f"takes {model.X_train.shape[1]} features, the model {p}")
     w = _weights(s, "weights_")
-    if model.ladder.weights.size != w.size:
-        raise s.fail("weights_", f"has {w.size} weights, its ladder {model.ladder.weights.size}")
+    _same_weights(s, "weights_", model)
     s.array("lambdas_", "f", 1, (w.size,), lo=0.0, optional=True)
     s.obj("kernel_", "Kernel", optional=True)
     _rule(s)
-    s.diagnostic("tuning_")
+    tuning = s.get("tuning_", optional=True)
+    if isinstance(tuning, dict):  # the hinge criterion's table: lambda per weight
+        sub = State(s.name, {f"tuning_[{k!r}]": v for k, v in tuning.items()}, s.where, s._member)
+        grid = sub.array("tuning_['lambdas']", "f", 1, lo=0.0)
+        given = s.get("lambdas", optional=True)
+        if isinstance(given, list) and not np.array_equal(np.asarray(given, float), grid):
+            raise sub.fail("tuning_['lambdas']", f"differs from the lambdas {given} it tuned")
+        sub.array("tuning_['lambda_per_weight']", "f", 1, (w.size,), lo=0.0)
+        sub.done()
+    elif tuning is not None:
+        s.obj("tuning_", "TuningResult")
     s.diagnostic("diagnostics_")
 
 
@@ -688,8 +728,11 @@ def _preconditioned(s: State) -> None:
     if svm.coef.size != n:
         raise s.fail("svm_", f"has {svm.coef.size} coefficients, X_train_ has {n} rows")
     w = _weights(s, "weights_")
-    s.array("p_train_", "f", 1, (n,), finite=False, optional=True)
-    s.array("relabeled_", "i", 1, optional=True)
+    _same_weights(s, "weights_", ladder)
+    s.array("p_train_", "f", 1, (n,), lo=0.0, hi=1.0, optional=True)
+    relabeled = s.array("relabeled_", "i", 1, lo=0, hi=n - 1, optional=True)
+    if relabeled is not None and np.any(np.diff(relabeled) <= 0):
+        raise s.fail("relabeled_", "must be increasing row numbers")
     levels = s.get("level_svms_", optional=True)
     if levels is not None and (
         not isinstance(levels, dict)
@@ -714,6 +757,13 @@ def _multiclass_estimator(s: State) -> None:
     base = s.get("baseline_index_", optional=True)
     if base is not None:
         s.integer("baseline_index_", 0, K - 1)
+        label = s.get("baseline_", optional=True)
+        if not (
+            isinstance(label, np.generic)
+            and label.dtype.kind == classes.dtype.kind
+            and label == classes[base]
+        ):
+            raise s.fail("baseline_", f"must be class {base} of classes_", [classes])
     _rule(s)
 
 
@@ -753,17 +803,20 @@ def _probing_estimator(s: State) -> None:
             if getattr(clf, "n_features_in_", p) != p:
                 raise s.fail("problems_", f"hold a learner of {clf.n_features_in_} features, "
                              f"the model takes {p}")  # fmt: skip
-    s.array("problem_classes_", "UO", 1, optional=True)
+    s.array("problem_classes_", "U", 1, (len(problems),))
     thresholds = s.get("thresholds_", optional=True)
     if thresholds is not None and not isinstance(thresholds, list):
         raise s.fail("thresholds_", "must be a list")
 
 
 # --------------------------------------------------------------------------- scikit-learn
-def _sk_classes(s: State, size: int | None = None) -> np.ndarray:
-    classes = s.array("classes_", "ifUb", 1, finite=True)
+def _sk_classes(s: State, size: int | None = None, kind: str = "if") -> np.ndarray:
+    """A learner's classes: Probing trains every learner on the labels 0 and 1 (0..k-1)."""
+    classes = s.array("classes_", kind, 1)
     if classes.size < 1 or (size is not None and classes.size != size):
         raise s.fail("classes_", f"holds {classes.size} classes, expected {size}")
+    if not np.array_equal(classes, np.arange(classes.size)):
+        raise s.fail("classes_", f"must be the labels 0..{classes.size - 1}")
     return classes
 
 
@@ -799,8 +852,8 @@ def _svc(s: State) -> None:
         if arr.size not in (0, m):
             raise s.fail(attr, f"has {arr.size} values, expected 0 or {m}")
     s.array("class_weight_", "f", 1, (k,))
-    s.array("_num_iter", "i", 1, optional=True)
-    s.array("n_iter_", "i", 1, optional=True)
+    s.array("_num_iter", "i", 1, (m,), lo=0)
+    s.array("n_iter_", "i", 1, (m,), lo=0)
     del classes
 
 
@@ -813,7 +866,7 @@ def _logistic(s: State) -> None:
     rows = 1 if classes.size == 2 else classes.size
     s.array("coef_", "f", 2, (rows, p))
     s.array("intercept_", "f", 1, (rows,))
-    s.array("n_iter_", "i", 1, optional=True)
+    s.array("n_iter_", "i", 1, (1,), lo=0)
 
 
 @validator("sklearn.naive_bayes:GaussianNB")
@@ -853,7 +906,7 @@ def _tree_owner(s: State, regressor: bool) -> Any:
     s.integer("max_features_", 1, p)
     if not regressor:
         k = _sk_classes(s).size
-        n_classes = s.number("n_classes_")
+        n_classes = s.integer("n_classes_", 1, MAX_COUNT)
         if n_classes != k or int(tree.n_classes[0]) != k:
             raise s.fail("n_classes_", f"is {n_classes}, the classes and tree say {k}")
     return tree
@@ -883,12 +936,15 @@ def _forest(s: State) -> None:
     for t in trees:
         if getattr(t, "n_features_in_", None) is None:
             raise s.fail("estimators_", "holds an unfitted tree")
+        if t.classes_.dtype.kind != "f":  # a forest fits its trees on float labels
+            raise s.fail("estimators_", "holds a tree with integer classes", [t.classes_])
         if t.n_features_in_ != p or t.classes_.size != k:
             raise s.fail("estimators_", f"holds a tree for {t.n_features_in_} features and "
                          f"{t.classes_.size} classes, the forest {p} and {k}")  # fmt: skip
     s.obj("estimator", "DecisionTreeClassifier", optional=True)
     s.obj("estimator_", "DecisionTreeClassifier", optional=True)
-    s.array("_sample_weight", "f", 1, optional=True)
+    n = s.integer("_n_samples", 1, MAX_COUNT)
+    s.array("_sample_weight", "f", 1, (n,), lo=0.0, optional=True)
 
 
 @validator("sklearn.ensemble._gb:GradientBoostingClassifier")
@@ -911,9 +967,11 @@ def _boosting(s: State) -> None:
         if getattr(t, "n_features_in_", None) != p:
             raise s.fail("estimators_", f"holds a tree for {t.n_features_in_} features, not {p}")
     s.number("learning_rate")
-    s.obj("init_", "DummyClassifier")
-    s.obj("_loss", "HalfBinomialLoss", "HalfMultinomialLoss")
-    s.array("train_score_", "f", 1, finite=False, optional=True)
+    init = s.obj("init_", "DummyClassifier")
+    if init.classes_.dtype.kind != "f" or init.classes_.size != k:
+        raise s.fail("init_", "must be fitted on the float labels of the classes", [init.classes_])
+    s.obj("_loss", "HalfBinomialLoss")
+    s.array("train_score_", "f", 1, (stages,), finite=False, optional=True)
     rng = s.get("_rng", optional=True)
     if rng is not None and not isinstance(rng, np.random.RandomState):
         raise s.fail("_rng", "must be a random state")
@@ -978,7 +1036,7 @@ def _tree(s: State) -> None:
     nodes = s.get("nodes")
     if not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.shape != (count,):
         raise s.fail("nodes", f"must be {count} nodes of scikit-learn's node layout")
-    values = s.array("values", "f", 3, (count, 1, None), finite=False)
+    values = s.array("values", "f", 3, (count, 1, None))
     del values
     left, right = nodes["left_child"], nodes["right_child"]
     feature = nodes["feature"]
