@@ -13,7 +13,7 @@ A write that fails (a full disk: ENOSPC, EDQUOT, EIO) is an InputError naming th
 
 Files that belong together (a probabilities CSV, its sidecar and the model file) are
 written by :func:`write_together`: every temporary file is written and synced first,
-then all are renamed into place with SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked, the
+then all are renamed into place with SIGINT, SIGTERM, SIGHUP and SIGQUIT deferred, the
 sidecar last, so a signal arrives either before any target changed or after all did;
 the caller's ``written`` list says which targets were replaced.  Only SIGKILL or a power
 loss between two renames (microseconds) can leave a new CSV beside an old sidecar, and
@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import stat
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..errors import InputError
 
@@ -200,26 +201,57 @@ def termination_raises() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _signals_blocked() -> Iterator[None]:
-    """SIGINT, SIGTERM, SIGHUP and SIGQUIT held back (delivered when the block ends)."""
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT, SIGTERM, SIGHUP and SIGQUIT held back until the block ends, then acted on.
+
+    Python runs signal handlers in the main thread between statements, whichever thread
+    the operating system delivered the signal to; a handler that only records the
+    signal makes the block uninterruptible by them (a thread's signal mask would not:
+    another thread of the process, BLAS's or numba's, may receive the signal).  At the
+    end the first signal recorded gets the action its own handler gives it.
+    """
     if threading.current_thread() is not threading.main_thread():
-        yield  # signals go to the main thread; nothing to hold back here
+        yield  # signals are handled in the main thread; nothing to hold back here
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _ALL)
+    pending: list[int] = []
+    previous = {sig: signal.getsignal(sig) for sig in _ALL}
+    for sig in _ALL:
+        signal.signal(sig, lambda signum, frame: pending.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        if pending:
+            _act_on(pending[0], previous[pending[0]])
+
+
+def _act_on(signum: int, handler: Any) -> None:
+    """What ``handler`` (as ``signal.getsignal`` gave it) does with a signal."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        os.kill(os.getpid(), signum)  # the default action, now that the block is over
 
 
 def _write_error(path: str | os.PathLike, exc: OSError) -> InputError:
     return InputError(f"cannot write {path}: {exc.strerror or exc}")
 
 
-def _write_temp(target: Path, path: str | os.PathLike, data: bytes, mode: int) -> str:
-    """``data`` in a synced temporary file beside ``target``; returns its name."""
+def _write_temp(
+    target: Path, path: str | os.PathLike, data: bytes, mode: int, temps: list[str]
+) -> str:
+    """``data`` in a synced temporary file beside ``target``; returns its name.
+
+    The name is added to ``temps`` before the file is created, so a signal at any moment
+    leaves the caller knowing every file to remove.
+    """
+    tmp = str(target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp")
+    temps.append(tmp)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise _write_error(path, exc) from None
     try:
@@ -281,8 +313,8 @@ def write_together(
     with termination_raises():
         try:
             for (path, data), target, mode in zip(files, targets, modes, strict=True):
-                temps.append(_write_temp(target, path, data, mode))
-            with _signals_blocked():
+                _write_temp(target, path, data, mode, temps)
+            with _signals_deferred():
                 for path, _ in files:
                     check_output(path)  # still regular-file targets
                 while temps:
