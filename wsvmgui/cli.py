@@ -30,7 +30,7 @@ import numpy as np
 from ._version import __version__
 from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
-from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, RunSettings
+from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
 from .io.atomic import (
     TERMINATING,
@@ -82,6 +82,12 @@ def _floats(text: str) -> list[float]:
     bad = [v for v in values if not (math.isfinite(v) and v > 0)]
     if bad:
         raise argparse.ArgumentTypeError(f"expected positive finite numbers, got {bad[0]}")
+    low, high = VALUE_RANGE
+    bad = [item.strip() for item, v in zip(items, values, strict=True) if not low <= v <= high]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0]} is outside {low:g}..{high:g} (its square would over- or underflow)"
+        )
     return values
 
 
