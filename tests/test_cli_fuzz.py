@@ -411,18 +411,21 @@ def test_lookalike_numbers_are_refused_naming_the_cell(cell, i, j):
 @_SMALL
 @given(
     case=st.one_of(
-        st.tuples(st.sampled_from(["--lambda", "--sigma"]), st.sampled_from(
-            ["0.1,,0.2", ",0.1", "0.1,", "1_0", "１", "0.1;;0.2", " , "]
-        )),
+        st.tuples(
+            st.sampled_from(["--lambda", "--sigma"]),
+            st.sampled_from(["0.1,,0.2", ",0.1", "0.1,", "1_0", "１", "0.1;;0.2", " , "]),
+        ),
         st.tuples(st.just("--sigma"), st.sampled_from(["1e-300", "1e300", "1e-200", "5e151"])),
         st.tuples(st.just("--lambda"), st.sampled_from(["1e-300", "1e300"])),
-        st.tuples(st.sampled_from(["--weights", "--seed", "--cv"]), st.sampled_from(
-            ["1_000", "１２", "1000000000000", "10**3", "1e3"]
-        )),
+        st.tuples(
+            st.sampled_from(["--weights", "--seed", "--cv"]),
+            st.sampled_from(["1_000", "１２", "1000000000000", "10**3", "1e3"]),
+        ),
         st.tuples(st.just("--degree"), st.sampled_from(["200", "101", "1e9"])),
-        st.tuples(st.just("--scheduler"), st.sampled_from(
-            ["not a url", "tcp://", "tcp://a b:1", "host:99999999", "://x"]
-        )),
+        st.tuples(
+            st.just("--scheduler"),
+            st.sampled_from(["not a url", "tcp://", "tcp://a b:1", "host:99999999", "://x"]),
+        ),
     )
 )
 def test_bad_option_values_are_named(case):
@@ -454,7 +457,9 @@ def test_bad_settings_files_are_named(text):
         (folder / "t.csv").write_text(_text(["x1", "x2", "label"], _rows()))
         (folder / "s.json").write_text(text)
         argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv"]
-        line = _run([*argv, "--settings", folder / "s.json", *FAST[:-1]], folder, {"t.csv", "s.json"})
+        line = _run(
+            [*argv, "--settings", folder / "s.json", *FAST[:-1]], folder, {"t.csv", "s.json"}
+        )
         assert "s.json" in line, line
 
 

@@ -100,8 +100,9 @@ def test_signal_between_renames_replaces_all_three_and_says_so(tmp_path, train_c
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     name = signal.Signals(sig).name
     assert name in lines[0]
-    assert f"{tmp_path / 'm.wsvm'} and {tmp_path / 'o.csv'} and {tmp_path / 'o.csv.json'}" in (
-        lines[0]
+    assert (
+        f"{tmp_path / 'm.wsvm'} and {tmp_path / 'o.csv'} and {tmp_path / 'o.csv.json'}"
+        in (lines[0])
     )
     assert "had been written completely" in lines[0]
     # the pair belongs together (read_results checks the CSV's sha256), and the sidecar

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import textwrap
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,7 +25,7 @@ from wsvmgui.app.settings import RunSettings
 from wsvmgui.estimators.probing import ProbingClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.io import schema
-from wsvmgui.io.modelfile import FittedModel, ModelFileError, model_from_bytes, model_to_bytes
+from wsvmgui.io.modelfile import FittedModel, model_from_bytes, model_to_bytes
 from wsvmgui.io.preprocessing import Preprocessing
 from wsvmgui.io.serialize import UntrustedTypeError
 
@@ -248,7 +247,7 @@ _DRIVER = textwrap.dedent(
 def test_corrupting_any_member_of_any_model_is_refused_by_name(models, tmp_path):
     cases, expected = tmp_path / "cases", {}
     cases.mkdir()
-    for name, (data, d) in models.items():
+    for name, (data, _) in models.items():
         manifest, members = _members(data)
         where = _paths(manifest["estimator"], "estimator", {})
         where.update(_paths(manifest["check"], "check", {}))
@@ -291,7 +290,9 @@ def test_corrupting_any_member_of_any_model_is_refused_by_name(models, tmp_path)
             else:
                 diff = [
                     (a, b)
-                    for a, b in zip(r["csv"].splitlines(), originals[name].splitlines())
+                    for a, b in zip(
+                        r["csv"].splitlines(), originals[name].splitlines(), strict=False
+                    )
                     if a != b
                 ]
                 wrong.append((case, owner, "exit 0 with other output", diff[:2]))

@@ -83,10 +83,10 @@ def _floats(text: str) -> list[float]:
     if bad:
         raise argparse.ArgumentTypeError(f"expected positive finite numbers, got {bad[0]}")
     low, high = VALUE_RANGE
-    bad = [item.strip() for item, v in zip(items, values, strict=True) if not low <= v <= high]
-    if bad:
+    far = [item.strip() for item, v in zip(items, values, strict=True) if not low <= v <= high]
+    if far:
         raise argparse.ArgumentTypeError(
-            f"{bad[0]} is outside {low:g}..{high:g} (its square would over- or underflow)"
+            f"{far[0]} is outside {low:g}..{high:g} (its square would over- or underflow)"
         )
     return values
 

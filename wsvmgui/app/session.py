@@ -153,7 +153,9 @@ def load_session(path: str | os.PathLike) -> Session:
     try:
         body = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise InputError(f"{Path(path).name} is not a session file (JSON nested too deep)") from None
+        raise InputError(
+            f"{Path(path).name} is not a session file (JSON nested too deep)"
+        ) from None
     except ValueError as exc:  # invalid JSON, NaN/Infinity, an integer of > 4300 digits
         why = " ".join(str(exc).split())[:200]
         raise InputError(f"{Path(path).name} is not a session file (invalid JSON: {why})") from None

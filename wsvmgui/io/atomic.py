@@ -199,7 +199,6 @@ def termination_raises() -> Iterator[None]:
             signal.signal(sig, old)
 
 
-
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
     """SIGINT, SIGTERM, SIGHUP and SIGQUIT held back until the block ends, then acted on.

@@ -298,7 +298,9 @@ def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
         if MANIFEST not in by_name:
             raise ModelFileError(f"{source} is not a wsvmgui model file (no {MANIFEST})")
         if by_name[MANIFEST].file_size > MAX_MANIFEST_BYTES:
-            raise ModelFileError(f"{source}: its manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+            raise ModelFileError(
+                f"{source}: its manifest is larger than {MAX_MANIFEST_BYTES} bytes"
+            )
         try:
             with zf.open(MANIFEST) as handle:
                 text = handle.read(MAX_MANIFEST_BYTES + 1).decode("utf-8")
@@ -324,9 +326,7 @@ def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
             raise ModelFileError(
                 f"{source}: its manifest declares {n} arrays, the file holds {len(infos) - 1}"
             )
-        if len(by_name) != len(infos) or any(
-            f"arrays/{i}.npy" not in by_name for i in range(n)
-        ):
+        if len(by_name) != len(infos) or any(f"arrays/{i}.npy" not in by_name for i in range(n)):
             raise ModelFileError(f"{source}: its members do not match its manifest")
         decl = _declarations(manifest.get("arrays"), n, source)
         total = sum(nbytes for _, _, nbytes in decl)
@@ -336,7 +336,9 @@ def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
                 f"{source}: its arrays declare {total} bytes, more than {limit} for a file of "
                 f"{len(data)} bytes (a model file inflates at most {RATIO_CAP} times)"
             )
-        arrays = [_read_member(zf, by_name[f"arrays/{i}.npy"], d, source) for i, d in enumerate(decl)]
+        arrays = [
+            _read_member(zf, by_name[f"arrays/{i}.npy"], d, source) for i, d in enumerate(decl)
+        ]
     return manifest, arrays
 
 
@@ -351,8 +353,12 @@ def _declarations(entries: Any, n: int, source: str) -> list[tuple[np.dtype, tup
         what = f"{source}: member arrays/{i}.npy"
         try:
             descr, shape = entry
-            if not isinstance(shape, list) or len(shape) > 8 or not all(
-                isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**40 for v in shape
+            if (
+                not isinstance(shape, list)
+                or len(shape) > 8
+                or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**40 for v in shape
+                )
             ):
                 raise ValueError("bad shape")
             dtype = np.lib.format.descr_to_dtype(descr if isinstance(descr, str) else

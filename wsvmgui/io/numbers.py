@@ -28,9 +28,7 @@ MAX_DIGITS = 400
 def is_number(text: str) -> bool:
     """Whether ``text`` is a number by the strict rule (module docstring)."""
     t = text.strip()
-    return len(t) <= MAX_DIGITS and (
-        _NUMBER.fullmatch(t) is not None or t.lower() in _SPECIAL
-    )
+    return len(t) <= MAX_DIGITS and (_NUMBER.fullmatch(t) is not None or t.lower() in _SPECIAL)
 
 
 def parse_number(text: str) -> float | None:

@@ -28,7 +28,6 @@ the same fit gives the same bytes.
 from __future__ import annotations
 
 import math
-import numbers
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -44,6 +43,9 @@ class SchemaError(InputError):
 
 #: Largest integer any count or size in a model may hold (2**40: far above any real model).
 MAX_COUNT = 2**40
+#: Largest simplex grid (N) and class count (K) of a stored joint model.
+MAX_GRID_N = 100_000
+MAX_GRID_K = 1000
 #: Largest polynomial degree accepted in a stored kernel.
 MAX_DEGREE = 1000
 #: RBF widths whose square is a positive normal float64 (the kernel divides by it).
@@ -65,9 +67,7 @@ def scrub_timing(state: Any, depth: int = 0) -> Any:
     """
     if not isinstance(state, dict) or depth > 4:
         return state
-    return {
-        k: _zero(v) if is_timing(k) else scrub_timing(v, depth + 1) for k, v in state.items()
-    }
+    return {k: _zero(v) if is_timing(k) else scrub_timing(v, depth + 1) for k, v in state.items()}
 
 
 def _zero(value: Any) -> Any:
@@ -176,12 +176,12 @@ class State:
             raise self.fail(attr, f"has dtype {value.dtype}, expected kind {kind!r}")
         if ndim is not None and value.ndim != ndim:
             raise self.fail(attr, f"has {value.ndim} dimensions, expected {ndim}")
-        if shape is not None:
-            if len(shape) != value.ndim or any(
-                s is not None and int(s) != v for s, v in zip(shape, value.shape, strict=True)
-            ):
-                want = tuple("*" if s is None else int(s) for s in shape)
-                raise self.fail(attr, f"has shape {value.shape}, expected {want}")
+        if shape is not None and (
+            len(shape) != value.ndim
+            or any(s is not None and int(s) != v for s, v in zip(shape, value.shape, strict=True))
+        ):
+            want = tuple("*" if s is None else int(s) for s in shape)
+            raise self.fail(attr, f"has shape {value.shape}, expected {want}")
         if value.size and value.dtype.kind in "fiu":
             if value.dtype.kind == "f" and finite and not np.isfinite(value).all():
                 raise self.fail(attr, "holds NaN or infinite values")
@@ -368,7 +368,11 @@ def _same_kernel_data(s: State, X_attr: str, n_features: int | None) -> np.ndarr
 
 def _classes(s: State, size: int | None = None) -> np.ndarray:
     classes = s.get("classes_")
-    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.dtype.kind not in "UiufO":
+    if (
+        not isinstance(classes, np.ndarray)
+        or classes.ndim != 1
+        or classes.dtype.kind not in "UiufO"
+    ):
         raise s.fail("classes_", "must be a 1-d array of labels")
     if classes.size < 2 or (size is not None and classes.size != size):
         want = "at least 2" if size is None else str(size)
@@ -527,8 +531,12 @@ def _noncrossing_ladder(s: State) -> None:
 def _subproblem(s: State) -> None:
     s.integer("positive", 0, MAX_COUNT)
     neg = s.get("negative")
-    if not isinstance(neg, tuple) or not neg or not all(
-        isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_COUNT for k in neg
+    if (
+        not isinstance(neg, tuple)
+        or not neg
+        or not all(
+            isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_COUNT for k in neg
+        )
     ):
         raise s.fail("negative", "must be a tuple of class indices")
     s.text("name")
@@ -584,7 +592,7 @@ def _simplex_grid(s: State) -> None:
     G, K = counts.shape
     s.integer("K", K, K)
     N = s.integer("N", K + 1, MAX_COUNT)
-    if G != n_grid_points(K, N) or np.any(counts.sum(axis=1) != N):
+    if n_grid_points(K, N) != G or np.any(counts.sum(axis=1) != N):
         raise s.fail("counts", f"is not the simplex grid of K = {K}, N = {N}")
     if s.has("cells"):
         cells = s.get("cells")
