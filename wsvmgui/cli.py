@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import hashlib
 import json
 import math
@@ -656,6 +657,8 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
     except SystemExit as exc:  # --help, --version, or a one-line usage error
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INPUT
     _WRITTEN.clear()
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_unraisable
     try:
         if args.command in (None, "gui"):
             if open_app is None:
@@ -699,6 +702,16 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        gc.collect()  # third-party destructors run now, while they are kept quiet
+        sys.unraisablehook = hook
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    """Errors in third-party destructors (a Dask client that never connected) after the
+    run has said what went wrong: kept off stderr unless WSVMGUI_DEBUG is set."""
+    if os.environ.get("WSVMGUI_DEBUG"):
+        sys.__unraisablehook__(unraisable)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -35,7 +35,9 @@ MAX_DEGREE = 100
 VALUE_RANGE = (1e-150, 1e150)
 #: Largest settings file nesting (a real one nests 3 deep).
 MAX_NESTING = 64
-_SCHEDULER = re.compile(r"([a-z]+://)?[^\s/:]+(:[0-9]{1,5})?", re.ASCII)
+_SCHEDULER = re.compile(
+    r"((tcp|tls|ucx|ws|wss)://)?([^\s/:\[\]]+|\[[0-9a-fA-F:.]+\]):[0-9]{1,5}", re.ASCII
+)
 
 
 @dataclass
