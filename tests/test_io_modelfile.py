@@ -211,7 +211,7 @@ def _edit(manifest, key, value):
         (lambda m: _edit(m, "schema", 1), "model schema 1"),
         (lambda m: _edit(m, "schema", 3), "model schema 3"),
         (lambda m: _edit(m, "format", "other"), "not a wsvmgui model file"),
-        (lambda m: _edit(m, "classes", ["a", "b"]), "classes disagree"),
+        (lambda m: _edit(m, "classes", ["a", "b"]), r"classes \(estimator.classes_\) disagree"),
         (lambda m: _edit(m, "label", 3), "'label' has the wrong type"),
         (lambda m: {k: v for k, v in m.items() if k != "settings"}, "has no 'settings'"),
         (lambda m: _edit(m, "n_arrays", m["n_arrays"] + 1), "declares .* arrays, the file holds"),
