@@ -141,3 +141,27 @@ def test_a_new_csv_beside_an_old_sidecar_is_detected_by_readers(tmp_path, train_
     with pytest.raises(Exception, match="does not belong"):
         read_results(tmp_path / "o.csv")
     assert sidecar["csv_sha256"]
+
+
+@pytest.mark.parametrize("scheme", ["binary", "ova", "joint-indirect"])
+def test_the_same_command_writes_the_same_bytes_with_or_without_a_model(tmp_path, scheme):
+    """No timing in model files or sidecars: two runs of one command give equal files, and
+    the CSV does not depend on whether a model file is written."""
+    from wsvmgui.cli import main
+
+    d = simulate("wu2010_ex1" if scheme != "binary" else "wuliu2011_ex1", 45, seed=2)
+    rows = [f"{float(a)!r},{float(b)!r},{c}" for (a, b), c in zip(d.X, d.y, strict=True)]
+    (tmp_path / "t.csv").write_text("x1,x2,label\n" + "\n".join(rows) + "\n")
+    common = ["fit", str(tmp_path / "t.csv"), "--label", "label", "--scheme", scheme]
+    common += ["--lambda", "0.02,0.1", "--sigma", "0.7,1.4", "--weights", "6", "--joint-n", "5"]
+    common += ["--quiet", "--n-jobs", "1", "--seed", "7"]
+    for k in ("a", "b"):
+        out, model = tmp_path / f"{k}.csv", tmp_path / f"{k}.wsvm"
+        assert main([*common, "--out", str(out), "--model", str(model)]) == 0
+    assert main([*common, "--out", str(tmp_path / "plain.csv")]) == 0
+    assert (tmp_path / "a.wsvm").read_bytes() == (tmp_path / "b.wsvm").read_bytes()
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
+    side_a = (tmp_path / "a.csv.json").read_text().replace("a.csv", "X").replace("a.wsvm", "Y")
+    side_b = (tmp_path / "b.csv.json").read_text().replace("b.csv", "X").replace("b.wsvm", "Y")
+    assert side_a == side_b

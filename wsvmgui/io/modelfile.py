@@ -38,10 +38,11 @@ Loading never unpickles and is bounded by what the manifest declares.  In order:
    it is read; a member is read with no more than its declared bytes;
 3. every object is checked by its type's schema (:mod:`wsvmgui.io.schema`) before it is
    built, bottom-up; every array must be used;
-4. only then does compiled code run: the model predicts its check rows (8 rows).
+4. only then does compiled code run: the model predicts its check rows (8 written, at
+   most :data:`MAX_CHECK_ROWS` read).
 
 So loading costs time and memory O(file size + D + manifest size), with D bounded as in
-step 2, plus one prediction of 8 rows (linear in the model's arrays).  Old pickle/joblib
+step 2, plus one prediction of at most 64 rows (linear in the model's arrays).  Old pickle/joblib
 model files are refused with a message saying how to refit.
 """
 
@@ -80,6 +81,8 @@ RATIO_SLACK = 16 * 2**20
 #: Largest .npy header read.
 MAX_NPY_HEADER = 4096
 CHECK_ROWS = 8
+#: Most check rows a file may hold (loading predicts them all).
+MAX_CHECK_ROWS = 64
 CHECK_ATOL = 1e-9
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _REFIT = "refit it with: wsvmgui fit DATA --label LABEL --out OUT.csv --model MODEL.wsvm"
@@ -467,6 +470,7 @@ def _self_check(model: FittedModel, manifest: dict, X_check: Any, proba: Any, so
         isinstance(X_check, np.ndarray)
         and isinstance(proba, np.ndarray)
         and X_check.ndim == 2
+        and 1 <= X_check.shape[0] <= MAX_CHECK_ROWS
         and X_check.shape[1] == p
         and proba.shape == (X_check.shape[0], len(manifest["classes"]))
         and X_check.dtype.kind == "f"
