@@ -176,10 +176,11 @@ def _parse(text: str, sep: str, source: str) -> tuple[list[str], list[list[str]]
                 lines.append(start)
             start = reader.line_num + 1
     except csv.Error as exc:
-        if reader.line_num > start and _opens_quote(text, start, sep):
+        if reader.line_num >= start and _opens_quote(text, start, sep):
+            more = f" (read on to line {reader.line_num})" if reader.line_num > start else ""
             raise InputError(
-                f"{source} line {start}: a double quote opened on this line is never closed "
-                f"(read on to line {reader.line_num}); close it or remove it"
+                f"{source} line {start}: a double quote opened on this line is never closed"
+                f"{more}; close it or remove it"
             ) from None
         raise InputError(f"{source} line {reader.line_num}: not a readable table ({exc})") from None
     if not rows:
