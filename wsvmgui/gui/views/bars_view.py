@@ -242,5 +242,8 @@ class BarsView(QWidget):
         if row >= 0:
             self.point_clicked.emit(row)
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics

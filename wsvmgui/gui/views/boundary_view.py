@@ -512,6 +512,11 @@ class BoundaryView(QWidget):
         self._update_slice_title()
         self.info.setText(ds.summary())
 
+    @property
+    def split(self):
+        """The split whose points are drawn (a DataSplit; None before any data)."""
+        return self._split
+
     def plane(self) -> tuple[int, int]:
         return max(self.x_combo.currentIndex(), 0), max(self.y_combo.currentIndex(), 0)
 
@@ -857,8 +862,11 @@ class BoundaryView(QWidget):
         if len(points):
             self.point_clicked.emit(int(points[0].data()))
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

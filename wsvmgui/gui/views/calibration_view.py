@@ -141,6 +141,12 @@ class CalibrationView(QWidget):
         self._dirty = True
         QTimer.singleShot(DRAW_DELAY_MS, self, self._draw_if_dirty)
 
+    def set_selection(self, row: int) -> None:
+        """Nothing to mark: the diagram bins every row of the measured part."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
+
     def _draw_if_dirty(self) -> None:
         if self._dirty:
             self._draw()

@@ -123,7 +123,7 @@ class ResultsView(QWidget):
         self.tuning_table: np.ndarray | None = None
 
     # ------------------------------------------------------------------------ public
-    def clear(self, message: str = "Running\u2026") -> None:
+    def clear(self, message: str = "No result: press Run.") -> None:
         self._columns = {}
         self._fill_table()
         self.summary.setText(message)
@@ -244,8 +244,11 @@ class ResultsView(QWidget):
         self.plot.setXRange(-0.5, L - 0.5, padding=0)
         self.plot.setYRange(-0.5, S - 0.5, padding=0)
 
-    def export_item(self):
-        return self.graphics.scene()
+    def set_selection(self, row: int) -> None:
+        """Nothing to mark: the view shows measures of the whole run."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
 
 
 def _no_table_note(result) -> str:

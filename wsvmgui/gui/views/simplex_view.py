@@ -471,5 +471,8 @@ class SimplexView(QWidget):
             "grid_x": np.asarray(self.grid_points.data["x"]),
         }
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
