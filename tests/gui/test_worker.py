@@ -1,6 +1,6 @@
 """The worker's reports: errors of a job without a handler are raised again on the GUI
-thread, errors with one reach it, and warnings raised inside a job are forwarded to the
-runner's signal, each to the job that raised it."""
+thread, errors with one reach it, and warnings raised inside a job are forwarded (to the
+runner's signal and the window's status bar), each to the job that raised it."""
 
 from __future__ import annotations
 
@@ -105,3 +105,18 @@ def test_warnings_in_a_job_are_forwarded_to_that_job(qtbot, runner):
         qtbot.waitUntil(lambda: len(results) == 2, timeout=WAIT)
     assert sorted(results) == ["also fitted", "fitted"]
     assert warned == [("run", "UserWarning: grid ladder answered for 2 ladders")]
+
+
+def test_a_warning_in_a_job_shows_in_the_status_bar(qtbot, window):
+    def careful(progress, should_cancel, publish):
+        warnings.warn("baselines did not converge", RuntimeWarning, stacklevel=1)
+        return "done"
+
+    done = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        window.runs.runner.start("score", careful, on_result=done.append)
+        qtbot.waitUntil(lambda: done == ["done"], timeout=WAIT)
+    text = window.status.currentMessage()
+    assert "baselines did not converge" in text and "RuntimeWarning" in text
+    assert window.messages.level == "info"  # the message line keeps its message

@@ -252,6 +252,10 @@ class DataPanel(QWidget):
         """A change of n or seed waits for its reload."""
         return self._reload.isActive()
 
+    def discard_pending(self) -> None:
+        """Forget a pending reload (the caller loads the data itself)."""
+        self._reload.stop()
+
     def apply_pending(self) -> None:
         """Reload now if n or seed changed (before a run)."""
         if self._reload.isActive():
