@@ -193,7 +193,8 @@ def test_slices_through_a_chosen_point_for_thirteen_features(qtbot, window):
     assert view.slice_title.text().startswith("slice at ash = ")
     assert f"{ds.X[row, 2]:.3g}" in view.slice_title.text()
     # the surface is the estimator on the slice: other features at the point's values
-    from wsvmgui.app.analysis import aligned_proba, plane_grid, surface_colors
+    from wsvmgui.app.measures import aligned_proba
+    from wsvmgui.app.plane import plane_grid, surface_colors
 
     xs, ys, X_grid = plane_grid(result.split, 0, 1, plane.xs.size, ds.X[row])
     expected = surface_colors(aligned_proba(result.estimator.report(X_grid), ds.classes))

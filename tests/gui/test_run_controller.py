@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 from conftest import TINY
 
-from wsvmgui.app.analysis import NeedsConfirmation, RunRequest, RunStatus
-from wsvmgui.app.cost import CostEstimate, Phase
+from wsvmgui.app.analysis import NeedsConfirmation
 from wsvmgui.app.datasets import load_builtin, split_dataset
+from wsvmgui.app.phases import CostEstimate, Phase
+from wsvmgui.app.run_inputs import RunRequest
+from wsvmgui.app.view_data import RunStatus
 from wsvmgui.errors import Cancelled
 from wsvmgui.gui.run_controller import CONFIRMING, IDLE, RUNNING, RunController
 

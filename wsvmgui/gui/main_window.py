@@ -29,8 +29,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QToolBar
 
-from ..app.analysis import DEFAULT_GRID, RunRequest, fit_inputs
-from ..app.cost import CONFIRM_SECONDS, format_seconds
+from ..app.phases import CONFIRM_SECONDS, format_seconds
+from ..app.plane import DEFAULT_GRID
+from ..app.run_inputs import RunRequest, fit_inputs
 from ..app.schemes import make_estimator
 from ..app.settings import RunSettings
 from ..errors import InputError
@@ -47,15 +48,16 @@ from .state import AppState
 from .status_bar import RunStatusBar
 from .view_deck import ViewDeck
 from .views.bars_view import BarsView
+from .views.base import View
 from .views.boundary_view import BoundaryView
 from .views.calibration_view import CalibrationView
 from .views.results_view import ResultsView
 from .views.simplex_view import SimplexView
 
 if TYPE_CHECKING:
-    from ..app.analysis import RunResult
-    from ..app.cost import CostEstimate
     from ..app.datasets import Dataset, DataSplit
+    from ..app.phases import CostEstimate
+    from ..app.view_data import RunResult
 
 #: Settings that finish in about a second on the demo data (tests and benchmarks; the
 #: app's first launch uses the "quick" preset).
@@ -130,7 +132,7 @@ class MainWindow(QMainWindow):
         self.results_view = ResultsView()
         self.tabs = QTabWidget()
         self.deck = ViewDeck(self.tabs, self.selection)
-        views = (
+        views: tuple[View, ...] = (  # mypy checks that each implements the View protocol
             self.boundary_view,
             self.simplex_view,
             self.bars_view,
@@ -316,7 +318,7 @@ class MainWindow(QMainWindow):
         make_estimator(settings, ds.n_classes)  # options and classes, without fitting
         split = self._make_split(settings)
         fit_inputs(settings, split)  # tune-set mode without a tuning part
-        if split.same_as(self._split):
+        if self._split is not None and split.same_as(self._split):
             split = self._split  # keep the object the views already show
         ix, iy = self.boundary_view.plane()
         return RunRequest(

@@ -26,24 +26,21 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..app.analysis import (
-    DEFAULT_GRID,
-    LiveBoundary,
-    NeedsConfirmation,
-    RunStatus,
-    compute_plane,
-    run_baselines,
-    run_checked,
-)
-from ..app.cost import format_seconds
+from ..app.analysis import NeedsConfirmation, run_checked
+from ..app.baselines import run_baselines
+from ..app.boundaries import compute_plane
+from ..app.phases import format_seconds
+from ..app.plane import DEFAULT_GRID, plane_grid
+from ..app.view_data import LiveBoundary, RunStatus
 from .worker import JobRunner
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..app.analysis import Baselines, RunRequest, RunResult
-    from ..app.cost import CostEstimate
     from ..app.path_view import PathInfo
+    from ..app.phases import CostEstimate
+    from ..app.run_inputs import RunRequest
+    from ..app.view_data import Baselines, RunResult
 
 IDLE, RUNNING, CONFIRMING = "idle", "running", "confirming"
 
@@ -304,7 +301,6 @@ class RunController(QObject):
         plane, split = result.plane, result.split
 
         def job(progress, should_cancel, publish):
-            from ..app.analysis import plane_grid
             from ..app.path_view import boundary_at
 
             xs, ys, X_grid = plane_grid(split, plane.ix, plane.iy, plane.xs.size, plane.reference)

@@ -27,7 +27,7 @@ from ..app.session import (
 from ..errors import InputError
 
 if TYPE_CHECKING:
-    from ..app.analysis import RunResult
+    from ..app.view_data import RunResult
     from .main_window import MainWindow
 
 

@@ -18,7 +18,7 @@ from .selection import SelectionModel
 from .views.base import View
 
 if TYPE_CHECKING:
-    from ..app.analysis import Baselines, RunResult
+    from ..app.view_data import Baselines, RunResult
 
 #: Delay before the next view is drawn (ms): a real timer, so the loop handles input,
 #: paints and other timers between the views (queued zero-delay calls and the paints they

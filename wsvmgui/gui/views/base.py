@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ...app.analysis import Baselines, RunResult
+    from ...app.view_data import Baselines, RunResult
 
 
 @runtime_checkable

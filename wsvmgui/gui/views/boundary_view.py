@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData, surface_stops
 from ...app.contours import segments_to_xy
+from ...app.plane import surface_stops
 from ...app.slices import closeness, describe_cut, describe_reference
+from ...app.view_data import BoundaryLayer, LiveBoundary, PlaneData
 from .common import (
     PART_NAMES,
     PART_SYMBOLS,

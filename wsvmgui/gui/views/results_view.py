@@ -165,7 +165,7 @@ class ResultsView(QWidget):
         self.baseline_button.setEnabled(True)
 
     def add_baselines(self, baselines) -> None:
-        """Add the baselines' measures (a :class:`wsvmgui.app.analysis.Baselines`)."""
+        """Add the baselines' measures (a :class:`wsvmgui.app.view_data.Baselines`)."""
         for name, values in baselines.metrics.items():
             self._columns[f"{name} ({baselines.part})"] = dict(values)
         self._fill_table()
