@@ -194,7 +194,7 @@ class DataPanel(QWidget):
         self.label: str | None = None
         self.features: list[str] = []
         self.pending_dialog: ColumnDialog | None = None
-        self._pending_file: tuple[str, str, list[str]] | None = None
+        self._pending_file: tuple[str, str | None, list[str]] | None = None
         self._reload = QTimer(self)
         self._reload.setSingleShot(True)
         self._reload.setInterval(RELOAD_DELAY_MS)

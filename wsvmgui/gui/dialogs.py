@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 CANCEL = "Cancel"
 
@@ -17,7 +17,7 @@ def ask_choice(parent: QWidget, title: str, text: str, choices: list[str], defau
     box.setWindowTitle(title)
     box.setText(text)
     box.setIcon(QMessageBox.Icon.Question)
-    buttons = {}
+    buttons: dict[QPushButton, str] = {}
     for choice in choices:
         role = (
             QMessageBox.ButtonRole.RejectRole
@@ -29,4 +29,5 @@ def ask_choice(parent: QWidget, title: str, text: str, choices: list[str], defau
         if choice == default:
             box.setDefaultButton(button)
     box.exec()
-    return buttons.get(box.clickedButton(), CANCEL)
+    clicked = box.clickedButton()
+    return next((choice for b, choice in buttons.items() if b is clicked), CANCEL)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QMimeData, QObject, QTimer
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -238,7 +238,7 @@ class FileActions(QObject):
         if res is None:
             raise InputError("no fitted model yet: run an analysis first")
         split, ds = res.split, res.split.dataset
-        meta = {
+        meta: dict[str, Any] = {
             "data": ds.name,
             "rows": {"train": split.train.size, "tune": split.tune.size, "test": split.test.size},
             "metrics": res.metrics,

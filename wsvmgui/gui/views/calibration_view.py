@@ -200,11 +200,11 @@ class CalibrationView(QWidget):
             if getattr(curve, "wsvm_shown", None) is rel and curve.isVisible():
                 continue  # the same entry as before (baselines arriving): nothing to redo
             curve.wsvm_shown = rel
-            width = 3 if i == 0 else 2
+            pen_width = 3 if i == 0 else 2
             curve.setData(  # one update of the item, not one per style
                 rel.mean_predicted[full],
                 rel.observed[full],
-                pen=pg.mkPen(*color, width=width),
+                pen=pg.mkPen(*color, width=pen_width),
                 symbolBrush=pg.mkBrush(*color),
                 symbolPen=WHITE_PEN,
             )
