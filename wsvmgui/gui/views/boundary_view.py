@@ -412,7 +412,7 @@ class BoundaryView(QWidget):
 
     def path(self):
         """The exact path of the shown sub-problem's ladder (a PathInfo), or None."""
-        paths = getattr(self._result, "paths", None) or []
+        paths = self._result.paths if self._result is not None else []
         k = self.subproblem()
         return paths[k] if k < len(paths) else None
 

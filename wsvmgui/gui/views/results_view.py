@@ -157,7 +157,7 @@ class ResultsView(QWidget):
         notes = "".join(f"<br>{n}" for n in result.notes)
         self.summary.setText(f"{head}<br>{sub}{notes}")
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
-        for part, values in getattr(result, "comparison_metrics", {}).items():
+        for part, values in result.comparison_metrics.items():
             if part != "tune":
                 self._columns[f"non-crossing ({part})"] = dict(values)
         self._fill_table()

@@ -269,7 +269,7 @@ class SimplexView(QWidget):
             text.setText(f"\u03c0 of {c}" if K == 3 else "")
         triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
         self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
-        paths = list(getattr(result, "paths", None) or [])
+        paths = list(result.paths)
         self._path_kinds = tuple(
             "" if info is None else info.source for info in paths[: len(self._curve_names)]
         )
