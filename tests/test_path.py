@@ -27,11 +27,14 @@ import pytest
 from sklearn.svm import SVC
 
 import wsvmgui.ladder.path as path_mod
+import wsvmgui.ladder.path_start as start_mod
+import wsvmgui.ladder.path_tracer as tracer_mod
 import wsvmgui.solvers._libsvm_direct as libsvm_mod
 from wsvmgui.errors import Cancelled, InputError
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.path import PathBreakdown, WeightPath, fit_path
+from wsvmgui.ladder.path_rows import DenseRows
 from wsvmgui.ladder.weights import weight_grid
 from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 from wsvmgui.solvers.wsvm import kkt_residuals, penalty_to_C, sample_bounds, solve_weighted_svm
@@ -398,7 +401,7 @@ def test_corrupted_step_is_caught(fitted, monkeypatch):
     """Corrupted running sums (margins off by 0.05 off the elbow) fail the per-step KKT
     check, in the exact trace and in the ridge retry alike."""
     K, y, _, C, _ = fitted("rbf_balanced")
-    real = path_mod._Tracer._run
+    real = tracer_mod._Tracer._run
     calls = {"n": 0}
 
     def corrupt(self, *records):
@@ -408,8 +411,8 @@ def test_corrupted_step_is_caught(fitted, monkeypatch):
             self.S[0] -= off  # f moves by -0.05 y, h by 0.05 y / (1 - pi)
         return real(self, *records)
 
-    monkeypatch.setattr(path_mod, "YIELD_EVERY", 8)
-    monkeypatch.setattr(path_mod._Tracer, "_run", corrupt)
+    monkeypatch.setattr(tracer_mod, "YIELD_EVERY", 8)
+    monkeypatch.setattr(tracer_mod._Tracer, "_run", corrupt)
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation.*exact path failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):
@@ -433,14 +436,14 @@ def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
     """A breakdown of the exact path is retried with the ridge, and the result is checked."""
     K, y, Kn, C, exact = fitted("rbf_balanced")
     assert exact.ridge == 0.0
-    real = path_mod._trace_both
+    real = path_mod._trace
 
     def fail_exact(prob, eps):
         if eps == 0.0:
             raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
         return real(prob, eps)
 
-    monkeypatch.setattr(path_mod, "_trace_both", fail_exact)
+    monkeypatch.setattr(path_mod, "_trace", fail_exact)
     path = fit_path(K, y, 1.0 / (2 * y.size * C))
     assert path.ridge == pytest.approx(1e-6 * np.max(np.diag(K)))
     pis = _weights(20, seed=7)
@@ -453,7 +456,7 @@ def test_frequent_exact_refresh_of_running_sums(fitted, monkeypatch):
     """The sums over L are recomputed exactly every few updates without changing the path
     (a refresh once read the sets before the moving point's change; n = 10,000 hit it)."""
     K, y, Kn, C, path = fitted("rbf_noisy_C10")
-    monkeypatch.setattr(path_mod, "SUM_REFRESH", 3)
+    monkeypatch.setattr(tracer_mod, "SUM_REFRESH", 3)
     again = fit_path(K, y, 1.0 / (2 * y.size * C))
     assert again.n_breakpoints == path.n_breakpoints
     assert np.allclose(again.decision(Kn), path.decision(Kn), atol=1e-9, rtol=0)
@@ -581,7 +584,8 @@ def test_elbow_factor_under_insertions_and_removals(fitted):
     K = K.copy()
     K[n - 1], K[:, n - 1] = K[0], K[:, 0]  # point n - 1 duplicates point 0
     K[n - 1, n - 1] = K[0, 0]
-    tr = path_mod._Tracer(K, y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, ridge=0.0)
+    rows = DenseRows(K)
+    tr = tracer_mod._Tracer(rows, y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, ridge=0.0)
     tr.set_state(np.full(n, path_mod.R_SET), np.empty(0, dtype=np.intp))
     rng = np.random.default_rng(3)
     for step in range(400):
@@ -606,7 +610,7 @@ def test_elbow_factor_under_insertions_and_removals(fitted):
 def test_kernel_compiles_without_a_cache(monkeypatch):
     """Where no cache location is writable numba refuses cache=True; the kernels are
     then compiled in memory instead of failing."""
-    import wsvmgui.ladder._path_kernel as pk
+    import wsvmgui.ladder._path_jit as pk
 
     calls: list[bool] = []
 
@@ -641,25 +645,26 @@ def test_paths_on_threads_equal_sequential_ones(fitted):
 
 
 def test_the_ridge_retry_reuses_libsvm_starts(fitted, monkeypatch):
-    """libsvm does not see the ridge: its start at a weight is solved once per fit, even
-    when the exact trace from it breaks down and the ridge retries from the same weight
-    (a rank-deficient kernel paid four libsvm fits for three weights before)."""
+    """libsvm does not see the ridge: its start at a weight (``start=0.5``, the fallback
+    start) is solved once per fit, even when the exact trace from it breaks down and the
+    ridge retries from the same weight (a rank-deficient kernel paid four libsvm fits for
+    three weights before)."""
     K, y, Kn, C, exact = fitted("rbf_balanced")
     calls = []
-    real_start, real_trace = path_mod._libsvm_start, path_mod._Tracer.trace
+    real_start, real_trace = start_mod._libsvm_start, tracer_mod._Tracer.trace
 
-    def counting(K, y, upper, C):
+    def counting(rows, y, upper, C):
         calls.append(upper.copy())
-        return real_start(K, y, upper, C)
+        return real_start(rows, y, upper, C)
 
     def fail_exact(self, *args, **kwargs):
         if self.ridge == 0.0:
             raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
         return real_trace(self, *args, **kwargs)
 
-    monkeypatch.setattr(path_mod, "_libsvm_start", counting)
-    monkeypatch.setattr(path_mod._Tracer, "trace", fail_exact)
-    path = fit_path(K, y, 1.0 / (2 * y.size * C))
+    monkeypatch.setattr(start_mod, "_libsvm_start", counting)
+    monkeypatch.setattr(tracer_mod._Tracer, "trace", fail_exact)
+    path = fit_path(K, y, 1.0 / (2 * y.size * C), start=0.5)
     assert path.ridge > 0.0
     # the exact attempt failed after its start at pi = 1/2; the ridge reused that start
     assert len(calls) == 1

@@ -178,7 +178,7 @@ def fit_binary_ladder(
     where = f" ({context})" if context else ""
     try:
         path = fit_path(
-            np.asarray(K), y, lam, progress=units.path_progress, should_cancel=should_cancel,
+            K, y, lam, progress=units.path_progress, should_cancel=should_cancel,
             max_elbow=limit,
         )  # fmt: skip
     except PathTooCostly as exc:
