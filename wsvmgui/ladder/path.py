@@ -41,7 +41,7 @@ from ..solvers.wsvm import DEFAULT_KKT_TOL, kkt_residuals, penalty_to_C, sample_
 from .path_assemble import _assemble, _expand, _Flat
 from .path_linalg import DEFAULT_RANK_TOL
 from .path_result import BLOCK, WeightPath, _Block, _kernel_arg
-from .path_rows import DenseRows, FeatureRows, KernelRows
+from .path_rows import DenseRows, FeatureGram, FeatureRows, KernelRows
 from .path_start import START_TOL, clone, libsvm_start, limit_start
 from .path_tracer import (
     DEFAULT_PATH_TOL,
@@ -251,8 +251,8 @@ def _merged(
             raise InputError(f"kernel of {K.n} rows for {n} labels")
         rep = duplicate_rows(K.X, y)
         reps = np.flatnonzero(rep == np.arange(n))
-        cap = max_rows if max_rows is not None else DEFAULT_ROW_BYTES // (8 * max(n, 1))
-        return FeatureRows(K.X[reps], K.kernel, max(int(cap), 64)), K, rep
+        cap = max_rows if max_rows is not None else max(DEFAULT_ROW_BYTES // (8 * n), 64)
+        return FeatureRows(K.X[reps], K.kernel, cap), FeatureGram(K.X, K.kernel), rep
     Kd = _check_kernel(np.asarray(K), n)
     rep = duplicate_groups(Kd, y)
     reps = np.flatnonzero(rep == np.arange(n))

@@ -29,10 +29,12 @@ from sklearn.svm import SVC
 
 from ..solvers._libsvm_direct import fit_features
 from ..solvers.gram import FLY_CACHE_MB, Gram, OnTheFlyGram, libsvm_kernel
-from ..solvers.kernels import Kernel, kernel_matrix, kernel_product
+from ..solvers.kernels import BLOCK_BYTES, Kernel, kernel_matrix, kernel_product
 
 #: Rows of the store to begin with (it grows while the elbow needs more).
 START_ROWS = 64
+#: Largest block of kernel values made at once for the sums over L and the KKT check.
+SUMS_BLOCK_BYTES = BLOCK_BYTES
 
 
 class ElbowRowsExceeded(Exception):
@@ -197,11 +199,11 @@ class FeatureRows(KernelRows):
         for row, mask in enumerate((inL & pos, inL & ~pos)):
             js = np.flatnonzero(mask)
             if js.size:
-                out[row] = kernel_product(self.X, self.X[js], self.kernel, w[js])
+                out[row] = kernel_product(self.X, self.X[js], self.kernel, w[js], SUMS_BLOCK_BYTES)
         return out
 
     def gram(self) -> Gram:
-        return OnTheFlyGram(self.X, self.kernel)
+        return FeatureGram(self.X, self.kernel)
 
     def libsvm(
         self, y: np.ndarray, upper: np.ndarray, C: float, tol: float
@@ -209,3 +211,15 @@ class FeatureRows(KernelRows):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             return fit_features(self.X, y, upper, C, libsvm_kernel(self.kernel), FLY_CACHE_MB, tol)
+
+
+class FeatureGram(OnTheFlyGram):
+    """Kernel values of the features made a block of rows at a time, for the KKT check's
+    products (blocks of at most :data:`SUMS_BLOCK_BYTES`)."""
+
+    def products(self, coef: np.ndarray) -> np.ndarray:
+        coef = np.atleast_2d(coef)
+        used = np.flatnonzero(np.any(coef != 0, axis=0))
+        return kernel_product(
+            self.X, self.X[used], self.kernel, coef[:, used].T, SUMS_BLOCK_BYTES
+        ).T
