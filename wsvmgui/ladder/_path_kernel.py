@@ -27,7 +27,9 @@ Array layouts (n points, cap >= elbow size):
 * ``prm`` (P_SIZE,): constants, indices ``P_*``.
 * ``fs`` (F_SIZE,) floats and ``iv`` (I_SIZE,) ints: mutable scalars, indices ``F_*``, ``I_*``.
 * ``state`` (n,) int8 set codes; ``sd`` (2, n): ``side``, ``sy``; ``parked`` (n,) int64.
-* ``S`` (2, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over negatives.
+* ``S`` (4, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over
+  negatives, kept by compensated (Kahan) summation, whose compensations are rows 2 and 3:
+  the rounding error then does not grow with the number of updates.
 * ``idx`` (cap,) elbow points in factorisation order, ``where`` (n,) their positions
   (int64); ``R`` (cap, cap) upper triangle;
   ``V`` (cap, 2): ``c_E`` and ``dc_E / dpi``; ``FH`` (2, n): ``f`` and ``df / dpi``.
@@ -242,7 +244,7 @@ def _solve(R, kappa, B, q0, q1, V, beta, m):
 # ----------------------------------------------------------------------------------------
 @_jit("void(F2, I1, F2, F1, B1, F2, F1, I1)", entry=True)
 def recompute_sums(K, slot, pt, prm, state, S, fs, iv):
-    """Sums over L from scratch (and ``n_pos``, ``n_neg``)."""
+    """Sums over L from scratch, compensations zero (and ``n_pos``, ``n_neg``)."""
     n = state.size
     ridge = prm[P_RIDGE]
     S[:, :] = 0.0
@@ -291,8 +293,12 @@ def move(K, slot, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
         row = 0 if pt[2, j] > 0 else 1
         Kj = K[slot[j]]
         Sr = S[row]
+        Cr = S[row + 2]  # Kahan: what the running sum has lost to rounding
         for i in range(Sr.size):
-            Sr[i] += wj * Kj[i]
+            v = wj * Kj[i] - Cr[i]
+            t = Sr[i] + v
+            Cr[i] = (t - Sr[i]) - v
+            Sr[i] = t
         Sr[j] += wj * prm[P_RIDGE]
         fs[F_NPOS + row] += wj
         iv[I_SUM_UPDATES] += 1
@@ -350,21 +356,26 @@ def _accumulate(K, slot, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
             F0[i] += b0
             F1[i] += b1
     k = 0
-    while k + 1 < m:  # two elbow rows per sweep: half the traffic on FH
+    while k + 3 < m:  # four elbow rows per sweep: a quarter of the traffic on FH
         ra = K[slot[idx[k]]]
         rb = K[slot[idx[k + 1]]]
+        rc = K[slot[idx[k + 2]]]
+        rd = K[slot[idx[k + 3]]]
         a0, a1 = W[k, 0], W[k, 1]
         z0, z1 = W[k + 1, 0], W[k + 1, 1]
+        p0, p1 = W[k + 2, 0], W[k + 2, 1]
+        q0, q1 = W[k + 3, 0], W[k + 3, 1]
         for i in range(n):
-            F0[i] += a0 * ra[i] + z0 * rb[i]
-            F1[i] += a1 * ra[i] + z1 * rb[i]
-        k += 2
-    if k < m:
-        ra = K[slot[idx[k]]]
+            F0[i] += (a0 * ra[i] + z0 * rb[i]) + (p0 * rc[i] + q0 * rd[i])
+            F1[i] += (a1 * ra[i] + z1 * rb[i]) + (p1 * rc[i] + q1 * rd[i])
+        k += 4
+    while k < m:
+        r = K[slot[idx[k]]]
         a0, a1 = W[k, 0], W[k, 1]
         for i in range(n):
-            F0[i] += a0 * ra[i]
-            F1[i] += a1 * ra[i]
+            F0[i] += a0 * r[i]
+            F1[i] += a1 * r[i]
+        k += 1
     ridge = prm[P_RIDGE]
     if ridge != 0.0:
         for k in range(m):

@@ -70,15 +70,15 @@ from .path_tracer import (
 DEFAULT_RIDGE = 1e-6
 #: Elbow size (fraction of n) past which the grid ladder is expected cheaper (auto_max_elbow).
 AUTO_ELBOW_FRACTION = 0.2
-#: Bytes of kernel rows a path on kernel values made on the fly may hold by default.
-DEFAULT_ROW_BYTES = 256 * 2**20
+#: Fewest kernel rows a path on kernel values made on the fly may hold.
+MIN_ROWS = 64
 
 __all__ = [
     "AUTO_ELBOW_FRACTION",
     "BLOCK",
     "DEFAULT_PATH_TOL",
     "DEFAULT_RIDGE",
-    "DEFAULT_ROW_BYTES",
+    "MIN_ROWS",
     "DUAL_TOL",
     "END_ABS",
     "END_TIE",
@@ -251,7 +251,9 @@ def _merged(
             raise InputError(f"kernel of {K.n} rows for {n} labels")
         rep = duplicate_rows(K.X, y)
         reps = np.flatnonzero(rep == np.arange(n))
-        cap = max_rows if max_rows is not None else max(DEFAULT_ROW_BYTES // (8 * n), 64)
+        cap = (
+            max_rows if max_rows is not None else max(int(K.cache_mb * 2**20) // (8 * n), MIN_ROWS)
+        )
         return FeatureRows(K.X[reps], K.kernel, cap), FeatureGram(K.X, K.kernel), rep
     Kd = _check_kernel(np.asarray(K), n)
     rep = duplicate_groups(Kd, y)
@@ -327,9 +329,9 @@ def fit_path(
         grid ladder; :func:`auto_max_elbow` is the limit measured to separate the two (for
         an "auto" engine that falls back to the grid).  Deterministic (no timing).
     max_rows : int, optional
-        On the fly only: most kernel rows held (``8 n max_rows`` bytes; default
-        :data:`DEFAULT_ROW_BYTES` worth); an elbow that needs more raises
-        :class:`PathTooCostly`.
+        On the fly only: most kernel rows held (``8 n max_rows`` bytes; default the
+        Gram's ``cache_mb`` worth, at least :data:`MIN_ROWS`); an elbow that needs more
+        raises :class:`PathTooCostly`.
 
     Returns
     -------

@@ -162,22 +162,26 @@ class WeightPath:
 
     # -- coefficients --------------------------------------------------------------------
     def _coef_at_breakpoints(self, ks: np.ndarray) -> np.ndarray:
-        """Full coefficient vectors at breakpoints ``ks`` (sorted); shape (len(ks), n)."""
+        """Full coefficient vectors at breakpoints ``ks`` (sorted); shape (len(ks), n).
+
+        The sets are advanced from one requested breakpoint to the next by the events in
+        between (each point's last one), so the cost is one pass over the events.
+        """
         out = np.empty((ks.size, self.n))
         state = self.state0.copy()
-        want = np.zeros(self.n_breakpoints, dtype=bool)
-        want[ks] = True
-        row = 0
-        for k in range(int(ks[-1]) + 1 if ks.size else 0):
-            a, b = self.ev_ptr[k], self.ev_ptr[k + 1]
-            if b > a:
-                state[self.ev_idx[a:b]] = self.ev_state[a:b]
-            while want[k] and row < ks.size and ks[row] == k:
-                c = np.where(state == L_SET, self._bound(self.pis[k]), 0.0)
-                a, b = self.t_ptr[k], self.t_ptr[k + 1]
-                c[self.t_idx[a:b]] = self.t_val[a:b]
-                out[row] = c
-                row += 1
+        done = 0  # events applied so far
+        for row, k in enumerate(ks.tolist()):
+            upto = int(self.ev_ptr[k + 1])
+            if upto > done:
+                idx = self.ev_idx[done:upto]
+                _, first = np.unique(idx[::-1], return_index=True)
+                last = idx.size - 1 - first  # each point's last event
+                state[idx[last]] = self.ev_state[done:upto][last]
+                done = upto
+            c = np.where(state == L_SET, self._bound(self.pis[k]), 0.0)
+            a, b = self.t_ptr[k], self.t_ptr[k + 1]
+            c[self.t_idx[a:b]] = self.t_val[a:b]
+            out[row] = c
         return out
 
     def coef_matrix(self, pis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -153,7 +153,9 @@ class FeatureRows(KernelRows):
         self.owner = np.full(cap, -1, dtype=np.int64)
         blocks = (self.X[i : i + 256] for i in range(0, self.n, 256))
         self.diag = np.concatenate([np.diag(kernel_matrix(b, None, kernel)) for b in blocks])
+        self.sq = np.einsum("ij,ij->i", self.X, self.X)  # squared norms (RBF)
         self._next = 0  # where the search for a row to replace starts (oldest first)
+        self._sums: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.made = 0  # rows made so far
 
     @property
@@ -167,10 +169,28 @@ class FeatureRows(KernelRows):
         old = self.owner[s]
         if old >= 0:
             self.slot[old] = -1
-        self.K[s] = kernel_matrix(self.X[j : j + 1], self.X, self.kernel)[0]
+        self.make_row(j, self.K[s])
         self.owner[s] = j
         self.slot[j] = s
         self.made += 1
+
+    def make_row(self, j: int, out: np.ndarray) -> None:
+        """Point j's kernel row into ``out`` (n,): :func:`~wsvmgui.solvers.kernels.
+        kernel_matrix`'s formulas, in place, with the squared norms computed once."""
+        kern = self.kernel
+        np.dot(self.X, self.X[j], out=out)
+        if kern.name == "linear":
+            return
+        if kern.name == "poly":
+            out *= kern.gamma
+            out += kern.coef0
+            out **= kern.degree
+            return
+        out *= -2.0  # (|x_j|^2 + |x_i|^2) - 2 x_j'x_i, clipped at 0, as kernel_matrix
+        out += self.sq[j] + self.sq
+        np.maximum(out, 0.0, out=out)
+        out *= -1.0 / kern.sigma**2
+        np.exp(out, out=out)
 
     def _free_slot(self, pinned: np.ndarray) -> int:
         """A free row, else the oldest one not pinned, else a grown store's first new row."""
@@ -194,12 +214,19 @@ class FeatureRows(KernelRows):
         return cap
 
     def left_sums(self, state: np.ndarray, w: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """As :meth:`KernelRows.left_sums`; the last answer is kept for the same sets (a
+        retry with the ridge starts from the same sets at pi = 0)."""
+        if self._sums is not None:
+            last_state, last_w, last = self._sums
+            if np.array_equal(last_state, state) and np.array_equal(last_w, w):
+                return last.copy()
         inL = state == 2
         out = np.zeros((2, self.n))
         for row, mask in enumerate((inL & pos, inL & ~pos)):
             js = np.flatnonzero(mask)
             if js.size:
                 out[row] = kernel_product(self.X, self.X[js], self.kernel, w[js], SUMS_BLOCK_BYTES)
+        self._sums = (state.copy(), w.copy(), out.copy())
         return out
 
     def gram(self) -> Gram:

@@ -39,8 +39,11 @@ REFACTOR_TOL = 1e-9
 REFACTOR_EVERY = 256
 #: Largest violation of an elbow dual's bounds, relative to C (see ``rank_tol``).
 DUAL_TOL = 1e-3
-#: Running-sum updates after which the sums over L are recomputed exactly.
+#: Running-sum updates after which the sums over L are recomputed exactly (a dense matrix).
 SUM_REFRESH = 4096
+#: The same for kernel rows made on the fly, where a recomputation costs n |L| kernel
+#: values: the sums are compensated (Kahan), so their error does not grow with updates.
+FLY_SUM_REFRESH = 1 << 20
 #: Steps of the compiled loop between returns to Python (progress, cancellation).
 YIELD_EVERY = 64
 #: Units of the progress callback: permille of (0, 1) covered.
@@ -144,7 +147,8 @@ class _Tracer:
         prm[pk.P_WRATIO], prm[pk.P_WMAX] = float(w.max() / w.min()), float(w.max())
         prm[pk.P_SGN], prm[pk.P_MAX_STEPS] = 1.0, 0.0
         prm[pk.P_REFINE_TOL], prm[pk.P_REFACTOR_TOL] = REFINE_TOL, REFACTOR_TOL
-        prm[pk.P_REFACTOR_EVERY], prm[pk.P_SUM_REFRESH] = REFACTOR_EVERY, SUM_REFRESH
+        prm[pk.P_REFACTOR_EVERY] = REFACTOR_EVERY
+        prm[pk.P_SUM_REFRESH] = SUM_REFRESH if rows.dense else FLY_SUM_REFRESH
         prm[pk.P_DUAL_TOL], prm[pk.P_END_TIE], prm[pk.P_END_ABS] = DUAL_TOL, END_TIE, END_ABS
         prm[pk.P_YIELD] = YIELD_EVERY
         prm[pk.P_MAX_ELBOW] = np.inf
@@ -155,7 +159,7 @@ class _Tracer:
         self.state = np.zeros(n, dtype=np.int8)
         self.sd = np.ascontiguousarray(np.vstack([np.ones(n), y]))  # side, side * y
         self.parked = np.empty(n, dtype=np.int64)
-        self.S = np.zeros((2, n))
+        self.S = np.zeros((4, n))
         self.FH = np.zeros((2, n))
         self.where = np.full(n, -1, dtype=np.int64)
         self._alloc_elbow(64)
@@ -279,7 +283,8 @@ class _Tracer:
             pk.recompute_sums(self.K, self.slot, self.pt, self.prm, self.state, self.S, self.fs, iv)
             return
         pos = self.y > 0
-        self.S[:] = self.rows.left_sums(self.state, self.w, pos)
+        self.S[:2] = self.rows.left_sums(self.state, self.w, pos)
+        self.S[2:] = 0.0
         inL = self.state == L_SET
         if self.ridge:
             self.S[0, inL & pos] += self.ridge * self.w[inL & pos]
@@ -313,7 +318,7 @@ class _Tracer:
                 new,
             )  # fmt: skip
         )
-        if self.iv[self.pk.I_SUM_UPDATES] > SUM_REFRESH:
+        if self.iv[self.pk.I_SUM_UPDATES] > self.prm[self.pk.P_SUM_REFRESH]:
             self.recompute_sums()
         return done
 
