@@ -670,11 +670,9 @@ def run(
 ):  # fmt: skip
     """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller.
 
-    ``ST_ROW``: point ``iv[I_NEED]`` is about to join the elbow and its kernel row is not
-    held (``slot[j] < 0``); the step is kept pending (``iv[I_PENDING]``) and resumes,
-    without solving again, when the caller has stored the row.  ``ST_REFRESH``: the sums
-    over L are due to be recomputed from scratch (:func:`recompute_sums` or the caller's
-    equivalent).
+    ``ST_ROW``: point ``iv[I_NEED]`` joins the elbow and its row is not held; the step is
+    kept pending (``iv[I_PENDING]``) and resumes, not solved again, once the row is
+    stored.  ``ST_REFRESH``: the sums over L are due to be recomputed from scratch.
     """
     sgn = prm[P_SGN]
     cap = idx.size
@@ -701,9 +699,7 @@ def run(
         if iv[I_PENDING]:
             # Resume the step whose joining point's row was missing: V, FH, b are current.
             iv[I_PENDING] = 0
-            kind = iv[I_PEND_KIND]
-            j = iv[I_PEND_J]
-            t = fs[F_PEND_T]
+            kind, j, t = iv[I_PEND_KIND], iv[I_PEND_J], fs[F_PEND_T]
             b, db = fs[F_BETA0], fs[F_BETA1]
         else:
             if m == 0:
@@ -730,11 +726,8 @@ def run(
             if viol > prm[P_PATH_TOL] or dual > prm[P_DUAL_TOL]:
                 return ST_KKT
             if kind == 1 and slot[j] < 0:
-                iv[I_PENDING] = 1
-                iv[I_PEND_KIND] = kind
-                iv[I_PEND_J] = j
+                iv[I_PENDING], iv[I_PEND_KIND], iv[I_PEND_J], iv[I_NEED] = 1, kind, j, j
                 fs[F_PEND_T] = t
-                iv[I_NEED] = j
                 return ST_ROW
         if iv[I_OPEN]:
             _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, True)

@@ -147,10 +147,9 @@ def _solve_tau(K, slot, prm, S, idx, R, V, FH, fs, iv, scale):
 def limit_start(K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv):
     """Follow the limit problem's solution in tau up to ``N_-`` (module docstring).
 
-    Expects the tracer at pi = 0 with every negative point in L, every positive in R or
-    (from earlier calls) on the elbow, and ``fs[F_TAU]`` the current tau (0 at first).
-    The largest residual violation met (``-min d`` off the elbow, relative to
-    ``1 + kmax N_-``) is kept in ``fs[F_VIOL]``.
+    Expects the tracer at pi = 0, every negative in L, every positive in R or (earlier
+    calls) on the elbow, ``fs[F_TAU]`` the current tau; keeps the largest violation met
+    (``-min d`` off the elbow, relative to ``1 + kmax N_-``) in ``fs[F_VIOL]``.
     """
     n = state.size
     total = fs[F_NNEG]
@@ -223,14 +222,12 @@ def limit_start(K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs
         if kind == 0:
             fs[F_TAU] = total
             for p in range(iv[I_NPARKED]):  # back to R, as they are
-                j = parked[p]
-                sd[0, j] = 1.0
-                sd[1, j] = pt[0, j]
+                sd[0, parked[p]], sd[1, parked[p]] = 1.0, pt[0, parked[p]]
             iv[I_NPARKED] = 0
             return ST_END
         if kind == 1 and slot[jb] < 0:
             iv[I_NEED] = jb
-            return ST_ROW
+            return ST_ROW  # nothing has changed: the next call finds the same event
         iv[I_ZERO_RUN] = iv[I_ZERO_RUN] + 1 if best_t == 0.0 else 0
         if iv[I_ZERO_RUN] > 50 + 2 * m:
             return ST_CYCLE
@@ -243,6 +240,5 @@ def limit_start(K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs
             # Dependent on the support: its residual cannot change while the support does not.
             parked[iv[I_NPARKED]] = jb
             iv[I_NPARKED] += 1
-            sd[0, jb] = 0.0
-            sd[1, jb] = 0.0
+            sd[0, jb], sd[1, jb] = 0.0, 0.0
     return ST_OK  # pragma: no cover - the loop only returns

@@ -299,9 +299,8 @@ def fit_path(
     path_tol : float
         Largest KKT violation accepted at any step inside the path.
     n_checks : int
-        Number of independent checkpoints: seven fixed weights (0.01 ... 0.99) and the
-        rest spread over the breakpoints.  Costs ``2 n_checks n^2`` flops (and, on the
-        fly, the kernel values between all points and the points used).
+        Independent checkpoints: seven fixed weights (0.01 ... 0.99), the rest spread over
+        the breakpoints (``2 n_checks n^2`` flops; on the fly also kernel values).
     max_steps : int, optional
         Most steps per direction (default ``50 n + 1000``).
     start : float or None
@@ -318,16 +317,13 @@ def fit_path(
         ``eps = ridge * max K_ii`` directly (0 for the exact path only).  The KKT residual
         for ``K`` of a path traced with ``eps`` is at most ``eps C`` above the exact one
         (``docs/notes/path.md``); the independent check always uses ``K``.
-    progress : callable, optional
-        ``progress(done, 1000, None)``, ``done`` the permille of (0, 1) covered so far.
-    should_cancel : callable, optional
-        Polled every ``YIELD_EVERY`` steps; True raises :class:`~wsvmgui.errors.Cancelled`.
+    progress, should_cancel : callable, optional
+        ``progress(done, 1000, None)`` with the permille of (0, 1) covered so far;
+        ``should_cancel()`` polled every ``YIELD_EVERY`` steps (True raises Cancelled).
     max_elbow : int, optional
         Stop with :class:`PathTooCostly` as soon as more points than this sit on the elbow
-        (after merging duplicates).  The cost of a step grows with the elbow, and large
-        elbows (smooth kernels, piecewise flat probabilities) make the path slower than the
-        grid ladder; :func:`auto_max_elbow` is the limit measured to separate the two (for
-        an "auto" engine that falls back to the grid).  Deterministic (no timing).
+        (after merging duplicates): large elbows make the path slower than the grid ladder;
+        :func:`auto_max_elbow` is the measured limit (the "auto" engine).  Deterministic.
     max_rows : int, optional
         On the fly only: most kernel rows held (``8 n max_rows`` bytes; default the
         Gram's ``cache_mb`` worth, at least :data:`MIN_ROWS`); an elbow that needs more
@@ -340,10 +336,9 @@ def fit_path(
     Raises
     ------
     PathBreakdown
-        Too many steps, cycling, an elbow system that cannot be solved accurately, a
-        failed limit at pi = 0 or 1, or a KKT check that fails; the message names why,
-        pi and lambda.  :class:`PathTooCostly` (a subclass) when ``max_elbow`` or
-        ``max_rows`` is exceeded.
+        Too many steps, cycling, an elbow system that cannot be solved accurately, a failed
+        limit at pi = 0 or 1 or KKT check; the message names why, pi and lambda.
+        :class:`PathTooCostly` (a subclass) when ``max_elbow`` or ``max_rows`` is exceeded.
     """
     y, C = _check_labels(y, lam)
     n = y.size
@@ -363,22 +358,29 @@ def fit_path(
     flat, info = _attempts(prob, attempts)
     if reps.size < n:
         flat = _expand(flat, rep, reps, mult)
-    path = WeightPath(
-        lam=float(lam),
+    path = _result(flat, info, y, float(lam), C, int(n - reps.size), limits.work)
+    resid = _verify(path, K_check, n_checks, kkt_tol)
+    report(1.0)
+    return replace(path, kkt_residual=resid)
+
+
+def _result(
+    flat: _Flat, info: _TraceInfo, y: np.ndarray, lam: float, C: float, dups: int, work: float
+) -> WeightPath:
+    """The path of the original points, not yet checked (``kkt_residual`` NaN)."""
+    return WeightPath(
+        lam=lam,
         C=C,
         y=y.copy(),
         **{f.name: getattr(flat, f.name) for f in fields(flat)},
         kkt_residual=float("nan"),
-        n_duplicates=int(n - reps.size),
+        n_duplicates=dups,
         path_residual=info.path_residual,
         dual_residual=info.dual_residual,
         max_elbow=info.max_elbow,
         ridge=info.ridge,
-        work=limits.work,
+        work=work,
     )
-    resid = _verify(path, K_check, n_checks, kkt_tol)
-    report(1.0)
-    return replace(path, kkt_residual=resid)
 
 
 def _attempts(prob: _Problem, ridges: list[float]) -> tuple[_Flat, _TraceInfo]:

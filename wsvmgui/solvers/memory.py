@@ -334,10 +334,8 @@ def ladder_storage(
 
     Parameters
     ----------
-    n_rows : int
-        N, rows of the data.
-    n_features : int
-        p.
+    n_rows, n_features : int
+        N and p of the data.
     n_fit : int
         Rows of the largest single fit.
     n_weights : int
@@ -347,10 +345,9 @@ def ladder_storage(
     available : int or None
         Bytes one process may use (None: unknown, nothing is refused).
     kernel_free : bool
-        Whether the engine can work on kernel values made on the fly.  An engine that
-        cannot takes a dense copy of its rows' matrix when they are fewer than the held
-        rows.  The exact path (``path``) reads a dense matrix of its own rows when one
-        fits and works on the fly otherwise, whatever this says.
+        Whether the engine can work on kernel values made on the fly (else it copies its
+        rows' matrix when they are fewer than the held rows).  The path (``path``) works
+        on the fly where its dense matrix does not fit, whatever this says.
     cluster : bool
         ``available`` is a Dask worker's memory limit (changes the advice).
     what : str
@@ -358,9 +355,8 @@ def ladder_storage(
     n_held : int, optional
         Rows of the dense matrix held (8 n_held^2 bytes); default ``n_rows``.
     path : bool
-        The engine is the exact path (adds :func:`path_bytes` per fit with a dense
-        matrix; on the fly :func:`path_fly_bytes` and its store of kernel rows, planned
-        like libsvm's cache).
+        The engine is the exact path: :func:`path_bytes` per fit with a dense matrix, on
+        the fly :func:`path_fly_bytes` and its kernel rows (planned as libsvm's cache).
 
     Returns
     -------
