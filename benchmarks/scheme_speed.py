@@ -319,6 +319,10 @@ def _fmt(x, d: int = 1) -> str:
     return "-" if x is None or x != x else f"{x:.{d}f}"
 
 
+def _sci(x) -> str:
+    return "-" if x is None or x != x else f"{x:.1e}"
+
+
 def _report(res: dict) -> str:
     meta = res.get("meta", {})
     lines = [
@@ -366,7 +370,7 @@ def _report(res: dict) -> str:
         for r in res["agree"]:
             lines.append(
                 f"| {r['design']} | {r['n']} | {r['C']:g} | {r['sigma_factor']:g} | "
-                f"{_fmt(r.get('max'), 6)} | {_fmt(r.get('q99'), 6)} | {_fmt(r.get('mean'), 6)} | "
+                f"{_sci(r.get('max'))} | {_sci(r.get('q99'))} | {_sci(r.get('mean'))} | "
                 f"{r.get('ridge_old')} / {r.get('ridge_new')} |"
             )
         lines.append("")

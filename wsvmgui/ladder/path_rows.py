@@ -98,11 +98,6 @@ class KernelRows:
         """libsvm's dual variables (n,) and intercept at tolerance ``tol`` (the fallback start)."""
         raise NotImplementedError
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the row store (0 for a dense matrix the caller holds)."""
-        return 0
-
 
 class DenseRows(KernelRows):
     """A dense (n, n) matrix, read in place."""
@@ -157,10 +152,6 @@ class FeatureRows(KernelRows):
         self._next = 0  # where the search for a row to replace starts (oldest first)
         self._sums: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.made = 0  # rows made so far
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.K.nbytes)
 
     def ensure(self, j: int, pinned: np.ndarray) -> None:
         if self.slot[j] >= 0:
