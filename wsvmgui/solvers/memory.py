@@ -27,8 +27,10 @@ Freed memory goes back to the system: on glibc, blocks of kernel values freed by
 worker threads would otherwise stay in the threads' malloc arenas (glibc raises its
 threshold for returning freed blocks to the system up to 32 MB as blocks are freed),
 which cost a tuned run at n = 6000 up to 300 MB of resident memory it no longer used.
-Importing this module fixes that threshold at :data:`MMAP_THRESHOLD` (unless
-``MALLOC_MMAP_THRESHOLD_`` is set); see :func:`bound_heap_retention`.
+The ``wsvmgui`` command (the command line and the app, processes of its own) fixes that
+threshold at :data:`MMAP_THRESHOLD` (unless ``MALLOC_MMAP_THRESHOLD_`` is set); importing
+the library leaves a user's process as it is, and a script may call
+:func:`bound_heap_retention` itself.
 """
 
 from __future__ import annotations
@@ -172,8 +174,6 @@ def bound_heap_retention(threshold: int = MMAP_THRESHOLD) -> bool:
     except (OSError, AttributeError):  # not glibc
         return False
 
-
-bound_heap_retention()
 
 
 def forced_available() -> int | None:
