@@ -175,7 +175,6 @@ def bound_heap_retention(threshold: int = MMAP_THRESHOLD) -> bool:
         return False
 
 
-
 def forced_available() -> int | None:
     """The bytes set by :func:`memory_limits` (None when none)."""
     forced = _limit.get()
