@@ -1,0 +1,769 @@
+"""The price of a fit's units, measured on the actual problem in well under a second.
+
+A :class:`~wsvmgui.estimators.cost_plan.FitPlan` counts what a fit will do; this module
+prices it.  For each kind of work a plan holds it fits a few real units of a
+representative size, on the data itself, and times them (CPU seconds of its thread,
+and wall seconds):
+
+``"ladder"``
+    Whole binary ladders with the plan's engine (path, auto or grid) on a stage's rows of
+    the data (the first binary problem: the two classes, or one class against the rest),
+    at up to five (lambda, sigma) cells of the estimator's grids (its middle, then the
+    ends of each grid: a ladder's cost depends on the cell), until about
+    :data:`TARGET_CPU` CPU seconds are spent.
+``"noncrossing"``
+    The non-crossing ladder's constrained fits, at the middle cell.
+``"joint"``
+    The joint fit's feature map, then its fits of the simplex grid's weights in order,
+    at the middle of its penalty and width grids.
+``"estimator"``
+    The estimator itself on the data (Probing, the preconditioned SVM), its first units.
+
+Each probe reads ``(CPU, units done)`` at every progress event and fits a line: the CPU of
+a task's start (kernel matrix, feature map, a path's whole trace) and of each further
+unit.  A stage then costs ``tasks x start + fits x unit``, scaled by ``(rows / probe
+rows) ** ROW_EXPONENT`` where its rows differ from the probe's.
+
+A probe runs on a thread of its own, timed by that thread's CPU clock, and is left at its
+share of the wall-clock budget even inside a unit that does not stop (a QP solve): the
+thread stops at its next unit.  A probe that has not finished a unit by then gives a
+lower bound (the unit, or for a ladder the whole task, takes at least what it spent).
+The probes' wall seconds over their CPU seconds say how busy the machine is.
+
+The clocks are module attributes (:data:`cpu_clock`, :data:`wall_clock`): tests replace
+them to make a fit "long" by construction rather than by the machine's speed.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import Cancelled, WSVMError
+from .cost_plan import FitPlan, Stage, joint_resolution
+
+#: CPU seconds for the probes; None: each probe thread's own CPU clock.
+cpu_clock: Callable[[], float] | None = None
+#: Wall-clock seconds.
+wall_clock: Callable[[], float] = time.perf_counter
+
+#: Wall seconds all probes of one estimate take (when the fit is clearly long, or the
+#: probes are done sooner).
+PROBE_BUDGET = 1.0
+#: Wall seconds they may take on a busy machine to measure a fit not clearly long.
+PROBE_PATIENCE = 4.0
+#: CPU seconds of ladder probes after which no further cell is fitted.
+TARGET_CPU = 0.15
+#: Largest number of cells a ladder probe fits.
+MAX_CELLS = 5
+#: Units beyond which a probe's ladder (grid engine) or grid is not fitted to its end.
+PROBE_UNITS = 200
+#: Cost of a fit grows about as the square of its rows (libsvm, the path, the QPs, between
+#: the sizes a plan's stages differ by: folds and final fits, a screening third).
+ROW_EXPONENT = 2.0
+
+
+@dataclass(frozen=True)
+class Price:
+    """CPU seconds of one task's start and of each unit, measured on ``rows`` rows.
+
+    Attributes
+    ----------
+    start : float
+        CPU seconds of a task beyond its units.
+    unit : float
+        CPU seconds per unit (progress step).
+    rows : int
+        Rows of the probe's fits.
+    lower_bound : bool
+        No unit finished within the probe's budget: ``start`` (and ``unit``) are minimums.
+    cpu, wall : float
+        Seconds the probe took.
+    """
+
+    start: float
+    unit: float
+    rows: int
+    lower_bound: bool = False
+    cpu: float = 0.0
+    wall: float = 0.0
+
+    def cost(self, stage: Stage) -> float:
+        """CPU seconds of ``stage``."""
+        scale = (max(stage.rows, 1) / max(self.rows, 1)) ** ROW_EXPONENT
+        return float(stage.tasks * self.start + stage.fits * self.unit) * scale
+
+
+_probing: contextvars.ContextVar[bool] = contextvars.ContextVar("wsvmgui_probing", default=False)
+
+
+def in_probe() -> bool:
+    """Whether the caller runs inside a probe (whose fits the cost guard lets through)."""
+    return _probing.get()
+
+
+@contextmanager
+def probing() -> Iterator[None]:
+    """Mark the fits inside the block as probes."""
+    token = _probing.set(True)
+    try:
+        yield
+    finally:
+        _probing.reset(token)
+
+
+class _Stop(WSVMError):
+    """Raised inside a probe's fit to stop it."""
+
+
+def _thread_cpu_clock() -> Callable[[], float]:
+    """The calling thread's CPU clock, readable from any thread (:data:`cpu_clock` when a
+    test set one; the process's CPU clock where threads have none)."""
+    if cpu_clock is not None:
+        return cpu_clock
+    try:
+        clock_id = time.pthread_getcpuclockid(threading.get_ident())
+        time.clock_gettime(clock_id)
+    except (AttributeError, OSError):
+        return time.process_time
+    return lambda: time.clock_gettime(clock_id)
+
+
+class _Probe:
+    """What one probe has measured so far, shared by its thread and the caller.
+
+    The probe thread fits tasks (:meth:`events` for each); the caller reads
+    :meth:`price` whenever it stops waiting, from the tasks finished so far or the one
+    under way.
+
+    Parameters
+    ----------
+    deadline : float
+        :data:`wall_clock` time at which the probe is left.
+    soft : float
+        :data:`wall_clock` time after which the probe starts no further task.
+    cancel : callable or None
+        The user's cancel.
+    per_unit : bool
+        A task that has not finished a unit prices its *unit* at what it spent (the
+        joint fit's, non-crossing ladder's, a learner's units); else its start (a ladder
+        whose trace is its start).
+    """
+
+    def __init__(
+        self, deadline: float, soft: float, cancel: Callable[[], bool] | None, per_unit: bool
+    ) -> None:
+        self.deadline = deadline
+        self.soft = soft
+        self.cancel = cancel
+        self.per_unit = per_unit
+        self.stopped = threading.Event()
+        self.rows = 0
+        self.known_start = 0.0
+        self.tasks: list[tuple[float, float, bool]] = []
+        self.current: _Events | None = None
+        self._clock: Callable[[], float] = time.process_time
+        self._cpu0 = 0.0
+        self._cpu_end: float | None = None
+        #: ``factor(tasks) -> float``: the price is the first task's times this (the joint
+        #: fit's other widths); None: the median over the tasks.
+        self.factor: Callable[[list], float] | None = None
+
+    def started(self) -> None:
+        """Called first on the probe thread: its CPU clock starts."""
+        self._clock = _thread_cpu_clock()
+        self._cpu0 = self._clock()
+
+    def ended(self) -> None:
+        """Called last on the probe thread (its clock is gone once it has ended)."""
+        self._cpu_end = self._clock() - self._cpu0
+
+    def cpu(self) -> float:
+        """CPU seconds of the probe thread so far."""
+        if self._cpu_end is not None:
+            return self._cpu_end
+        try:
+            return self._clock() - self._cpu0
+        except OSError:  # the thread ended between the check and the read
+            return self._cpu_end or 0.0
+
+    def check(self) -> None:
+        """Between units: stop when left or past the deadline; raise on the user's cancel."""
+        if self.cancel is not None and self.cancel():
+            raise Cancelled("cancelled by the user")
+        if self.stopped.is_set() or wall_clock() > self.deadline:
+            raise _Stop("budget spent")
+
+    def spent(self) -> bool:
+        """Past the soft deadline: start no further task."""
+        return self.stopped.is_set() or wall_clock() >= self.soft
+
+    def events(self, max_units: int) -> _Events:
+        """Record the next task (at most ``max_units`` units)."""
+        self.current = _Events(self, max_units)
+        return self.current
+
+    def task_done(self) -> tuple[float, float, bool]:
+        """Keep the current task's line; returns it."""
+        assert self.current is not None
+        line = self.current.line(self.known_start, self.per_unit)
+        self.tasks.append(line)
+        self.current = None
+        return line
+
+    def price(self) -> tuple[float, float, bool]:
+        """``(start, unit, lower_bound)`` of a task: the median over the finished tasks
+        (robust to a first one that paid for compiling; a later task cut short is left
+        out), else from the task under way."""
+        if self.factor is not None and self.tasks:
+            start, unit, lower = self.tasks[0]
+            f = self.factor(self.tasks)
+            return start * f, unit * f, lower
+        finished = [t for t in self.tasks if not t[2]] or self.tasks
+        if finished:
+            return (
+                float(np.median([t[0] for t in finished])),
+                float(np.median([t[1] for t in finished])),
+                any(t[2] for t in finished),
+            )
+        if self.current is not None:
+            return self.current.line(self.known_start, self.per_unit)
+        cpu = self.cpu()
+        if self.per_unit:
+            return self.known_start, max(cpu - self.known_start, 0.0), True
+        return cpu, 0.0, True
+
+
+class _Events:
+    """One task of a probe: ``(cpu, done)`` at every progress event; it stops at the
+    probe's deadline or after ``max_units``."""
+
+    def __init__(self, probe: _Probe, max_units: int) -> None:
+        self.probe = probe
+        self.max_units = max_units
+        self.cpu0 = probe.cpu()
+        self.points: list[tuple[float, int]] = []
+        self.finished = False
+
+    @property
+    def cpu(self) -> float:
+        return self.probe.cpu() - self.cpu0
+
+    def progress(self, done: int, total: int, partial: Any = None) -> None:
+        self.points.append((self.cpu, int(done)))
+        if done >= self.max_units and done < total:
+            raise _Stop("enough units")
+
+    def should_cancel(self) -> bool:
+        self.probe.check()
+        return False
+
+    def run(self, fit: Callable[..., Any]) -> None:
+        """``fit(progress=..., should_cancel=...)`` until it ends or is stopped."""
+        try:
+            fit(progress=self.progress, should_cancel=self.should_cancel)
+            self.finished = True
+        except _Stop:
+            pass
+
+    def line(self, known_start: float = 0.0, per_unit: bool = False) -> tuple[float, float, bool]:
+        """``(start, unit, lower_bound)`` from the events (see the module docstring).
+
+        ``known_start`` is CPU seconds of the task's start measured apart (the joint fit's
+        feature map).
+        """
+        cpu = self.cpu
+        if not self.points:  # not one unit: it (or the task) takes at least this long
+            if per_unit:
+                return known_start, max(cpu - known_start, 0.0), True
+            return cpu, 0.0, True
+        c1, d1 = self.points[0]
+        c2, d2 = self.points[-1]
+        if self.finished:
+            c2 = cpu  # the task's end (compression, scoring) belongs to its last unit
+        elif d2 < self.max_units:  # stopped by the deadline: the unit under way counts
+            c2, d2 = cpu, d2 + 1
+        unit = (c2 - c1) / (d2 - d1) if d2 > d1 and c2 > c1 else 0.0
+        lower = False
+        if not self.finished and self.points[-1][1] == d1 and d2 == d1 + 1:
+            # one unit done and the next under way: price a unit as the first one (a
+            # cold start: rather too much), or the next one's time so far if longer
+            first = max(c1 - known_start, 0.0) / max(d1, 1)
+            lower = unit > first
+            unit = max(unit, first)
+        return max(c1 - d1 * unit, 0.0), unit, lower
+
+
+#: Seconds the caller waits past a probe's deadline for its thread to stop by itself.
+GRACE = 0.05
+#: Seconds between the caller's looks at the user's cancel while a probe runs.
+POLL = 0.02
+
+
+def _run_probe(
+    body: Callable[[_Probe], None],
+    soft: float,
+    hard: float,
+    cancel: Callable[[], bool] | None,
+    per_unit: bool,
+    enough: Callable[[Price], bool] | None = None,
+) -> Price:
+    """Run ``body(probe)`` on a thread of its own until it ends, or the ``hard`` deadline
+    passes, or the ``soft`` one passes and ``enough(price so far)`` holds."""
+    probe = _Probe(hard, soft, cancel, per_unit)
+    failure: list[BaseException] = []
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        probe.started()
+        try:
+            with probing():
+                body(probe)
+        except _Stop:
+            pass
+        except BaseException as exc:  # the caller raises it
+            failure.append(exc)
+        finally:
+            probe.ended()
+
+    wall0 = wall_clock()
+
+    def price() -> Price:
+        start, unit, lower = probe.price()
+        return Price(start, unit, max(probe.rows, 1), lower, probe.cpu(), wall_clock() - wall0)
+
+    thread = threading.Thread(target=context.run, args=(target,), name="wsvmgui-probe", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        if cancel is not None and cancel():
+            probe.stopped.set()
+            raise Cancelled("cancelled by the user")
+        now = wall_clock()
+        if now > hard + GRACE or (now > soft and (enough is None or enough(price()))):
+            break
+        thread.join(POLL)
+    probe.stopped.set()  # a unit that outlasted the deadline: the thread stops after it
+    if failure:  # the user's cancel, or a fit that failed: as the fit itself would
+        raise failure[0]
+    return price()
+
+
+# ----------------------------------------------------------------------- probe data
+def _binary_rows(
+    codes: np.ndarray, K: int, rows: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a representative binary problem, and its labels in {0, 1}.
+
+    Two classes: all rows.  More: the two largest classes, or (when the stage's problems
+    are larger: One-vs-All) the largest class against the rest; cut to ``rows`` rows,
+    stratified, with a fixed seed.
+    """
+    counts = np.bincount(codes, minlength=K)
+    order = np.argsort(-counts, kind="stable")
+    if K == 2:
+        idx, y = np.arange(codes.size), codes.copy()
+    elif rows <= counts[order[0]] + counts[order[1]]:
+        idx = np.flatnonzero(np.isin(codes, order[:2]))
+        y = (codes[idx] == order[0]).astype(int)
+    else:
+        idx, y = np.arange(codes.size), (codes == order[0]).astype(int)
+    return _cut(idx, y, rows, seed)
+
+
+def _cut(idx: np.ndarray, y: np.ndarray, rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` of ``idx`` drawn at random within each label (every label kept)."""
+    if rows >= idx.size:
+        return idx, y
+    rng = np.random.default_rng(seed)
+    keep = []
+    for label in np.unique(y):
+        mine = np.flatnonzero(y == label)
+        m = max(1, int(round(rows * mine.size / y.size)))
+        keep.append(rng.choice(mine, min(m, mine.size), replace=False))
+    chosen = np.sort(np.concatenate(keep))
+    return idx[chosen], y[chosen]
+
+
+def _grids(
+    estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]
+) -> tuple[list[float], list[float]]:
+    """The estimator's lambda and sigma grids (sorted; NaN for a kernel without a width)
+    for data ``X`` (n, p), ``y`` (n,)."""
+    from ..solvers.kernels import DEFAULT_SIGMA_FACTORS, median_between_class_distance
+
+    n = y.size
+    lam = getattr(estimator, "lam", None)
+    if lam is not None:
+        lams = [float(lam)]
+    elif getattr(estimator, "lambdas", None) is not None:
+        lams = sorted(float(v) for v in np.ravel(estimator.lambdas))
+    else:
+        lams = sorted(1.0 / (2.0 * n * c) for c in c_grid)
+    if estimator.kernel != "rbf":
+        sigmas = [float("nan")]
+    elif estimator.sigma is not None:
+        sigmas = [float(estimator.sigma)]
+    elif estimator.sigmas is not None:
+        sigmas = sorted(float(v) for v in np.ravel(estimator.sigmas))
+    else:
+        scale = median_between_class_distance(X, y, max_pairs=200_000)
+        sigmas = [f * scale if scale > 0 else f for f in DEFAULT_SIGMA_FACTORS]
+    return lams, sigmas
+
+
+def _cells(estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]) -> list:
+    """Up to :data:`MAX_CELLS` (lambda, sigma) of the estimator's grids for ``y.size``
+    rows: the middle first, then each grid's ends."""
+    lams, sigmas = _grids(estimator, X, y, c_grid)
+    lm, sm = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
+    cells = [(lm, sm), (lams[0], sm), (lams[-1], sm), (lm, sigmas[0]), (lm, sigmas[-1])]
+    unique = list(dict.fromkeys(cells))
+    return unique[:MAX_CELLS]
+
+
+def _kernel_params(estimator: Any) -> dict[str, Any]:
+    return {
+        "kernel": estimator.kernel,
+        "degree": estimator.degree,
+        "coef0": estimator.coef0,
+        "poly_gamma": estimator.poly_gamma,
+    }
+
+
+def _sigma(value: float) -> float | None:
+    return None if not np.isfinite(value) else float(value)
+
+
+# --------------------------------------------------------------------------- probes
+def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
+    from ..ladder.tuning import DEFAULT_C_GRID
+    from .binary import WeightedSVMClassifier
+
+    idx, y = _binary_rows(codes, K, stage.rows)
+    probe.rows = idx.size
+    Xp = X[idx]
+    per_task = max(stage.fits // max(stage.tasks, 1), 1)
+    M = min(per_task, PROBE_UNITS) + 1
+    for lam, sigma in _cells(estimator, Xp, y, DEFAULT_C_GRID):
+        fitter = WeightedSVMClassifier(
+            **_kernel_params(estimator),
+            engine=stage.engine if stage.engine in ("path", "auto", "grid") else "path",
+            n_weights=M,
+            lam=lam,
+            sigma=_sigma(sigma),
+            solver=getattr(estimator, "solver", "libsvm"),
+            n_jobs=1,
+        )
+        probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))  # noqa: B023
+        _, _, cut_short = probe.task_done()
+        if cut_short or probe.cpu() >= TARGET_CPU or probe.spent():
+            return
+
+
+def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
+    from ..ladder.tuning import DEFAULT_C_GRID
+    from .noncrossing import NonCrossingLadderClassifier
+
+    idx, y = _binary_rows(codes, K, stage.rows)
+    probe.rows = idx.size
+    Xp = X[idx]
+    lam, sigma = _cells(estimator, Xp, y, DEFAULT_C_GRID)[0]
+    per_task = max(stage.fits // max(stage.tasks, 1), 1)
+    M = min(per_task, PROBE_UNITS) + 1
+    fitter = NonCrossingLadderClassifier(
+        **_kernel_params(estimator), n_weights=M, lam=lam, sigma=_sigma(sigma), n_jobs=1
+    )
+    probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))
+    probe.task_done()
+
+
+def _probe_joint(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
+    """The middle cell's grid fits; the other widths priced by their feature counts.
+
+    A grid fit's QPs grow with its features r (the kernel matrix's numerical rank: close
+    to the rows for a narrow RBF width, a few dozen for a wide one), and its cost with
+    them as ``r ** b``.  ``b`` is measured from a second probe at the narrowest width
+    when the budget allows (else :data:`JOINT_RANK_EXPONENT`); the grid's mean cost is the
+    middle cell's times the mean of ``(r / r_middle) ** b`` over the widths.
+    """
+    from .joint import DEFAULT_C_GRID
+
+    idx, y = _cut(np.arange(codes.size), codes, stage.rows, 0)
+    probe.rows = idx.size
+    Xp = X[idx]
+    lams, sigmas = _grids(estimator, Xp, y, DEFAULT_C_GRID)
+    lam, mid = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
+    ranks = {s: _feature_share(estimator, Xp, s) for s in dict.fromkeys(sigmas)}
+
+    def factor(tasks: list) -> float:
+        b = JOINT_RANK_EXPONENT
+        if len(tasks) > 1 and not tasks[0][2] and not tasks[1][2]:
+            r = ranks[sigmas[0]] / ranks[mid]
+            u = (tasks[1][1] or tasks[1][0]) / max(tasks[0][1] or tasks[0][0], 1e-12)
+            if r > 1.2 and u > 0:
+                b = float(np.clip(np.log(u) / np.log(r), 1.0, 3.0))
+        return float(np.mean([(ranks[s] / ranks[mid]) ** b for s in sigmas]))
+
+    probe.factor = factor
+    for sigma in dict.fromkeys([mid, sigmas[0]]):
+        _joint_task(estimator, Xp, y, lam, sigma, probe)
+        if probe.tasks[-1][2] or probe.spent():
+            return
+
+
+#: Exponent of a joint grid fit's cost in its feature count when it is not measured.
+JOINT_RANK_EXPONENT = 2.0
+#: Rows the feature counts of the joint probe are computed on (at most).
+RANK_ROWS = 150
+
+
+def _feature_share(estimator: Any, X: np.ndarray, sigma: float) -> float:
+    """Share of the rows that are features of the joint fit at ``sigma`` (its kernel
+    matrix's numerical rank over the rows, on at most :data:`RANK_ROWS` of them)."""
+    from ..joint.features import EIGEN_REL_TOL
+
+    if estimator.kernel != "rbf":
+        return 1.0
+    from ..solvers.kernels import Kernel
+
+    Xs = X[:: max(1, int(np.ceil(X.shape[0] / RANK_ROWS)))]
+    lam = np.linalg.eigvalsh(Kernel("rbf", sigma=float(sigma))(Xs))
+    return max(int(np.sum(lam > EIGEN_REL_TOL * max(float(lam[-1]), 1e-300))), 1) / Xs.shape[0]
+
+
+def _joint_task(estimator: Any, Xp, y, lam: float, sigma: float, probe: _Probe) -> None:
+    """A few grid fits of the joint scheme at one cell, its feature map timed apart."""
+    from ..joint.features import FeatureMap
+    from ..solvers.kernels import Kernel
+    from .joint import JointWSVMClassifier
+
+    params = _kernel_params(estimator)
+    kernel = None
+    if estimator.kernel == "rbf":
+        kernel = Kernel("rbf", sigma=float(sigma))
+    elif estimator.kernel == "poly":
+        kernel = Kernel(
+            "poly", degree=params["degree"], coef0=params["coef0"], gamma=params["poly_gamma"]
+        )
+    c0 = probe.cpu()
+    FeatureMap.fit(Xp, kernel)  # the start of every grid fit
+    probe.known_start = probe.cpu() - c0
+    fitter = JointWSVMClassifier(
+        **params,
+        N=joint_resolution(estimator),
+        lam=lam,
+        sigma=_sigma(sigma),
+        scheme=estimator.scheme,
+        n_jobs=1,
+        qp_solver=estimator.qp_solver,
+    )
+    labels = np.asarray(estimator.classes_)[y]
+    probe.events(JOINT_UNITS).run(lambda **kw: fitter.fit(Xp, labels, **kw))
+    probe.task_done()
+
+
+#: Grid fits per cell of the joint probe (the first starts cold, the rest warm).
+JOINT_UNITS = 4
+
+
+def _probe_estimator(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
+    from sklearn.base import clone
+
+    fitter = clone(estimator)
+    if "n_jobs" in fitter.get_params():
+        fitter.set_params(n_jobs=1)
+    probe.rows = codes.size
+    labels = np.asarray(estimator.classes_)[codes]
+    probe.events(PROBE_UNITS).run(lambda **kw: fitter.fit(X, labels, **kw))
+    probe.task_done()
+
+
+#: Kind of work -> (probe, whether a unit not finished prices the unit (else the task)).
+_PROBES = {
+    "ladder": (_probe_ladder, False),
+    "noncrossing": (_probe_noncrossing, True),
+    "joint": (_probe_joint, True),
+    "estimator": (_probe_estimator, True),
+}
+
+
+@dataclass(frozen=True)
+class PricedPlan:
+    """A plan with the CPU seconds of each stage.
+
+    Attributes
+    ----------
+    plan : FitPlan
+    cpu : tuple of float
+        CPU seconds of each stage.
+    lower_bound : tuple of bool
+        The stage's price is a minimum (its probe did not finish a unit).
+    prices : dict
+        ``(kind, engine) -> Price``.
+    probe_cpu, probe_wall : float
+        Seconds the probes took.
+    busy : float
+        How much longer than their CPU seconds fits take now (:func:`machine_busy`).
+    """
+
+    plan: FitPlan
+    cpu: tuple[float, ...]
+    lower_bound: tuple[bool, ...]
+    prices: dict
+    probe_cpu: float
+    probe_wall: float
+    busy: float = 1.0
+
+    def seconds(self, cores: int) -> float:
+        """Expected wall seconds of the fit, as busy as the machine is now."""
+        return float(sum(self.stage_seconds(cores))) * self.busy
+
+    def stage_seconds(self, cores: int) -> list[float]:
+        """Wall seconds of each stage on an idle machine: its CPU over the threads it
+        can use (the plan's threads, its parallel tasks, the machine's cores)."""
+        out = []
+        for stage, cpu in zip(self.plan.stages, self.cpu, strict=True):
+            threads = max(min(self.plan.threads, stage.parallel, cores), 1)
+            out.append(cpu / threads)
+        return out
+
+
+def price_plan(
+    estimator: Any,
+    X: np.ndarray,
+    codes: np.ndarray,
+    plan: FitPlan,
+    budget: float = PROBE_BUDGET,
+    should_cancel: Callable[[], bool] | None = None,
+    patience: float | None = None,
+    enough: float | None = None,
+) -> PricedPlan:
+    """Price every stage of ``plan`` by probes of its kinds of work.
+
+    Parameters
+    ----------
+    estimator : BaseProbabilityClassifier
+        With ``classes_`` set (as inside ``fit``).
+    X : ndarray, shape (n, p)
+    codes : ndarray of int, shape (n,)
+    plan : FitPlan
+    budget : float
+        Wall seconds the probes take together (shared by the kinds of work).
+    should_cancel : callable, optional
+        The user's cancel (raises :class:`~wsvmgui.errors.Cancelled`).
+    patience : float, optional
+        Wall seconds the probes may take when, after ``budget``, the fit does not yet
+        look longer than ``enough`` seconds (a busy machine): they measure on instead of
+        giving a lower bound.  Default: ``budget``.
+    enough : float, optional
+        Expected wall seconds of the fit beyond which the probes stop at ``budget``
+        (the decision it serves is made); None: always at ``budget``.
+
+    Returns
+    -------
+    PricedPlan
+    """
+    K = int(np.size(estimator.classes_))
+    cores = machine_cores()
+    # one probe per kind of work, at the rows of the stage that weighs most
+    chosen: dict[tuple[str, str], Stage] = {}
+    for stage in plan.stages:
+        key = (stage.kind, stage.engine)
+        if stage.fits + stage.tasks == 0:
+            continue
+        best = chosen.get(key)
+        if best is None or stage.fits * stage.rows**2 > best.fits * best.rows**2:
+            chosen[key] = stage
+    prices: dict[tuple[str, str], Price] = {}
+    patience = budget if patience is None else max(patience, budget)
+    start = wall_clock()
+
+    def over(key: tuple[str, str]) -> Callable[[Price], bool] | None:
+        if enough is None:
+            return None
+
+        def check(partial: Price) -> bool:
+            busy = machine_busy(partial.wall, partial.cpu)
+            return _priced(plan, {**prices, key: partial}, busy).seconds(cores) > enough
+
+        return check
+
+    for i, (key, stage) in enumerate(chosen.items()):
+        used = wall_clock() - start
+        soft = (budget - used) / (len(chosen) - i)
+        hard = (patience - used) / (len(chosen) - i)
+        body, per_unit = _PROBES.get(stage.kind, _PROBES["estimator"])
+        now = wall_clock()
+        prices[key] = _run_probe(
+            lambda probe, body=body, stage=stage: body(estimator, X, codes, K, stage, probe),
+            now + max(soft, 0.0),
+            now + max(hard, 0.0),
+            should_cancel,
+            per_unit,
+            over(key),
+        )
+        record_busy(prices[key].wall, prices[key].cpu)
+    return _priced(plan, prices, machine_busy())
+
+
+def _priced(plan: FitPlan, prices: dict[tuple[str, str], Price], busy: float) -> PricedPlan:
+    cpu, lower = [], []
+    for stage in plan.stages:
+        price = prices.get((stage.kind, stage.engine))
+        cpu.append(0.0 if price is None else price.cost(stage))
+        lower.append(bool(price is not None and price.lower_bound))
+    return PricedPlan(
+        plan,
+        tuple(cpu),
+        tuple(lower),
+        prices,
+        float(sum(p.cpu for p in prices.values())),
+        float(sum(p.wall for p in prices.values())),
+        busy,
+    )
+
+
+#: Seconds over which the probes' wall and CPU seconds are pooled into how busy the
+#: machine is (a property of the machine that changes slowly; one probe's second is noisy).
+BUSY_WINDOW = 180.0
+_busy_log: deque[tuple[float, float, float]] = deque()
+_busy_lock = threading.Lock()
+
+
+def record_busy(wall: float, cpu: float) -> None:
+    """Pool a probe's wall and CPU seconds into :func:`machine_busy`."""
+    with _busy_lock:
+        _busy_log.append((wall_clock(), float(wall), float(cpu)))
+
+
+def machine_busy(wall: float = 0.0, cpu: float = 0.0) -> float:
+    """How much longer than their CPU seconds single-threaded fits take now: the probes'
+    wall over CPU seconds in the last :data:`BUSY_WINDOW` seconds (and ``wall``, ``cpu``
+    not recorded yet), within [1, 20]; 1 on an idle machine."""
+    now = wall_clock()
+    with _busy_lock:
+        while _busy_log and _busy_log[0][0] < now - BUSY_WINDOW:
+            _busy_log.popleft()
+        walls = wall + sum(w for _, w, _ in _busy_log)
+        cpus = cpu + sum(c for _, _, c in _busy_log)
+    if cpus <= 0.02:
+        return 1.0
+    return float(min(max(walls / cpus, 1.0), 20.0))
+
+
+def machine_cores() -> int:
+    """Cores this process may run on."""
+    import os
+
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return max(os.cpu_count() or 1, 1)
