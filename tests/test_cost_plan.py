@@ -21,25 +21,26 @@ TWO = DESIGNS["wuliu2011_ex1"].sample(120, 0)
 THREE = DESIGNS["wu2010_ex1"].sample(120, 0)
 L2, S1 = [0.1, 0.01], [1.0]
 
+MC, NC = MulticlassWeightedSVMClassifier, NonCrossingLadderClassifier
 CASES = [
     ("binary, 5-fold", WeightedSVMClassifier(n_weights=6, lambdas=L2, sigmas=[0.5, 1.0]), TWO),
     ("binary, fixed", WeightedSVMClassifier(n_weights=6, lam=0.01, sigma=1.0), TWO),
     ("binary, grid", WeightedSVMClassifier(engine="grid", lambdas=L2, sigmas=S1, cv=0.3), TWO),
-    ("pairwise", MulticlassWeightedSVMClassifier(scheme="pairwise", n_weights=5, lambdas=L2, sigmas=S1), THREE),
-    ("ova, 3-fold", MulticlassWeightedSVMClassifier(scheme="ova", n_weights=5, lambdas=L2, sigmas=S1, cv=3), THREE),
-    ("baseline1", MulticlassWeightedSVMClassifier(scheme="baseline1", lambdas=L2, sigmas=S1, final_n_weights=9), THREE),
-    ("bp2", MulticlassWeightedSVMClassifier(scheme="bp2", n_weights=5, lambdas=L2, sigmas=S1), THREE),
-    ("non-crossing", NonCrossingLadderClassifier(n_weights=6, lambdas=L2, sigmas=S1), TWO),
-    ("non-crossing hinge", NonCrossingLadderClassifier(n_weights=6, lambdas=L2, sigmas=S1, criterion="hinge"), TWO),
-    ("non-crossing egkl", NonCrossingLadderClassifier(n_weights=6, lambdas=L2, sigmas=S1, criterion="egkl", cv=3), TWO),
+    ("pairwise", MC(scheme="pairwise", n_weights=5, lambdas=L2, sigmas=S1), THREE),
+    ("ova, 3-fold", MC(scheme="ova", n_weights=5, lambdas=L2, sigmas=S1, cv=3), THREE),
+    ("baseline1", MC(scheme="baseline1", lambdas=L2, sigmas=S1, final_n_weights=9), THREE),
+    ("bp2", MC(scheme="bp2", n_weights=5, lambdas=L2, sigmas=S1), THREE),
+    ("non-crossing", NC(n_weights=6, lambdas=L2, sigmas=S1), TWO),
+    ("non-crossing hinge", NC(n_weights=6, lambdas=L2, sigmas=S1, criterion="hinge"), TWO),
+    ("non-crossing egkl", NC(n_weights=6, lambdas=L2, sigmas=S1, criterion="egkl", cv=3), TWO),
     ("preconditioned", PreconditionedSVC(n_weights=6, lambdas=L2, sigmas=S1), TWO),
     ("preconditioned, fixed", PreconditionedSVC(n_weights=6, lam=0.01, sigma=1.0, pt=0.1), TWO),
     ("probing", ProbingClassifier(n_thresholds=5), THREE),
-    ("probing, tuned", ProbingClassifier(n_thresholds=4, param_grid={"max_depth": [2, 3]}, cv=3), TWO),
-    ("joint, tuned", JointWSVMClassifier(N=6, lambdas=[0.01, 0.001], kernel="rbf", sigmas=S1), THREE),
+    ("probing, tuned", ProbingClassifier(n_thresholds=4, param_grid={"max_depth": [2]}, cv=3), TWO),
+    ("joint, tuned", JointWSVMClassifier(N=6, lambdas=[0.01, 0.001], kernel="rbf"), THREE),
     ("joint, fixed", JointWSVMClassifier(N=6, lam=0.01), THREE),
     ("joint, width tuned", JointWSVMClassifier(N=6, lam=0.01, kernel="rbf"), THREE),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name, est, data", CASES, ids=[c[0] for c in CASES])

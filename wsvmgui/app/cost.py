@@ -153,7 +153,7 @@ def estimate_cost(
         if on_phase is not None:
             on_phase(group)
         estimator, X_fit, y_fit = prepare_scheme(fit_settings, X, y, X_tune, y_tune)
-        extra = ()
+        extra: tuple[Stage, ...] = ()
         if path and group == "main":
             extra = (Stage("exact path", 0, 1, y_fit.size, "ladder", "path"),)
         left = budget - (cost_probe.wall_clock() - start)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -449,11 +450,15 @@ def _probing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
 
 
 def joint_resolution(estimator: Any) -> int:
-    """N of a joint estimator's simplex grid (its ``N``, or ``1 / d_pi``)."""
+    """N of a joint estimator's simplex grid: ``1 / d_pi``, its ``N``, or its
+    ``n_weights`` (the name that replaces ``N``)."""
     d_pi = getattr(estimator, "d_pi", None)
-    if d_pi is not None:
+    if isinstance(d_pi, Real):
         return int(round(1.0 / float(d_pi)))
-    return int(getattr(estimator, "N", None) or getattr(estimator, "n_weights", 50))
+    N: Any = getattr(estimator, "N", None)
+    if not isinstance(N, Integral):  # "deprecated": the resolution is n_weights
+        N = getattr(estimator, "n_weights", 50)
+    return int(N)
 
 
 def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:

@@ -1,21 +1,23 @@
 """The price of a fit's units, measured on the actual problem in well under a second.
 
 A :class:`~wsvmgui.estimators.cost_plan.FitPlan` counts what a fit will do; this module
-prices it.  For each kind of work a plan holds it fits a few real units of a
-representative size, on the data itself, and times them (CPU seconds of its thread,
-and wall seconds):
+prices it.  For each kind of work a plan holds, a probe
+(:mod:`wsvmgui.estimators.cost_kinds`) fits a few real units of a representative size on
+the data itself, and this module times them (CPU seconds of the probe's thread, and wall
+seconds):
 
 ``"ladder"``
     Whole binary ladders with the plan's engine (path, auto or grid) on a stage's rows of
     the data (the first binary problem: the two classes, or one class against the rest),
     at up to five (lambda, sigma) cells of the estimator's grids (its middle, then the
     ends of each grid: a ladder's cost depends on the cell), until about
-    :data:`TARGET_CPU` CPU seconds are spent.
+    :data:`~wsvmgui.estimators.cost_kinds.TARGET_CPU` CPU seconds are spent.
 ``"noncrossing"``
     The non-crossing ladder's constrained fits, at the middle cell.
 ``"joint"``
-    The joint fit's feature map, then its fits of the simplex grid's weights in order,
-    at the middle of its penalty and width grids.
+    The joint fit's feature map, then its fits of the simplex grid's first weights at
+    the middle of its penalty and width grids (and at the narrowest width, if the budget
+    allows); the other widths priced by their feature counts.
 ``"estimator"``
     The estimator itself on the data (Probing, the preconditioned SVM), its first units.
 
@@ -48,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Cancelled, WSVMError
-from .cost_plan import FitPlan, Stage, joint_resolution
+from .cost_plan import FitPlan, Stage
 
 #: CPU seconds for the probes; None: each probe thread's own CPU clock.
 cpu_clock: Callable[[], float] | None = None
@@ -60,12 +62,6 @@ wall_clock: Callable[[], float] = time.perf_counter
 PROBE_BUDGET = 1.0
 #: Wall seconds they may take on a busy machine to measure a fit not clearly long.
 PROBE_PATIENCE = 4.0
-#: CPU seconds of ladder probes after which no further cell is fitted.
-TARGET_CPU = 0.15
-#: Largest number of cells a ladder probe fits.
-MAX_CELLS = 5
-#: Units beyond which a probe's ladder (grid engine) or grid is not fitted to its end.
-PROBE_UNITS = 200
 #: Cost of a fit grows about as the square of its rows (libsvm, the path, the QPs, between
 #: the sizes a plan's stages differ by: folds and final fits, a screening third).
 ROW_EXPONENT = 2.0
@@ -137,7 +133,7 @@ def _thread_cpu_clock() -> Callable[[], float]:
     return lambda: time.clock_gettime(clock_id)
 
 
-class _Probe:
+class Probe:
     """What one probe has measured so far, shared by its thread and the caller.
 
     The probe thread fits tasks (:meth:`events` for each); the caller reads
@@ -246,7 +242,7 @@ class _Events:
     """One task of a probe: ``(cpu, done)`` at every progress event; it stops at the
     probe's deadline or after ``max_units``."""
 
-    def __init__(self, probe: _Probe, max_units: int) -> None:
+    def __init__(self, probe: Probe, max_units: int) -> None:
         self.probe = probe
         self.max_units = max_units
         self.cpu0 = probe.cpu()
@@ -309,7 +305,7 @@ POLL = 0.02
 
 
 def _run_probe(
-    body: Callable[[_Probe], None],
+    body: Callable[[Probe], None],
     soft: float,
     hard: float,
     cancel: Callable[[], bool] | None,
@@ -318,7 +314,7 @@ def _run_probe(
 ) -> Price:
     """Run ``body(probe)`` on a thread of its own until it ends, or the ``hard`` deadline
     passes, or the ``soft`` one passes and ``enough(price so far)`` holds."""
-    probe = _Probe(hard, soft, cancel, per_unit)
+    probe = Probe(hard, soft, cancel, per_unit)
     failure: list[BaseException] = []
     context = contextvars.copy_context()
 
@@ -354,245 +350,6 @@ def _run_probe(
     if failure:  # the user's cancel, or a fit that failed: as the fit itself would
         raise failure[0]
     return price()
-
-
-# ----------------------------------------------------------------------- probe data
-def _binary_rows(
-    codes: np.ndarray, K: int, rows: int, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of a representative binary problem, and its labels in {0, 1}.
-
-    Two classes: all rows.  More: the two largest classes, or (when the stage's problems
-    are larger: One-vs-All) the largest class against the rest; cut to ``rows`` rows,
-    stratified, with a fixed seed.
-    """
-    counts = np.bincount(codes, minlength=K)
-    order = np.argsort(-counts, kind="stable")
-    if K == 2:
-        idx, y = np.arange(codes.size), codes.copy()
-    elif rows <= counts[order[0]] + counts[order[1]]:
-        idx = np.flatnonzero(np.isin(codes, order[:2]))
-        y = (codes[idx] == order[0]).astype(int)
-    else:
-        idx, y = np.arange(codes.size), (codes == order[0]).astype(int)
-    return _cut(idx, y, rows, seed)
-
-
-def _cut(idx: np.ndarray, y: np.ndarray, rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``rows`` of ``idx`` drawn at random within each label (every label kept)."""
-    if rows >= idx.size:
-        return idx, y
-    rng = np.random.default_rng(seed)
-    keep = []
-    for label in np.unique(y):
-        mine = np.flatnonzero(y == label)
-        m = max(1, int(round(rows * mine.size / y.size)))
-        keep.append(rng.choice(mine, min(m, mine.size), replace=False))
-    chosen = np.sort(np.concatenate(keep))
-    return idx[chosen], y[chosen]
-
-
-def _grids(
-    estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]
-) -> tuple[list[float], list[float]]:
-    """The estimator's lambda and sigma grids (sorted; NaN for a kernel without a width)
-    for data ``X`` (n, p), ``y`` (n,)."""
-    from ..solvers.kernels import DEFAULT_SIGMA_FACTORS, median_between_class_distance
-
-    n = y.size
-    lam = getattr(estimator, "lam", None)
-    if lam is not None:
-        lams = [float(lam)]
-    elif getattr(estimator, "lambdas", None) is not None:
-        lams = sorted(float(v) for v in np.ravel(estimator.lambdas))
-    else:
-        lams = sorted(1.0 / (2.0 * n * c) for c in c_grid)
-    if estimator.kernel != "rbf":
-        sigmas = [float("nan")]
-    elif estimator.sigma is not None:
-        sigmas = [float(estimator.sigma)]
-    elif estimator.sigmas is not None:
-        sigmas = sorted(float(v) for v in np.ravel(estimator.sigmas))
-    else:
-        scale = median_between_class_distance(X, y, max_pairs=200_000)
-        sigmas = [f * scale if scale > 0 else f for f in DEFAULT_SIGMA_FACTORS]
-    return lams, sigmas
-
-
-def _cells(estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]) -> list:
-    """Up to :data:`MAX_CELLS` (lambda, sigma) of the estimator's grids for ``y.size``
-    rows: the middle first, then each grid's ends."""
-    lams, sigmas = _grids(estimator, X, y, c_grid)
-    lm, sm = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
-    cells = [(lm, sm), (lams[0], sm), (lams[-1], sm), (lm, sigmas[0]), (lm, sigmas[-1])]
-    unique = list(dict.fromkeys(cells))
-    return unique[:MAX_CELLS]
-
-
-def _kernel_params(estimator: Any) -> dict[str, Any]:
-    return {
-        "kernel": estimator.kernel,
-        "degree": estimator.degree,
-        "coef0": estimator.coef0,
-        "poly_gamma": estimator.poly_gamma,
-    }
-
-
-def _sigma(value: float) -> float | None:
-    return None if not np.isfinite(value) else float(value)
-
-
-# --------------------------------------------------------------------------- probes
-def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
-    from ..ladder.tuning import DEFAULT_C_GRID
-    from .binary import WeightedSVMClassifier
-
-    idx, y = _binary_rows(codes, K, stage.rows)
-    probe.rows = idx.size
-    Xp = X[idx]
-    per_task = max(stage.fits // max(stage.tasks, 1), 1)
-    M = min(per_task, PROBE_UNITS) + 1
-    for lam, sigma in _cells(estimator, Xp, y, DEFAULT_C_GRID):
-        fitter = WeightedSVMClassifier(
-            **_kernel_params(estimator),
-            engine=stage.engine if stage.engine in ("path", "auto", "grid") else "path",
-            n_weights=M,
-            lam=lam,
-            sigma=_sigma(sigma),
-            solver=getattr(estimator, "solver", "libsvm"),
-            n_jobs=1,
-        )
-        probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))  # noqa: B023
-        _, _, cut_short = probe.task_done()
-        if cut_short or probe.cpu() >= TARGET_CPU or probe.spent():
-            return
-
-
-def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
-    from ..ladder.tuning import DEFAULT_C_GRID
-    from .noncrossing import NonCrossingLadderClassifier
-
-    idx, y = _binary_rows(codes, K, stage.rows)
-    probe.rows = idx.size
-    Xp = X[idx]
-    lam, sigma = _cells(estimator, Xp, y, DEFAULT_C_GRID)[0]
-    per_task = max(stage.fits // max(stage.tasks, 1), 1)
-    M = min(per_task, PROBE_UNITS) + 1
-    fitter = NonCrossingLadderClassifier(
-        **_kernel_params(estimator), n_weights=M, lam=lam, sigma=_sigma(sigma), n_jobs=1
-    )
-    probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))
-    probe.task_done()
-
-
-def _probe_joint(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
-    """The middle cell's grid fits; the other widths priced by their feature counts.
-
-    A grid fit's QPs grow with its features r (the kernel matrix's numerical rank: close
-    to the rows for a narrow RBF width, a few dozen for a wide one), and its cost with
-    them as ``r ** b``.  ``b`` is measured from a second probe at the narrowest width
-    when the budget allows (else :data:`JOINT_RANK_EXPONENT`); the grid's mean cost is the
-    middle cell's times the mean of ``(r / r_middle) ** b`` over the widths.
-    """
-    from .joint import DEFAULT_C_GRID
-
-    idx, y = _cut(np.arange(codes.size), codes, stage.rows, 0)
-    probe.rows = idx.size
-    Xp = X[idx]
-    lams, sigmas = _grids(estimator, Xp, y, DEFAULT_C_GRID)
-    lam, mid = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
-    ranks = {s: _feature_share(estimator, Xp, s) for s in dict.fromkeys(sigmas)}
-
-    def factor(tasks: list) -> float:
-        b = JOINT_RANK_EXPONENT
-        if len(tasks) > 1 and not tasks[0][2] and not tasks[1][2]:
-            r = ranks[sigmas[0]] / ranks[mid]
-            u = (tasks[1][1] or tasks[1][0]) / max(tasks[0][1] or tasks[0][0], 1e-12)
-            if r > 1.2 and u > 0:
-                b = float(np.clip(np.log(u) / np.log(r), 1.0, 3.0))
-        return float(np.mean([(ranks[s] / ranks[mid]) ** b for s in sigmas]))
-
-    probe.factor = factor
-    for sigma in dict.fromkeys([mid, sigmas[0]]):
-        _joint_task(estimator, Xp, y, lam, sigma, probe)
-        if probe.tasks[-1][2] or probe.spent():
-            return
-
-
-#: Exponent of a joint grid fit's cost in its feature count when it is not measured.
-JOINT_RANK_EXPONENT = 2.0
-#: Rows the feature counts of the joint probe are computed on (at most).
-RANK_ROWS = 150
-
-
-def _feature_share(estimator: Any, X: np.ndarray, sigma: float) -> float:
-    """Share of the rows that are features of the joint fit at ``sigma`` (its kernel
-    matrix's numerical rank over the rows, on at most :data:`RANK_ROWS` of them)."""
-    from ..joint.features import EIGEN_REL_TOL
-
-    if estimator.kernel != "rbf":
-        return 1.0
-    from ..solvers.kernels import Kernel
-
-    Xs = X[:: max(1, int(np.ceil(X.shape[0] / RANK_ROWS)))]
-    lam = np.linalg.eigvalsh(Kernel("rbf", sigma=float(sigma))(Xs))
-    return max(int(np.sum(lam > EIGEN_REL_TOL * max(float(lam[-1]), 1e-300))), 1) / Xs.shape[0]
-
-
-def _joint_task(estimator: Any, Xp, y, lam: float, sigma: float, probe: _Probe) -> None:
-    """A few grid fits of the joint scheme at one cell, its feature map timed apart."""
-    from ..joint.features import FeatureMap
-    from ..solvers.kernels import Kernel
-    from .joint import JointWSVMClassifier
-
-    params = _kernel_params(estimator)
-    kernel = None
-    if estimator.kernel == "rbf":
-        kernel = Kernel("rbf", sigma=float(sigma))
-    elif estimator.kernel == "poly":
-        kernel = Kernel(
-            "poly", degree=params["degree"], coef0=params["coef0"], gamma=params["poly_gamma"]
-        )
-    c0 = probe.cpu()
-    FeatureMap.fit(Xp, kernel)  # the start of every grid fit
-    probe.known_start = probe.cpu() - c0
-    fitter = JointWSVMClassifier(
-        **params,
-        N=joint_resolution(estimator),
-        lam=lam,
-        sigma=_sigma(sigma),
-        scheme=estimator.scheme,
-        n_jobs=1,
-        qp_solver=estimator.qp_solver,
-    )
-    labels = np.asarray(estimator.classes_)[y]
-    probe.events(JOINT_UNITS).run(lambda **kw: fitter.fit(Xp, labels, **kw))
-    probe.task_done()
-
-
-#: Grid fits per cell of the joint probe (the first starts cold, the rest warm).
-JOINT_UNITS = 4
-
-
-def _probe_estimator(estimator: Any, X, codes, K, stage: Stage, probe: _Probe) -> None:
-    from sklearn.base import clone
-
-    fitter = clone(estimator)
-    if "n_jobs" in fitter.get_params():
-        fitter.set_params(n_jobs=1)
-    probe.rows = codes.size
-    labels = np.asarray(estimator.classes_)[codes]
-    probe.events(PROBE_UNITS).run(lambda **kw: fitter.fit(X, labels, **kw))
-    probe.task_done()
-
-
-#: Kind of work -> (probe, whether a unit not finished prices the unit (else the task)).
-_PROBES = {
-    "ladder": (_probe_ladder, False),
-    "noncrossing": (_probe_noncrossing, True),
-    "joint": (_probe_joint, True),
-    "estimator": (_probe_estimator, True),
-}
 
 
 @dataclass(frozen=True)
@@ -671,6 +428,8 @@ def price_plan(
     -------
     PricedPlan
     """
+    from .cost_kinds import PROBES
+
     K = int(np.size(estimator.classes_))
     cores = machine_cores()
     # one probe per kind of work, at the rows of the stage that weighs most
@@ -700,10 +459,10 @@ def price_plan(
         used = wall_clock() - start
         soft = (budget - used) / (len(chosen) - i)
         hard = (patience - used) / (len(chosen) - i)
-        body, per_unit = _PROBES.get(stage.kind, _PROBES["estimator"])
+        body, per_unit = PROBES.get(stage.kind, PROBES["estimator"])
         now = wall_clock()
         prices[key] = _run_probe(
-            lambda probe, body=body, stage=stage: body(estimator, X, codes, K, stage, probe),
+            _bound(body, estimator, X, codes, K, stage),
             now + max(soft, 0.0),
             now + max(hard, 0.0),
             should_cancel,
@@ -712,6 +471,11 @@ def price_plan(
         )
         record_busy(prices[key].wall, prices[key].cpu)
     return _priced(plan, prices, machine_busy())
+
+
+def _bound(body: Callable[..., None], *args: Any) -> Callable[[Probe], None]:
+    """``body(*args, probe)`` as a function of the probe."""
+    return lambda probe: body(*args, probe)
 
 
 def _priced(plan: FitPlan, prices: dict[tuple[str, str], Price], busy: float) -> PricedPlan:

@@ -50,16 +50,15 @@ ESTIMATING = "estimating the cost"
 def format_progress(
     phase: str, done: int, total: int, elapsed: float, remaining: float | None
 ) -> str:
-    """``"fit: fits 12 of 90, 1.2 s elapsed, about 3 s left"``."""
+    """``"about 3 s left \u00b7 tuning: fits 12 of 90, 1.2 s elapsed"``: the time left first,
+    so that a narrow status bar never cuts it off."""
+    head = f"about {format_seconds(remaining)} left \u00b7 " if remaining is not None else ""
     text = f"{phase}: " if phase else ""
     if phase == "exact path" and total > 0:
         text += f"\u03c0 reached {done / total:.2f}, "
     elif total > 0:
-        text += f"fits {done} of {total}, "
-    text += f"{elapsed:.1f} s elapsed"
-    if remaining is not None:
-        text += f", about {format_seconds(remaining)} left"
-    return text
+        text += f"fits {done:,} of {total:,}, "
+    return f"{head}{text}{format_seconds(elapsed)} elapsed"
 
 
 class RunController(QObject):
