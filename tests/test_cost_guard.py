@@ -241,11 +241,16 @@ def test_the_command_line_refuses_with_the_estimate_and_the_flag(
     assert code == 0 and out.exists()
 
 
-def test_the_command_line_refuses_an_absurd_grid_before_allocating(table, tmp_path, capsys):
-    code, out = _fit(table, tmp_path, "--weights", "1000000000000", "--engine", "grid")
+def test_the_command_line_refuses_a_grid_too_large_for_memory(table, tmp_path, capsys):
+    """Within the settings' own caps, a weight grid whose ladders would not fit in the
+    memory there is: refused before a fit, naming the grid."""
+    from wsvmgui.solvers.memory import memory_limits
+
+    with memory_limits(available=2**20):
+        code, out = _fit(table, tmp_path, "--weights", "90000", "--engine", "grid")
     err = capsys.readouterr().err
     assert code == cli.EXIT_INPUT and not out.exists()
-    assert "999,999,999,999 weights" in err and "n_weights" in err
+    assert "89,999 weights" in err and "n_weights" in err
 
 
 @pytest.mark.parametrize("bad", ["-1", "soon", "nan"])
