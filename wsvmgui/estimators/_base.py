@@ -211,6 +211,14 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        CostLimitError
+            The fit is estimated to take longer than the cost limit
+            (:func:`wsvmgui.estimators.cost.cost_limit`); checked before it starts.
+        MemoryBudgetError
+            Its arrays would not fit in memory (checked before they are allocated).
         """
         start = time.perf_counter()
         X, classes, codes = validate_fit_data(self, X, y, n_classes=self._n_classes)

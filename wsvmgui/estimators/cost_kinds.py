@@ -18,8 +18,10 @@ from .cost_probe import Probe
 TARGET_CPU = 0.15
 #: Largest number of cells a ladder probe fits.
 MAX_CELLS = 5
-#: Units beyond which a probe's ladder (grid engine) or grid is not fitted to its end.
+#: Units beyond which a probe's ladder (grid engine) is not fitted to its end.
 PROBE_UNITS = 200
+#: Units a probe of units of one kind (constrained fits, a learner's) measures.
+UNIT_SAMPLE = 8
 
 
 # ----------------------------------------------------------------------- probe data
@@ -147,7 +149,7 @@ def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) 
     fitter = NonCrossingLadderClassifier(
         **_kernel_params(estimator), n_weights=M, lam=lam, sigma=_sigma(sigma), n_jobs=1
     )
-    probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))
+    probe.events(min(M - 1, UNIT_SAMPLE)).run(lambda **kw: fitter.fit(Xp, y, **kw))
     probe.task_done()
 
 
@@ -248,7 +250,7 @@ def _probe_estimator(estimator: Any, X, codes, K, stage: Stage, probe: Probe) ->
         fitter.set_params(n_jobs=1)
     probe.rows = codes.size
     labels = np.asarray(estimator.classes_)[codes]
-    probe.events(PROBE_UNITS).run(lambda **kw: fitter.fit(X, labels, **kw))
+    probe.events(UNIT_SAMPLE).run(lambda **kw: fitter.fit(X, labels, **kw))
     probe.task_done()
 
 
