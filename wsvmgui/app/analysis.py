@@ -2,8 +2,8 @@
 
 The worker thread calls :func:`run_checked`: it estimates the run's cost before fitting
 anything (:func:`wsvmgui.app.cost.estimate_cost`), and returns :class:`NeedsConfirmation`
-when the run would exceed its time limit.  Otherwise :func:`run_analysis` fits the scheme (and the
-non-crossing comparison), traces the exact path behind a binary ladder fitted on the grid,
+when the run would exceed its time limit.  Otherwise :func:`run_analysis` fits the scheme
+(and the non-crossing comparison), traces the exact path behind a binary ladder fitted on the grid,
 and prepares everything the views draw (:class:`~wsvmgui.app.view_data.RunResult`); while
 it fits it publishes where it is (:class:`~wsvmgui.app.view_data.RunStatus`) and the final
 fits' boundaries (:class:`~wsvmgui.app.view_data.LiveBoundary`).

@@ -274,29 +274,29 @@ def current_limit() -> float | None:
 
 # ------------------------------------------------------------------------------ guard
 #: Pessimistic CPU seconds of a task's start and of each unit at 100 rows, per kind of
-#: work (about 20 times what the probes measure on a loaded 2-core machine of 2026; only
-#: used to skip the probes of fits far below the limit, never as an estimate).
+#: work: 20 to 50 times what the probes measure on a 2-core machine of 2026, enough to
+#: cover a machine several times busier.  Only used to skip the probes of fits far below
+#: the limit, never as an estimate.
 _PESSIMISTIC = {
     "ladder": (0.2, 0.01),
     "noncrossing": (0.2, 0.2),
     "joint": (2.0, 5.0),
+    "estimator": (1.0, 0.5),  # a learner's fit (Probing), a constrained ladder's
 }
 
 
-def quick_bound(fit_plan: FitPlan) -> float | None:
-    """A pessimistic bound on the fit's CPU seconds without probing (None: no bound for
-    some kind of work, e.g. a learner's)."""
+def quick_bound(fit_plan: FitPlan) -> float:
+    """A pessimistic bound on the fit's seconds, without probing (rows scaled by a power
+    of 2.5, above the probes' :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`)."""
     total = 0.0
     for stage in fit_plan.stages:
-        per = _PESSIMISTIC.get(stage.kind)
-        if per is None:
-            return None
+        per = _PESSIMISTIC.get(stage.kind, _PESSIMISTIC["estimator"])
         scale = max(stage.rows / 100.0, 1.0) ** 2.5
         total += (stage.tasks * per[0] + stage.fits * per[1]) * scale
     return total
 
 
-def check_fit(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan | None:
+def check_fit(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     """The cost guard at the start of ``fit`` (``classes_`` set, data validated).
 
     Plans the fit, refuses what cannot work or would not fit in memory, and refuses a fit
@@ -305,16 +305,14 @@ def check_fit(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan | Non
 
     Returns
     -------
-    FitPlan or None
-        None for an estimator this module cannot plan.
+    FitPlan
     """
     fit_plan = plan_fit(estimator, X, codes)
     check_memory(fit_plan)
     limit = current_limit()
     if limit is None or in_probe():
         return fit_plan
-    bound = quick_bound(fit_plan)
-    if bound is not None and bound <= 60.0 * limit:
+    if quick_bound(fit_plan) <= 60.0 * limit:
         return fit_plan
     priced = price_plan(
         estimator, X, codes, fit_plan, PROBE_BUDGET, None, PROBE_PATIENCE, 60.0 * limit

@@ -26,7 +26,7 @@ costs milliseconds even for a thousand classes.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
@@ -103,7 +103,6 @@ class FitPlan:
     memory: int = 0
     memory_what: str = ""
     memory_fix: str = ""
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def fits(self) -> int:
@@ -209,7 +208,7 @@ def _problems(estimator: Any, codes: np.ndarray, K: int) -> _Problems:
     k = int(np.argmax(counts))
     others = np.array([j for j in range(K) if j != k])
     pos, neg = np.maximum(others, k), np.minimum(others, k)
-    names = [f"{classes[p]}|{classes[q]},{classes[p]}" for p, q in zip(neg, pos, strict=True)]
+    names = [f"{classes[p]}|{classes[q]},{classes[p]}" for p, q in zip(pos, neg, strict=True)]
     return _Problems(pos, neg, names)
 
 
@@ -270,7 +269,6 @@ def _ladder_tuning(
     sizes: np.ndarray,
     kind: str,
     engine: str,
-    threads: int,
 ) -> list[Stage]:
     """The stages of the EGKL tuning search (screened or not) of ``problems``."""
     from ..ladder.screening import Screening
@@ -292,7 +290,7 @@ def _ladder_tuning(
             Stage("screening", units, ladders, small, kind, engine, ladders),
             Stage("tuning", kept, int(n_folds.sum()) * rule.keep, largest, kind, engine, ladders),
         ]
-    return [Stage("tuning", units, ladders, largest, kind, engine, min(ladders, threads * 8))]
+    return [Stage("tuning", units, ladders, largest, kind, engine, ladders)]
 
 
 # ------------------------------------------------------------------------ the planners
@@ -314,9 +312,7 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     final_sizes = sizes if final_n is None else np.full(sizes.shape, int(final_n) - 1)
     stages: list[Stage] = []
     if folds is not None:
-        stages += _ladder_tuning(
-            estimator, problems, folds, codes, K, sizes, "ladder", engine, threads
-        )
+        stages += _ladder_tuning(estimator, problems, folds, codes, K, sizes, "ladder", engine)
     P = problems.pos.size
     name = "final ladder" if P == 1 else "final ladders"
     stages.append(
@@ -367,9 +363,7 @@ def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPl
     elif folds is not None:
         kind = "ladder" if estimator.criterion == "egkl-independent" else "noncrossing"
         engine = str(estimator.engine) if kind == "ladder" else "noncrossing"
-        stages += _ladder_tuning(
-            estimator, problems, folds, codes, 2, np.array([M1]), kind, engine, threads
-        )
+        stages += _ladder_tuning(estimator, problems, folds, codes, 2, np.array([M1]), kind, engine)
     if final:
         stages.append(Stage("non-crossing ladder", M1, 1, rows.size, "noncrossing", "noncrossing"))
     return FitPlan(
@@ -481,15 +475,7 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     else:
         folds = _folds(estimator, estimator.classes_[codes], holdout=True, holdout_share=0.5)
         L = 1 if fixed_lam else (_grid_size(estimator.lambdas) or len(_joint_c_grid()))
-        S = (
-            1
-            if estimator.kernel != "rbf"
-            else (
-                1
-                if estimator.sigma is not None
-                else (_grid_size(estimator.sigmas) or len(DEFAULT_SIGMA_FACTORS))
-            )
-        )
+        S = _n_sigmas(estimator)
         for tr, _ in folds:
             if (_count(codes, tr, K) == 0).any():
                 k = int(np.flatnonzero(_count(codes, tr, K) == 0)[0])

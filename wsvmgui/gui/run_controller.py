@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..app.analysis import NeedsConfirmation, run_checked
 from ..app.baselines import run_baselines
 from ..app.boundaries import compute_plane
-from ..app.cost import PROBE_SECONDS
+from ..app.cost import PROBE_PATIENCE, PROBE_SECONDS
 from ..app.phases import CostEstimate, format_seconds, time_left
 from ..app.plane import DEFAULT_GRID, plane_grid
 from ..app.view_data import LiveBoundary, RunStatus
@@ -250,9 +250,11 @@ class RunController(QObject):
     def remaining(self) -> float:
         """Seconds left of the current run: from its estimate, corrected by its pace
         (:func:`~wsvmgui.app.phases.time_left`); while the cost is estimated, what is
-        left of the estimate's budget."""
+        left of the estimate's budget (on a busy machine, of its patience)."""
         if self._planned is None:
-            return max(PROBE_SECONDS - self.elapsed(), 0.0)
+            spent = self.elapsed()
+            budget = PROBE_SECONDS if spent < PROBE_SECONDS else PROBE_PATIENCE
+            return max(budget - spent, 0.0)
         planned, began = self._planned
         return time_left(planned, self.clock() - began, self._fraction)
 
