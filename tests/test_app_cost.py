@@ -3,6 +3,7 @@ progress and time left over a run's phases."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -59,6 +60,63 @@ def test_a_long_run_asks_before_anything_is_fitted(split, monkeypatch, slow_cloc
     out = run_checked(RunRequest(LONG, split), limit=60.0)  # 1000 times as long: hours
     assert isinstance(out, NeedsConfirmation)
     assert out.estimate.needs_confirmation(60.0) and out.estimate.fits == (6 * 6 + 1) * 59
+
+
+def test_a_long_run_asks_on_a_busy_machine(split, monkeypatch):
+    """The probes get a twentieth of the wall time as CPU (a machine 20 times
+    oversubscribed): the estimate counts it, and the run asks before fitting."""
+    from conftest import ScaledClock
+
+    from wsvmgui.estimators import cost_probe
+
+    monkeypatch.setattr(cost_probe, "_busy_log", cost_probe.deque())
+    monkeypatch.setattr(cost_probe, "cpu_clock", ScaledClock(50.0, time.process_time))
+    monkeypatch.setattr(cost_probe, "wall_clock", ScaledClock(1000.0, time.perf_counter))
+    monkeypatch.setattr(analysis, "fit_scheme", lambda *a, **k: pytest.fail("fitted"))
+    out = run_checked(RunRequest(LONG, split), limit=60.0)
+    assert isinstance(out, NeedsConfirmation) and out.estimate.busy > 1.0
+
+
+@pytest.mark.parametrize("scheme", ["joint-indirect", "joint-direct"])
+def test_a_first_fit_that_never_ends_is_the_evidence(monkeypatch, scheme):
+    """The thorough preset's joint fit on the K = 3 design, on a machine so busy that the
+    probe's first grid fit gets no CPU time at all: the probe is left at its deadline
+    (the fit still under way), and the wall seconds it waited, times the 51,471 fits,
+    make the run ask (it never stays on "estimating the cost")."""
+    import threading
+
+    from conftest import ScaledClock
+
+    from wsvmgui.app.presets import preset_settings
+    from wsvmgui.estimators import cost_kinds, cost_probe
+
+    monkeypatch.setattr(cost_probe, "wall_clock", ScaledClock(1000.0, time.perf_counter))
+    left = []
+
+    def never_ends(estimator, X, codes, K, stage, probe):
+        probe.rows = stage.rows
+        events = probe.events(4)
+
+        def fit(progress, should_cancel):
+            left.append(probe.stopped.wait(60.0))  # True: the caller left it
+            should_cancel()
+
+        events.run(fit)
+        probe.task_done()
+
+    monkeypatch.setitem(cost_kinds.PROBES, "joint", (never_ends, True))
+    monkeypatch.setattr(analysis, "fit_scheme", lambda *a, **k: pytest.fail("fitted"))
+    k3 = split_dataset(load_builtin("design:wu2010_ex1"), 0.0, 0.3, 0, standardise=True)
+    settings = preset_settings("thorough", scheme, k3.train.X, k3.train.y)
+    out = run_checked(RunRequest(settings, k3), limit=60.0)
+    for thread in threading.enumerate():
+        if thread.name == "wsvmgui-probe":
+            thread.join(60.0)
+    assert left == [True]  # left by the estimate at its deadline, not after 60 s
+    assert isinstance(out, NeedsConfirmation)
+    assert out.estimate.lower_bound and out.estimate.fits == 51471
+    assert out.estimate.seconds > 60.0 and out.estimate.cpu_seconds < 60.0  # by the wall
+    assert out.estimate.describe().startswith("more than")
 
 
 def test_a_short_run_fits_once_and_counts_the_estimate_in_its_time(split, monkeypatch):

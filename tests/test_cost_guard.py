@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -257,3 +259,117 @@ def test_the_command_line_refuses_a_grid_too_large_for_memory(table, tmp_path, c
 def test_a_bad_max_minutes_is_a_usage_error(table, tmp_path, capsys, bad):
     code, _ = _fit(table, tmp_path, "--max-minutes", bad)
     assert code == cli.EXIT_INPUT and "--max-minutes" in capsys.readouterr().err
+
+
+# ------------------------------------------------ issue 18 item 7: refused before fitting
+def test_a_million_grid_weights_on_the_command_line_is_refused(table, tmp_path, capsys):
+    """``--weights 1000000 --engine grid``: over the settings' cap, one line naming it."""
+    code, out = _fit(table, tmp_path, "--weights", "1000000", "--engine", "grid")
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_INPUT and not out.exists() and len(err.splitlines()) == 1
+    assert "--weights" in err and "1000000" in err
+
+
+def test_a_million_grid_weights_in_the_library_is_refused(monkeypatch, slow_clock):
+    """Within memory, a million grid weights is refused by its estimate, before fitting."""
+    _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
+    est = WeightedSVMClassifier(engine="grid", n_weights=10**6, lam=0.01, sigma=1.0)
+    with pytest.raises(CostLimitError) as err:
+        est.fit(DATA.X, DATA.y)
+    assert err.value.cost.fits == 999_999 and "999,999 fits" in str(err.value)
+
+
+def test_a_39_by_39_settings_file_with_1000_weights_is_refused(table, tmp_path, capsys, slow_clock):
+    import json
+
+    from wsvmgui.app.settings import RunSettings
+
+    settings = RunSettings(
+        n_weights=1000,
+        lambdas=list(np.logspace(-4, 1, 39)),
+        sigmas=list(np.logspace(-1, 1, 39)),
+    )
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(settings.to_dict()))
+    code, out = _fit(table, tmp_path, "--settings", str(path))
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_INPUT and not out.exists() and len(err.splitlines()) == 1
+    # 39 x 39 cells x 5 folds + the final ladder, 999 weights each
+    assert f"{(39 * 39 * 5 + 1) * 999:,} fits" in err
+    assert "estimated to take" in err and "--max-minutes" in err
+
+
+def test_ten_classes_on_a_fine_simplex_grid_is_refused_by_its_estimate(monkeypatch, slow_clock):
+    """JointWSVMClassifier(N=20), K = 10, where memory would hold it: refused by time."""
+    from wsvmgui.estimators.joint import JointWSVMClassifier
+    from wsvmgui.solvers.memory import memory_limits
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(300, 3)), np.repeat(np.arange(10), 30)
+    _no_fit_but_probes(monkeypatch, JointWSVMClassifier)
+    with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
+        JointWSVMClassifier(N=20, kernel="rbf").fit(X, y)
+    assert err.value.cost.fits >= 92_378 * 30 and "cost_limit" in str(err.value)
+
+
+def test_one_vs_all_with_1000_classes_is_refused(monkeypatch, slow_clock):
+    from wsvmgui.errors import MemoryBudgetError
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+    from wsvmgui.solvers.memory import memory_limits
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(10_000, 3)), np.repeat(np.arange(1000), 10)
+    _no_fit_but_probes(monkeypatch, MulticlassWeightedSVMClassifier)
+    est = MulticlassWeightedSVMClassifier(scheme="ova", lam=0.01, sigma=1.0, n_weights=10)
+    with memory_limits(available=2**30), pytest.raises(MemoryBudgetError, match="1000 ladders"):
+        MulticlassWeightedSVMClassifier(scheme="ova").fit(X, y)
+    with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
+        est.fit(X, y)
+    assert err.value.cost.fits == 1000 * 9 and "estimated to take" in str(err.value)
+
+
+def test_a_fixed_fit_at_20000_rows_is_refused_from_a_small_probe(monkeypatch, slow_clock):
+    """n = 20,000, p = 20 at one cell: priced by a probe of at most PROBE_ROWS rows (the
+    probe must not itself fit 20,000 rows), refused before the fit starts."""
+    from wsvmgui.estimators import cost_kinds
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20_000, 20))
+    y = (X[:, 0] + rng.normal(size=20_000) > 0).astype(int)
+    sizes = []
+    real = cost_kinds._binary_rows
+    monkeypatch.setattr(
+        cost_kinds,
+        "_binary_rows",
+        lambda *a, **k: sizes.append(real(*a, **k)[0].size) or real(*a, **k),
+    )
+    _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
+    with cost_limit(minutes=10), pytest.raises(CostLimitError) as err:
+        WeightedSVMClassifier(lam=1e-3, sigma=4.0).fit(X, y)
+    for thread in threading.enumerate():  # a probe left at its deadline ends by itself
+        if thread.name == "wsvmgui-probe":
+            thread.join(60.0)
+    assert sizes and max(sizes) <= cost_kinds.PROBE_ROWS
+    assert err.value.cost.seconds > 600 and "over the limit of 10 min" in str(err.value)
+
+
+def test_a_probe_without_cpu_time_prices_by_its_wall_seconds(fake_clocks):
+    """A busy machine gives the probe no CPU: its first unit has not ended after 4 wall
+    seconds. That slowness is the evidence: every unit takes at least that long."""
+    cpu, wall = fake_clocks
+
+    def body(probe):
+        probe.rows = 50
+
+        def fit(progress, should_cancel):
+            wall.now += 4.0  # four wall seconds, no CPU
+            should_cancel()
+
+        probe.events(10).run(fit)
+        probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1.0, hard=1.0, cancel=None, per_unit=True)
+    assert price.lower_bound and price.unit == 0.0 and price.wall_unit == pytest.approx(4.0)
+    fit_plan = FitPlan("X", (Stage("grid fits", 5130, 30, 50, "joint", "joint"),), 50, 3)
+    priced = cost_probe._priced(fit_plan, {("joint", "joint"): price}, 1.0)
+    assert priced.seconds(cores=2) >= 5130 * 4.0

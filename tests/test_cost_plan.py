@@ -49,7 +49,13 @@ def test_the_plan_counts_the_fits_the_estimator_reports(name, est, data):
     totals: list[int] = []
     est.fit(data.X, data.y, progress=lambda done, total, partial=None: totals.append(total))
     done = est.fit_info_.get("n_fits", est.fit_info_.get("n_classifiers"))
-    assert counted.fits == done == totals[-1]
+    at_most = sum(s.fits for s in counted.stages if s.at_most)
+    assert done == totals[-1]
+    # the baseline schemes' tie pairs are found by the fit: planned as every pair
+    assert counted.fits - at_most <= done <= counted.fits
+    pairs = est.fit_info_.get("tie_pairs", 0)
+    assert (done > counted.fits - at_most) == (pairs > 0)
+    assert pairs <= sum(s.tasks for s in counted.stages if s.at_most)
     assert all(s.fits >= 0 and s.tasks >= 1 and s.rows >= 1 for s in counted.stages)
     assert counted.n_rows == data.y.size and counted.n_classes == np.unique(data.y).size
 

@@ -128,8 +128,9 @@ class FitCost:
 
     @property
     def stage_seconds(self) -> list[float]:
-        """Expected wall seconds of each stage, as busy as the machine is now."""
-        return [s * self.busy for s in self.idle_seconds]
+        """Expected wall seconds of each stage, as busy as the machine is now (at least
+        what a probe's unfinished first unit has taken)."""
+        return self.priced.wall_seconds(self.cores)
 
     @property
     def seconds(self) -> float:

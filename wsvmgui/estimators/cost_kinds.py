@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .cost_plan import Stage, joint_resolution
-from .cost_probe import Probe
+from .cost_probe import PATH_ROW_EXPONENT, Probe
 
 #: CPU seconds of ladder probes after which no further cell is fitted.
 TARGET_CPU = 0.15
@@ -22,6 +22,10 @@ MAX_CELLS = 5
 PROBE_UNITS = 200
 #: Units a probe of units of one kind (constrained fits, a learner's) measures.
 UNIT_SAMPLE = 8
+#: Rows a ladder probe fits at most (a larger stage is priced by the rows' scaling,
+#: :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`): the probe of a fit at
+#: n = 20,000 must not itself trace a path on 20,000 rows.
+PROBE_ROWS = 1000
 
 
 # ----------------------------------------------------------------------- probe data
@@ -115,8 +119,10 @@ def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> No
     from ..ladder.tuning import DEFAULT_C_GRID
     from .binary import WeightedSVMClassifier
 
-    idx, y = _binary_rows(codes, K, stage.rows)
+    idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
     probe.rows = idx.size
+    if stage.engine in ("path", "auto"):
+        probe.exponent = PATH_ROW_EXPONENT
     Xp = X[idx]
     per_task = max(stage.fits // max(stage.tasks, 1), 1)
     M = min(per_task, PROBE_UNITS) + 1
@@ -140,7 +146,7 @@ def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) 
     from ..ladder.tuning import DEFAULT_C_GRID
     from .noncrossing import NonCrossingLadderClassifier
 
-    idx, y = _binary_rows(codes, K, stage.rows)
+    idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
     probe.rows = idx.size
     Xp = X[idx]
     lam, sigma = _cells(estimator, Xp, y, DEFAULT_C_GRID)[0]

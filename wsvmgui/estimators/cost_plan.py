@@ -62,6 +62,9 @@ class Stage:
         The ladder engine ("path", "auto", "grid"), or the kind again.
     parallel : int
         Tasks that can run at once (threads beyond it idle).
+    at_most : bool
+        The fits are an upper bound (the baseline schemes' tie pairs: as many as the fit
+        finds classes in contest).
     """
 
     name: str
@@ -71,6 +74,7 @@ class Stage:
     kind: str
     engine: str
     parallel: int = 1
+    at_most: bool = False
 
 
 @dataclass(frozen=True)
@@ -318,6 +322,9 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     stages.append(
         Stage(name, int(final_sizes.sum()), P, int(final_rows.max()), "ladder", engine, P)
     )
+    ties = _tie_pairs_stage(estimator, codes, fit_rows, K, engine)
+    if ties is not None:
+        stages.append(ties)
     # the final ladders are held until compressed; a tuning ladder per thread (Python
     # integers: an absurd M must not overflow)
     coef = sum(int(m) * int(r) for m, r in zip(final_sizes, final_rows, strict=True)) * _F8
@@ -336,6 +343,24 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
         what,
         "use fewer weights (n_weights)" + (" or fewer classes" if P > 1 else ""),
     )
+
+
+def _tie_pairs_stage(
+    estimator: Any, codes: np.ndarray, fit_rows: np.ndarray, K: int, engine: str
+) -> Stage | None:
+    """At most: a baseline scheme with ``ties="pairs"`` fits a ladder for each pair of
+    classes in contest at some training point, known only after the fit; planned as
+    every pair of classes (``Stage.at_most``)."""
+    if getattr(estimator, "scheme", None) not in ("baseline1", "baseline2", "bp1", "bp2"):
+        return None
+    if K < 3 or getattr(estimator, "ties", None) != "pairs":
+        return None
+    counts = _count(codes, fit_rows, K)
+    a, b = np.triu_indices(K, 1)
+    pair_rows = counts[a] + counts[b]
+    sizes = _ladder_size(estimator, pair_rows)
+    P = a.size
+    return Stage("tie pairs", int(sizes.sum()), P, int(pair_rows.max()), "ladder", engine, P, True)
 
 
 def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:

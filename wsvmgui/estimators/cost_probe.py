@@ -65,6 +65,10 @@ PROBE_PATIENCE = 4.0
 #: Cost of a fit grows about as the square of its rows (libsvm, the path, the QPs, between
 #: the sizes a plan's stages differ by: folds and final fits, a screening third).
 ROW_EXPONENT = 2.0
+#: The exact path's cost grows faster (its events grow with the rows too): measured on a
+#: 20-feature binary problem at a fixed cell, 2.4 from 1000 to 2000 rows and 3.1 from
+#: 2000 to 4000 (CPU seconds, one thread; libsvm's grid engine: 2.0 and 2.1).
+PATH_ROW_EXPONENT = 2.8
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,10 @@ class Price:
         No unit finished within the probe's budget: ``start`` (and ``unit``) are minimums.
     cpu, wall : float
         Seconds the probe took.
+    wall_start, wall_unit : float
+        Wall seconds the unfinished first unit (``wall_unit``) or task (``wall_start``)
+        of a lower bound has taken: on a machine too busy to give the probe CPU time,
+        the slowness is the evidence (0 when a unit finished).
     """
 
     start: float
@@ -91,11 +99,23 @@ class Price:
     lower_bound: bool = False
     cpu: float = 0.0
     wall: float = 0.0
+    wall_start: float = 0.0
+    wall_unit: float = 0.0
+    exponent: float = ROW_EXPONENT
+
+    def _scale(self, stage: Stage) -> float:
+        return (max(stage.rows, 1) / max(self.rows, 1)) ** self.exponent
 
     def cost(self, stage: Stage) -> float:
         """CPU seconds of ``stage``."""
-        scale = (max(stage.rows, 1) / max(self.rows, 1)) ** ROW_EXPONENT
-        return float(stage.tasks * self.start + stage.fits * self.unit) * scale
+        return float(stage.tasks * self.start + stage.fits * self.unit) * self._scale(stage)
+
+    def wall_floor(self, stage: Stage) -> float:
+        """Wall seconds ``stage`` takes at least, as busy as the machine is now, by what
+        an unfinished first unit has taken (0 when the probe finished a unit)."""
+        return float(stage.tasks * self.wall_start + stage.fits * self.wall_unit) * self._scale(
+            stage
+        )
 
 
 _probing: contextvars.ContextVar[bool] = contextvars.ContextVar("wsvmgui_probing", default=False)
@@ -163,9 +183,12 @@ class Probe:
         self.per_unit = per_unit
         self.stopped = threading.Event()
         self.rows = 0
+        #: Exponent of the cost in the rows (:data:`PATH_ROW_EXPONENT` for the path).
+        self.exponent = ROW_EXPONENT
         self.known_start = 0.0
         self.tasks: list[tuple[float, float, bool]] = []
         self.current: _Events | None = None
+        self._unfinished = 0.0  # wall seconds of a task that ended without a unit
         self._clock: Callable[[], float] = time.process_time
         self._cpu0 = 0.0
         self._cpu_end: float | None = None
@@ -198,6 +221,20 @@ class Probe:
         if self.stopped.is_set() or wall_clock() > self.deadline:
             raise _Stop("budget spent")
 
+    def unfinished_wall(self) -> tuple[float, float]:
+        """``(wall_start, wall_unit)``: wall seconds of the first task under way when no
+        task has finished and it has not finished a unit (else zeros)."""
+        if any(not t[2] for t in self.tasks):
+            return 0.0, 0.0
+        current = self.current
+        if current is not None and not current.points:
+            spent = max(wall_clock() - current.wall0, self._unfinished)
+        elif self._unfinished > 0:
+            spent = self._unfinished
+        else:
+            return 0.0, 0.0
+        return (0.0, spent) if self.per_unit else (spent, 0.0)
+
     def spent(self) -> bool:
         """Past the soft deadline: start no further task."""
         return self.stopped.is_set() or wall_clock() >= self.soft
@@ -210,6 +247,8 @@ class Probe:
     def task_done(self) -> tuple[float, float, bool]:
         """Keep the current task's line; returns it."""
         assert self.current is not None
+        if not self.current.points:
+            self._unfinished = max(self._unfinished, wall_clock() - self.current.wall0)
         line = self.current.line(self.known_start, self.per_unit)
         self.tasks.append(line)
         self.current = None
@@ -246,6 +285,7 @@ class _Events:
         self.probe = probe
         self.max_units = max_units
         self.cpu0 = probe.cpu()
+        self.wall0 = wall_clock()
         self.points: list[tuple[float, int]] = []
         self.finished = False
 
@@ -334,9 +374,21 @@ def _run_probe(
 
     def price() -> Price:
         start, unit, lower = probe.price()
-        return Price(start, unit, max(probe.rows, 1), lower, probe.cpu(), wall_clock() - wall0)
+        floor = probe.unfinished_wall() if lower else (0.0, 0.0)
+        return Price(
+            start,
+            unit,
+            max(probe.rows, 1),
+            lower,
+            probe.cpu(),
+            wall_clock() - wall0,
+            *floor,
+            probe.exponent,
+        )
 
-    thread = threading.Thread(target=context.run, args=(target,), name="wsvmgui-probe", daemon=True)
+    # not a daemon: left at its deadline, it stops at its next unit; the interpreter waits
+    # for it at exit rather than killing it inside compiled code (an abort)
+    thread = threading.Thread(target=context.run, args=(target,), name="wsvmgui-probe")
     thread.start()
     while thread.is_alive():
         if cancel is not None and cancel():
@@ -369,6 +421,9 @@ class PricedPlan:
         Seconds the probes took.
     busy : float
         How much longer than their CPU seconds fits take now (:func:`machine_busy`).
+    floor : tuple of float
+        Wall seconds each stage takes at least by its probe's unfinished unit
+        (:meth:`Price.wall_floor`; 0 for a stage whose probe finished a unit).
     """
 
     plan: FitPlan
@@ -378,10 +433,19 @@ class PricedPlan:
     probe_cpu: float
     probe_wall: float
     busy: float = 1.0
+    floor: tuple[float, ...] = ()
 
     def seconds(self, cores: int) -> float:
         """Expected wall seconds of the fit, as busy as the machine is now."""
-        return float(sum(self.stage_seconds(cores))) * self.busy
+        return float(sum(self.wall_seconds(cores)))
+
+    def wall_seconds(self, cores: int) -> list[float]:
+        """Expected wall seconds of each stage, as busy as the machine is now: its idle
+        seconds times :attr:`busy`, at least its :attr:`floor`."""
+        idle = self.stage_seconds(cores)
+        floor = self.floor or (0.0,) * len(idle)
+        threads = [max(min(self.plan.threads, s.parallel, cores), 1) for s in self.plan.stages]
+        return [max(s * self.busy, f / t) for s, f, t in zip(idle, floor, threads, strict=True)]
 
     def stage_seconds(self, cores: int) -> list[float]:
         """Wall seconds of each stage on an idle machine: its CPU over the threads it
@@ -479,11 +543,12 @@ def _bound(body: Callable[..., None], *args: Any) -> Callable[[Probe], None]:
 
 
 def _priced(plan: FitPlan, prices: dict[tuple[str, str], Price], busy: float) -> PricedPlan:
-    cpu, lower = [], []
+    cpu, lower, floor = [], [], []
     for stage in plan.stages:
         price = prices.get((stage.kind, stage.engine))
         cpu.append(0.0 if price is None else price.cost(stage))
         lower.append(bool(price is not None and price.lower_bound))
+        floor.append(0.0 if price is None else price.wall_floor(stage))
     return PricedPlan(
         plan,
         tuple(cpu),
@@ -492,6 +557,7 @@ def _priced(plan: FitPlan, prices: dict[tuple[str, str], Price], busy: float) ->
         float(sum(p.cpu for p in prices.values())),
         float(sum(p.wall for p in prices.values())),
         busy,
+        tuple(floor),
     )
 
 
