@@ -115,7 +115,7 @@ class Window:
         return {"asked": asked, "seconds": seconds, "cpu": time.process_time() - cpu0}
 
 
-def spread(request, n: int = 5) -> dict:
+def spread(request, n: int = 3) -> dict:
     from wsvmgui.app.cost import estimate_cost
 
     walls, cpus, busys, lower, probe = [], [], [], [], []
@@ -150,6 +150,8 @@ def actual(request, estimate) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--tries", type=int, default=3)
+    parser.add_argument("--question-tries", type=int, default=10, help="thorough/joint")
+    parser.add_argument("--estimates", type=int, default=3)
     parser.add_argument("--max-actual", type=float, default=240.0)
     parser.add_argument("--cases", choices=["all", "K3", "demo"], default="all")
     parser.add_argument("--out", default="cost_estimate")
@@ -168,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = preset_settings(preset, scheme, split.train.X, split.train.y)
         request = RunRequest(settings, split)
         thorough_joint = data == K3 and preset == "thorough" and scheme.startswith("joint")
-        tries = [window.to_question(settings) for _ in range(10 if thorough_joint else args.tries)]
-        found = spread(request)
+        n_tries = args.question_tries if thorough_joint else args.tries
+        tries = [window.to_question(settings) for _ in range(n_tries)]
+        found = spread(request, args.estimates)
         est = found.pop("estimate")
         row = {
             "data": data,
@@ -204,6 +207,7 @@ def _write(name: str, rows: list[dict], load0: float, took: float, args) -> None
         "load average": [load0, os.getloadavg()[0]],
         "seconds": took,
         "tries": args.tries,
+        "estimates": args.estimates,
         "max_actual": args.max_actual,
     }
     (RESULTS / f"{name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
@@ -216,9 +220,10 @@ def _write(name: str, rows: list[dict], load0: float, took: float, args) -> None
         "",
         "Columns: **asked** = tries whose window asked before fitting, of all tries; "
         "**to question** = median and worst wall seconds from Run to the question (to the "
-        "end of the run where it did not ask); **estimate** = median of 5 identical "
-        "estimates (expected wall time on this machine as busy as it was); **spread** = "
-        "max/min of the 5 (wall; CPU in brackets); **busy** = wall over CPU seconds of the "
+        f"end of the run where it did not ask); **estimate** = median of "
+        f"{args.estimates} identical estimates (expected wall time on this machine as busy "
+        f"as it was); **spread** = max/min of the {args.estimates} (wall; CPU in brackets: "
+        "the worst ratio of any two identical requests); **busy** = wall over CPU seconds of the "
         "probes; **actual** = the run's wall (CPU) seconds where it was run; **ratio** = "
         "estimate / actual wall (CPU estimate / actual CPU).",
         "",
@@ -231,19 +236,60 @@ def _write(name: str, rows: list[dict], load0: float, took: float, args) -> None
         asked = sum(t["asked"] for t in tries)
         secs = sorted(t["seconds"] for t in tries)
         q = f"{secs[len(secs) // 2]:.1f}, {secs[-1]:.1f}" if secs else "-"
-        est = sorted(r["estimates"])[2]
-        cpu_est = sorted(r["cpu_estimates"])[2]
-        lb = "more than " if sum(r["lower_bound"]) >= 3 else ""
+        mid = len(r["estimates"]) // 2
+        est = sorted(r["estimates"])[mid]
+        cpu_est = sorted(r["cpu_estimates"])[mid]
+        lb = "more than " if 2 * sum(r["lower_bound"]) > len(r["lower_bound"]) else ""
         a = r.get("actual")
         actual_s = f"{a['wall']:.1f} ({a['cpu']:.1f})" if a else "not run"
         ratio = f"{est / a['wall']:.2f} ({cpu_est / max(a['cpu'], 1e-9):.2f})" if a else "-"
-        busy = sorted(r["busy"])[2]
+        busy = sorted(r["busy"])[mid]
         lines.append(
             f"| {r['data']} | {r['preset']} | {r['scheme']} | {r['fits']:,} | "
             f"{asked}/{len(tries)} | {q} | {lb}{_fmt(est)} | {r['spread']:.2f} "
             f"({r['cpu_spread']:.2f}) | {busy:.1f} | {actual_s} | {ratio} |"
         )
+    lines += ["", *_summary(rows)]
     (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n")
+
+
+def _summary(rows: list[dict]) -> list[str]:
+    """The worst spreads and estimate/actual ratios, and the questions' counts."""
+    if not rows:
+        return []
+
+    def name(r: dict) -> str:
+        return f"{r['data']} {r['preset']} {r['scheme']}"
+
+    worst = max(rows, key=lambda r: r["spread"])
+    worst_cpu = max(rows, key=lambda r: r["cpu_spread"])
+    out = [
+        "## Summary",
+        "",
+        f"- Worst spread of identical requests (target <= 1.5): wall {worst['spread']:.2f} "
+        f"({name(worst)}); CPU {worst_cpu['cpu_spread']:.2f} ({name(worst_cpu)}); "
+        f"{sum(r['spread'] <= 1.5 for r in rows)} of {len(rows)} cases within 1.5x (wall).",
+    ]
+    run = [r for r in rows if r.get("actual")]
+    if run:
+
+        def ratio(r: dict) -> float:
+            est = sorted(r["estimates"])[len(r["estimates"]) // 2]
+            return est / max(r["actual"]["wall"], 1e-9)
+
+        hi, lo = max(run, key=ratio), min(run, key=ratio)
+        out.append(
+            f"- Estimate / actual wall over the {len(run)} cases run: from {ratio(lo):.2f} "
+            f"({name(lo)}) to {ratio(hi):.2f} ({name(hi)})."
+        )
+    long = [r for r in rows if sorted(r["estimates"])[len(r["estimates"]) // 2] > 60]
+    asked = [t for r in long for t in r["tries"] if "asked" in t]
+    if asked:
+        out.append(
+            f"- Runs estimated over a minute: asked {sum(t['asked'] for t in asked)} of "
+            f"{len(asked)} tries, worst {max(t['seconds'] for t in asked):.1f} s to the question."
+        )
+    return out
 
 
 if __name__ == "__main__":

@@ -57,6 +57,37 @@ def test_a_thorough_joint_run_asks_before_fitting(qtbot, window, monkeypatch, sl
     assert window.result is None and "not started" in window.messages.text()
 
 
+def test_a_thorough_joint_run_asks_when_the_probe_gets_no_cpu(qtbot, window, monkeypatch):
+    """A machine so busy that the probe's first grid fit never ends: the window still
+    asks (the wait is the evidence), and leaves "estimating the cost"."""
+    import time
+
+    from wsvmgui.estimators import cost_kinds
+
+    t0 = time.perf_counter()  # wall seconds 1000 times as fast
+    monkeypatch.setattr(cost_probe, "wall_clock", lambda: 1000.0 * (time.perf_counter() - t0))
+
+    def never_ends(estimator, X, codes, K, stage, probe):
+        probe.rows = stage.rows
+        probe.events(4).run(lambda progress, should_cancel: probe.stopped.wait(60.0))
+        probe.task_done()
+
+    monkeypatch.setitem(cost_kinds.PROBES, "joint", (never_ends, True))
+    assert window.data_panel.load_builtin("design:wu2010_ex1")
+    split = window._split
+    window.settings_panel.set_settings(
+        preset_settings("thorough", "joint-direct", split.train.X, split.train.y)
+    )
+    _no_fit_but_probes(monkeypatch, JointWSVMClassifier)
+    questions = []
+    window.ask = lambda title, text, choices, default: questions.append(text) or CANCEL
+    assert window.start_run() is not None
+    qtbot.waitUntil(lambda: len(questions) == 1, timeout=WAIT)
+    qtbot.waitUntil(lambda: window.runs.state == IDLE and not window.is_busy(), timeout=WAIT)
+    assert "more than" in questions[0] and "51,471 fits" in questions[0]
+    assert window.result is None
+
+
 def test_finished_in_counts_the_cost_estimate(qtbot, window, monkeypatch):
     """The estimate takes 7 s on its clock: the run's time in the message and in Results
     counts them (it left them out, up to 20 times too little)."""

@@ -494,6 +494,7 @@ def price_plan(
     """
     from .cost_kinds import PROBES
 
+    _load_compiled(plan)
     K = int(np.size(estimator.classes_))
     cores = machine_cores()
     # one probe per kind of work, at the rows of the stage that weighs most
@@ -535,6 +536,14 @@ def price_plan(
         )
         record_busy(prices[key].wall, prices[key].cpu)
     return _priced(plan, prices, machine_busy())
+
+
+def _load_compiled(plan: FitPlan) -> None:
+    """Load the path's compiled kernels (numba's cache: a second or more of CPU, once per
+    process) before a probe's clock starts: the first estimate of a session must not
+    price every ladder as if it paid for loading them (it read 16 times its repeat)."""
+    if any(s.kind in ("ladder", "noncrossing") and s.engine != "grid" for s in plan.stages):
+        from ..ladder import _path_kernel, _path_predict, _path_start  # noqa: F401
 
 
 def _bound(body: Callable[..., None], *args: Any) -> Callable[[Probe], None]:
