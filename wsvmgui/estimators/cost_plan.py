@@ -418,13 +418,19 @@ def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> Fi
     refit = bool(folds is not None and estimator.refit)
     M1 = int(_ladder_size(estimator, np.array([n if refit else tr.size]))[0])
     per_weight = _n_lambdas(estimator) if folds is not None else 1
+    # the ladder priced as its kind (a non-crossing ladder's constrained fits cost 20 times
+    # its first, unconstrained ones: the estimator's first units would price it at a fifth)
+    if estimator.ladder == "noncrossing":
+        kind, engine = "noncrossing", "noncrossing"
+    else:
+        kind, engine = "ladder", str(estimator.engine)
     stages = [
-        Stage("ladder", M1 * per_weight, 1, tr.size, "estimator", "preconditioned"),
+        Stage("ladder", M1 * per_weight, 1, tr.size, kind, engine),
         Stage("SVMs", levels, levels, tr.size, "estimator", "preconditioned"),
     ]
     if refit:
         stages += [
-            Stage("ladder on all rows", M1, 1, n, "estimator", "preconditioned"),
+            Stage("ladder on all rows", M1, 1, n, kind, engine),
             Stage("SVMs on all rows", levels, levels, n, "estimator", "preconditioned"),
         ]
     return FitPlan(
