@@ -62,16 +62,20 @@ def test_a_long_run_asks_before_anything_is_fitted(split, monkeypatch, slow_cloc
     assert out.estimate.needs_confirmation(60.0) and out.estimate.fits == (6 * 6 + 1) * 59
 
 
+def _scaled(factor: float, source):
+    """``source`` run ``factor`` times as fast (from now)."""
+    t0 = source()
+    return lambda: factor * (source() - t0)
+
+
 def test_a_long_run_asks_on_a_busy_machine(split, monkeypatch):
     """The probes get a twentieth of the wall time as CPU (a machine 20 times
     oversubscribed): the estimate counts it, and the run asks before fitting."""
-    from conftest import ScaledClock
-
     from wsvmgui.estimators import cost_probe
 
     monkeypatch.setattr(cost_probe, "_busy_log", cost_probe.deque())
-    monkeypatch.setattr(cost_probe, "cpu_clock", ScaledClock(50.0, time.process_time))
-    monkeypatch.setattr(cost_probe, "wall_clock", ScaledClock(1000.0, time.perf_counter))
+    monkeypatch.setattr(cost_probe, "cpu_clock", _scaled(50.0, time.process_time))
+    monkeypatch.setattr(cost_probe, "wall_clock", _scaled(1000.0, time.perf_counter))
     monkeypatch.setattr(analysis, "fit_scheme", lambda *a, **k: pytest.fail("fitted"))
     out = run_checked(RunRequest(LONG, split), limit=60.0)
     assert isinstance(out, NeedsConfirmation) and out.estimate.busy > 1.0
@@ -85,12 +89,10 @@ def test_a_first_fit_that_never_ends_is_the_evidence(monkeypatch, scheme):
     make the run ask (it never stays on "estimating the cost")."""
     import threading
 
-    from conftest import ScaledClock
-
     from wsvmgui.app.presets import preset_settings
     from wsvmgui.estimators import cost_kinds, cost_probe
 
-    monkeypatch.setattr(cost_probe, "wall_clock", ScaledClock(1000.0, time.perf_counter))
+    monkeypatch.setattr(cost_probe, "wall_clock", _scaled(1000.0, time.perf_counter))
     left = []
 
     def never_ends(estimator, X, codes, K, stage, probe):
