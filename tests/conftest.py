@@ -7,23 +7,27 @@ if os.environ.get("LANG", "C") in ("", "C", "POSIX"):
     os.environ["LANG"] = "C.UTF-8"
 
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import pytest  # noqa: E402
 
 
 class ScaledClock:
-    """``time.perf_counter`` run ``factor`` times faster: with a factor of 1000 every fit
-    looks 1000 times as long to the cost estimate, so that "this run is long" holds by
-    construction and not by the machine's speed.  Changing ``factor`` keeps the clock
-    continuous (it never jumps back)."""
+    """``source`` (``time.perf_counter``) run ``factor`` times faster: with a factor of
+    1000 every fit looks 1000 times as long to the cost estimate, so that "this run is
+    long" holds by construction and not by the machine's speed.  Changing ``factor`` keeps
+    the clock continuous (it never jumps back)."""
 
-    def __init__(self, factor: float = 1.0) -> None:
+    def __init__(
+        self, factor: float = 1.0, source: Callable[[], float] = time.perf_counter
+    ) -> None:
+        self._source = source
         self._factor = float(factor)
-        self._real = time.perf_counter()
+        self._real = source()
         self._virtual = 0.0
 
     def __call__(self) -> float:
-        return self._virtual + (time.perf_counter() - self._real) * self._factor
+        return self._virtual + (self._source() - self._real) * self._factor
 
     @property
     def factor(self) -> float:
@@ -31,12 +35,30 @@ class ScaledClock:
 
     @factor.setter
     def factor(self, value: float) -> None:
-        self._virtual, self._real, self._factor = self(), time.perf_counter(), float(value)
+        self._virtual, self._real, self._factor = self(), self._source(), float(value)
+
+
+class ProbeClocks:
+    """The cost probes' CPU and wall clocks, scaled by one ``factor``."""
+
+    def __init__(self, factor: float) -> None:
+        self.cpu = ScaledClock(factor, time.process_time)
+        self.wall = ScaledClock(factor, time.perf_counter)
+
+    @property
+    def factor(self) -> float:
+        return self.wall.factor
+
+    @factor.setter
+    def factor(self, value: float) -> None:
+        self.cpu.factor = self.wall.factor = value
 
 
 @pytest.fixture
 def slow_clock(monkeypatch):
-    """The cost estimate's clock, 1000 times as fast as real time (see ScaledClock)."""
-    clock = ScaledClock(1000.0)
-    monkeypatch.setattr("wsvmgui.app.cost.clock", clock)
-    return clock
+    """The cost probes' clocks (CPU and wall seconds), 1000 times as fast as real time:
+    every probed fit looks 1000 times as long (see ScaledClock)."""
+    clocks = ProbeClocks(1000.0)
+    monkeypatch.setattr("wsvmgui.estimators.cost_probe.cpu_clock", clocks.cpu)
+    monkeypatch.setattr("wsvmgui.estimators.cost_probe.wall_clock", clocks.wall)
+    return clocks

@@ -14,8 +14,10 @@ estimator takes scikit-learn's ``cv`` (an int, a float hold-out share, a splitte
 ``"auto"``); :func:`with_tuning_set` turns a separate tuning set into training rows plus
 a ``PredefinedSplit``.  Simulation designs
 with known probabilities: :func:`simulate`; measures against the truth:
-:func:`truth_metrics`.  Errors: :class:`InputError`, :class:`SolverError`,
-:class:`Cancelled`.
+:func:`truth_metrics`.  Cost: :func:`estimate_fit` (a fit's estimated time, before
+fitting) and :func:`cost_limit` (every ``fit`` refuses with :class:`CostLimitError` when
+its estimate exceeds the limit, 60 minutes by default).  Errors: :class:`InputError`,
+:class:`SolverError`, :class:`Cancelled`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ _PUBLIC = {
     "with_tuning_set": "wsvmgui.ladder.splits",
     "simulate": "wsvmgui.evaluation.designs",
     "truth_metrics": "wsvmgui.evaluation.metrics",
+    "estimate_fit": "wsvmgui.estimators.cost",
+    "cost_limit": "wsvmgui.estimators.cost",
+    "CostLimitError": "wsvmgui.errors",
     "InputError": "wsvmgui.errors",
     "SolverError": "wsvmgui.errors",
     "Cancelled": "wsvmgui.errors",

@@ -32,7 +32,8 @@ from ._version import __version__
 from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
-from .errors import Cancelled, InputError, SolverError, WSVMError
+from .errors import Cancelled, CostLimitError, InputError, SolverError, WSVMError
+from .estimators.cost import DEFAULT_MAX_MINUTES, ENV_VAR, cost_limit
 from .io.atomic import (
     TERMINATING,
     Terminated,
@@ -157,6 +158,46 @@ def _add_data_options(cmd: argparse.ArgumentParser) -> None:
     )
 
 
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected minutes >= 0, got {text!r}")
+    return value
+
+
+def _add_cost_option(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--max-minutes",
+        type=_minutes,
+        metavar="MIN",
+        help="refuse a fit estimated to take longer than this, before it starts (default "
+        f"{DEFAULT_MAX_MINUTES:g}, or ${ENV_VAR}; 0: no limit)",
+    )
+
+
+def _cost_limit(args: argparse.Namespace):
+    """The cost guard's limit of ``--max-minutes`` (absent: the library's default)."""
+    if args.max_minutes is None:
+        return contextlib.nullcontext()
+    return cost_limit(args.max_minutes or None)
+
+
+def _refusal(exc: CostLimitError) -> str:
+    """One line: the estimate, the limit, and the flag that allows the fit."""
+    cost, limit = exc.cost, exc.limit or 0.0
+    if cost is None:
+        return str(exc)
+    minutes = cost.seconds / 60.0
+    allow = "0" if cost.lower_bound else f"{max(math.ceil(1.5 * minutes), 1)}"
+    return (
+        f"this fit is estimated to take {cost.describe()}, over the limit of "
+        f"{limit:g} min; to run it anyway, pass --max-minutes {allow} (0: no limit)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = _Parser(
@@ -255,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--out", required=True, help="probabilities CSV to write (and OUT.json)")
     fit.add_argument("--model", help="also save the fitted model here (e.g. model.wsvm)")
     fit.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
+    _add_cost_option(fit)
 
     pred = sub.add_parser("predict", help="predict with a saved model")
     pred.add_argument("model", help="model file written by fit --model")
@@ -271,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--n", type=_int_in(2), help="training size (default: the paper's)")
     demo.add_argument("--n-test", type=_int_in(1), default=5000)
     demo.add_argument("--seed", type=_int_in(0, SEED_MAX - 1_000_003), default=0)
+    _add_cost_option(demo)
 
     sub.add_parser("schemes", help="list the probability schemes")
     sub.add_parser("gui", help="open the desktop app")
@@ -466,7 +509,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             )
     _check_classes(train, settings)
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
-    with _interrupt_cancels() as cancelled:
+    with _cost_limit(args), _interrupt_cancels() as cancelled:
         estimator = fit_scheme(
             settings,
             train.X,
@@ -605,7 +648,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"data     n = {n} training points, {args.n_test} test points, K = {design.n_classes}")
     start = time.perf_counter()
     progress = _Progress(enabled=sys.stderr.isatty())
-    est = fit_scheme(settings, train.X, train.y, progress=progress)
+    with _cost_limit(args):
+        est = fit_scheme(settings, train.X, train.y, progress=progress)
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
@@ -666,6 +710,9 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
             return open_app()
         with termination_raises():
             return COMMANDS[args.command](args)
+    except CostLimitError as exc:
+        print(f"wsvmgui: error: {_refusal(exc)}", file=sys.stderr)
+        return EXIT_INPUT
     except (InputError, SolverError) as exc:
         print(f"wsvmgui: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_INPUT if isinstance(exc, InputError) else EXIT_SOLVER

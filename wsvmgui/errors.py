@@ -21,6 +21,23 @@ class MemoryBudgetError(InputError):
     """The work would not fit in the available memory (refused before it starts)."""
 
 
+class CostLimitError(InputError):
+    """A fit estimated to take longer than the cost limit (refused before it starts).
+
+    Attributes
+    ----------
+    cost : FitCost
+        The estimate (:class:`wsvmgui.estimators.cost.FitCost`).
+    limit : float
+        The limit in minutes.
+    """
+
+    def __init__(self, message: str, cost=None, limit: float | None = None) -> None:
+        super().__init__(message)
+        self.cost = cost
+        self.limit = limit
+
+
 class SolverError(WSVMError, RuntimeError):
     """A solver failed, did not converge, or returned an answer that fails its check."""
 

@@ -9,6 +9,7 @@ one test runs the real fit.
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from wsvmgui.app.run_inputs import RunRequest
 from wsvmgui.app.view_data import RunStatus
 from wsvmgui.errors import Cancelled
 from wsvmgui.gui.run_controller import CONFIRMING, IDLE, RUNNING, RunController
+from wsvmgui.gui.worker import PROGRESS_INTERVAL
 
 WAIT = 60000  # ms: a generous bound for a worker thread to answer on a loaded machine
 
@@ -92,8 +94,11 @@ def names(events):
 
 def test_a_run_goes_running_then_idle_with_its_result(qtbot, runs, request_, monkeypatch):
     done = Result("first", seconds=1.25)
+    go = threading.Event()
 
     def job(progress, should_cancel, publish):
+        publish(CostEstimate((Phase("fit", 10, 4.0),)))  # the run's fits begin: 4 s planned
+        go.wait(WAIT / 1000)
         progress(500, 1000)
         publish(RunStatus("fit", 3, 10, 0.5))
         return done
@@ -102,7 +107,9 @@ def test_a_run_goes_running_then_idle_with_its_result(qtbot, runs, request_, mon
     runs.clock.now = 100.0
     job_id = runs.start(request_, 60.0)
     assert job_id > 0 and runs.state == RUNNING and runs.is_running() and runs.is_busy()
+    qtbot.waitUntil(lambda: runs._planned is not None, timeout=WAIT)
     runs.clock.now = 102.0  # the status arrives 2 s after the start
+    go.set()
     with qtbot.waitSignal(runs.finished, timeout=WAIT) as finished:
         pass
     assert finished.args == [done] and runs.result is done and runs.state == IDLE
@@ -110,15 +117,47 @@ def test_a_run_goes_running_then_idle_with_its_result(qtbot, runs, request_, mon
     qtbot.waitUntil(lambda: not runs.is_busy(), timeout=WAIT)
     assert names(runs.events)[:3] == ["state_changed", "started", "progressed"]
     assert runs.events[0] == ("state_changed", RUNNING)
-    assert runs.events[2] == ("progressed", 0, "estimating the cost\u2026")
+    # before the estimate: the estimate's own time left
+    assert runs.events[2][1:] == (0, "about 1.0 s left \u00b7 estimating the cost: 0.0 s elapsed")
     texts = [e[2] for e in runs.events if e[0] == "progressed"]
-    # half done after 2 s: about 2 s left
-    assert "fit: fits 3 of 10, 2.0 s elapsed, about 2.0 s left" in texts
+    # half done after 2 s of a 4 s plan: about 2 s left
+    assert "about 2.0 s left \u00b7 fit: fits 3 of 10, 2.0 s elapsed" in texts
+    assert all("left" in t for t in texts[:-1])
     assert runs.events[-3:] == [
         ("state_changed", IDLE),
         ("progressed", 100, "done in 1.25 s"),
         ("finished", done),
     ]
+
+
+def test_the_time_left_follows_the_estimate_then_the_pace(qtbot, runs, request_, monkeypatch):
+    """From the first line on, the estimate says how long is left; a run going slower than
+    planned is given more time as it advances."""
+    steps = [threading.Event() for _ in range(3)]
+
+    def job(progress, should_cancel, publish):
+        publish(CostEstimate((Phase("tuning", 90, 24.0), Phase("final ladder", 10, 16.0))))
+        for step, done in zip(steps, (0, 250, 500), strict=True):
+            step.wait(WAIT / 1000)
+            time.sleep(1.2 * PROGRESS_INTERVAL)  # past the worker's progress throttle
+            progress(done, 1000)
+        return Result("slow")
+
+    _jobs(monkeypatch, job)
+    runs.clock.now = 0.0
+    runs.start(request_, 60.0)
+    qtbot.waitUntil(lambda: runs._planned is not None, timeout=WAIT)
+    seen = []
+    runs.progressed.connect(lambda percent, text: seen.append(text))
+    for now, step in zip((0.0, 20.0, 40.0), steps, strict=True):
+        runs.clock.now = now
+        step.set()
+        before = len(seen)
+        qtbot.waitUntil(lambda n=before: len(seen) > n, timeout=WAIT)
+    assert seen[0].startswith("about 40 s left")  # nothing done yet: the plan
+    assert seen[1].startswith("about 60 s left")  # a quarter in twice the time
+    assert seen[2].startswith("about 40 s left")  # half in 40 s: as long again
+    qtbot.waitUntil(lambda: not runs.is_busy(), timeout=WAIT)
 
 
 def test_the_real_run_finishes_with_probabilities(qtbot, runs, request_):

@@ -33,7 +33,6 @@ def test_a_failed_run_brings_the_last_result_back_everywhere(qtbot, window, monk
         raise RuntimeError("solver exploded")
 
     monkeypatch.setattr("wsvmgui.app.analysis.fit_scheme", boom)
-    monkeypatch.setattr("wsvmgui.app.cost.fit_scheme", boom)
     window.settings_panel.set_settings(RunSettings(n_weights=7, lambdas=[0.01], sigmas=[0.5]))
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
@@ -57,7 +56,6 @@ def test_a_failed_first_run_leaves_every_view_empty(qtbot, window, monkeypatch):
         raise RuntimeError("no luck")
 
     monkeypatch.setattr("wsvmgui.app.analysis.fit_scheme", boom)
-    monkeypatch.setattr("wsvmgui.app.cost.fit_scheme", boom)
     window.settings_panel.set_settings(TINY)
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)

@@ -1,9 +1,9 @@
 """The run behind the desktop app's Run button, as plain functions (numpy, no Qt).
 
-The worker thread calls :func:`run_checked`: it starts the fit and times it
-(:func:`wsvmgui.app.cost.estimate_cost`), and returns :class:`NeedsConfirmation` when the
-run would exceed its time limit.  Otherwise :func:`run_analysis` fits the scheme (and the
-non-crossing comparison), traces the exact path behind a binary ladder fitted on the grid,
+The worker thread calls :func:`run_checked`: it estimates the run's cost before fitting
+anything (:func:`wsvmgui.app.cost.estimate_cost`), and returns :class:`NeedsConfirmation`
+when the run would exceed its time limit.  Otherwise :func:`run_analysis` fits the scheme
+(and the non-crossing comparison), traces the exact path behind a binary ladder fitted on the grid,
 and prepares everything the views draw (:class:`~wsvmgui.app.view_data.RunResult`); while
 it fits it publishes where it is (:class:`~wsvmgui.app.view_data.RunStatus`) and the final
 fits' boundaries (:class:`~wsvmgui.app.view_data.LiveBoundary`).
@@ -12,8 +12,8 @@ The modules it builds on, lowest first: :mod:`~wsvmgui.app.phases` (a run's phas
 :mod:`~wsvmgui.app.plane` (plane geometry and colours), :mod:`~wsvmgui.app.view_data`
 (what the views draw), :mod:`~wsvmgui.app.run_inputs` (the request and what it fits on),
 :mod:`~wsvmgui.app.capabilities` (what an estimator shows), :mod:`~wsvmgui.app.boundaries`
-(a plane's boundaries), :mod:`~wsvmgui.app.measures`, :mod:`~wsvmgui.app.cost` (timing
-the fit) and :mod:`~wsvmgui.app.baselines`.
+(a plane's boundaries), :mod:`~wsvmgui.app.measures`, :mod:`~wsvmgui.app.cost` (what
+the run will cost) and :mod:`~wsvmgui.app.baselines`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import Cancelled
+from ..estimators.cost import cost_limit
 from .boundaries import compute_plane
 from .calibration import CalibrationEntry, calibration_entry
 from .capabilities import crossing_checks, engine_notes, ladders_of, live_boundary, simplex_of
-from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost
+from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost, run_plan
 from .datasets import DataSplit
 from .measures import aligned_report, part_metrics
 from .path_view import PathInfo, exact_path, stored_paths
@@ -111,13 +112,7 @@ def _live_grid(
 def _plan(request: RunRequest) -> list[Phase]:
     if request.cost is not None:
         return list(request.cost.phases)
-    plan = [Phase("fit", 0, 1.0)]
-    if request.compare:
-        plan.append(Phase("comparison fit", 0, 1.0, group="comparison"))
-    if request.settings.scheme == "binary" and request.settings.engine != "path":
-        # traced after a grid fit (see _fit); a path-engine fit keeps its own
-        plan.append(Phase("exact path", 0, 0.5, group="path"))
-    return [*plan, Phase("views", 0, 0.2, group="views")]
+    return run_plan(request)
 
 
 @dataclass(frozen=True)
@@ -139,15 +134,12 @@ def _fit(
     request: RunRequest, settings: RunSettings, reporter: _Reporter, cancel: Callable[[], bool]
 ) -> _Fitted:
     """Fit the scheme, the comparison (when asked for) and the exact path of a binary
-    ladder fitted on the grid; reuse what the cost probe fitted completely."""
+    ladder fitted on the grid."""
     split = request.split
     X_fit, y_fit, X_tune, y_tune = fit_inputs(settings, split)
-    fitted = request.cost.fitted if request.cost is not None else {}
-    estimator = fitted.get("main")
-    if estimator is None:
-        estimator = fit_scheme(
-            settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
-        )
+    estimator = fit_scheme(
+        settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
+    )
     notes: list[str] = engine_notes(getattr(estimator, "fit_info_", None))
     comparison = None
     if request.compare:
@@ -156,17 +148,15 @@ def _fit(
             notes.append(f"Side-by-side comparison not shown: {why}.")
         else:
             reporter.begin("comparison")
-            comparison = fitted.get("comparison")
-            if comparison is None:
-                comparison = fit_scheme(
-                    replace(settings, scheme=name, options={}),
-                    X_fit,
-                    y_fit,
-                    X_tune,
-                    y_tune,
-                    progress=reporter.step,
-                    should_cancel=cancel,
-                )
+            comparison = fit_scheme(
+                replace(settings, scheme=name, options={}),
+                X_fit,
+                y_fit,
+                X_tune,
+                y_tune,
+                progress=reporter.step,
+                should_cancel=cancel,
+            )
     paths = stored_paths(estimator)
     if settings.scheme == "binary" and not any(paths):
         # a ladder fitted on the grid: trace its exact path now (the plain weighted SVM's;
@@ -261,18 +251,23 @@ def run_analysis(
     Returns
     -------
     RunResult
+        ``seconds``: the run's wall time, the cost estimate's included.
     """
     start = time.perf_counter()
     cancel = should_cancel or _never
     settings = request.settings.validate()
+    if publish is not None and request.cost is not None:
+        publish(request.cost)  # the time left is reckoned from it
     reporter = _Reporter(_plan(request), progress, publish, _live_grid(request, publish))
-    fits = _fit(request, settings, reporter, cancel)
+    with cost_limit(None):  # the app asked before a long run (run_checked)
+        fits = _fit(request, settings, reporter, cancel)
     if cancel():
         raise Cancelled("cancelled by the user")
     reporter.begin("views")
     reporter.step(0, 4)
     result = _result(request, fits, reporter, cancel)
-    result.seconds = time.perf_counter() - start
+    probe = request.cost.probe_seconds if request.cost is not None else 0.0
+    result.seconds = time.perf_counter() - start + probe
     return result
 
 
@@ -290,30 +285,29 @@ def run_checked(
     publish: Publish | None = None,
     limit: float | None = CONFIRM_SECONDS,
 ) -> RunResult | NeedsConfirmation:
-    """Run ``request`` unless its projected time exceeds ``limit`` seconds.
+    """Run ``request`` unless its estimated time exceeds ``limit`` seconds.
 
-    The fit starts at once and is timed as it goes
-    (:func:`wsvmgui.app.cost.estimate_cost`); as soon as its projected time (plus the
-    comparison's, probed first) exceeds ``limit`` it stops and the estimate comes back for
-    the user to decide.  A run within the limit is fitted once, drawn live, and finished.
-    ``limit=None`` (or a request that carries its estimate) runs whatever it costs.
+    The run's cost is estimated first (:func:`wsvmgui.app.cost.estimate_cost`: its fits
+    counted and priced by probes, under a second); a run estimated to exceed ``limit``
+    returns the estimate for the user to decide, before anything is fitted.  Otherwise
+    it runs, its progress weighted by the estimate's phases.  ``limit=None`` runs
+    whatever it costs; a request that carries its estimate (the user agreed to it) is
+    not estimated again.
 
     Returns
     -------
-    RunResult, or NeedsConfirmation with the estimate.
+    RunResult (``seconds`` counts the estimate), or NeedsConfirmation with the estimate.
     """
     cancel = should_cancel or _never
-    if request.cost is None and limit is not None:
-        reporter = _Reporter(_plan(request), progress, publish, _live_grid(request, publish))
+    if request.cost is None:
 
         def on_phase(group: str) -> None:
-            if group == "comparison" and publish is not None:
-                publish(RunStatus("comparison fit (timing)", 0, 0, 0.0))
+            if publish is not None:
+                name = "timing the comparison fit" if group == "comparison" else "timing the fit"
+                publish(RunStatus(name, 0, 0, 0.0))
 
-        estimate = estimate_cost(
-            request, should_cancel=cancel, forward=reporter.fit_step, limit=limit, on_phase=on_phase
-        )
-        if "main" not in estimate.fitted and estimate.needs_confirmation(limit):
+        estimate = estimate_cost(request, should_cancel=cancel, on_phase=on_phase)
+        if limit is not None and estimate.needs_confirmation(limit):
             return NeedsConfirmation(estimate)
         request = replace(request, cost=estimate)
     return run_analysis(request, progress, cancel, publish)

@@ -1,16 +1,16 @@
-"""What a run will cost, before it starts, and progress over all of its phases (no Qt).
+"""What a run of the desktop app will cost, before it starts (no Qt).
 
-:func:`estimate_cost` times the real fit on the real data: it starts the scheme's fit with a
-progress callback and stops it after a short budget (``PROBE_SECONDS``), then extrapolates
-from the fits finished so far to the number of fits the estimator announced (its
-tracker's total, which the estimators compute from the settings: weight grid x penalty
-and width grids x folds, per sub-problem, per simplex grid weight).  A fit that finishes
-within the budget is timed exactly.  The non-crossing ladder, whose constrained fits cost
-more than the tuning fits before them, gets its own probe of its final stage; the
-comparison fit of the app's side-by-side view is a phase of its own.
+A run fits its scheme (and, when asked for, the non-crossing comparison), may trace the
+exact path behind a binary ladder fitted on the grid, and prepares its views.  Its cost
+is the library's estimate of each fit (:func:`wsvmgui.estimators.cost.estimate_fit`: the
+fit's plan, counted from the settings and the data's shape, priced by a few real fits of
+a representative size timed on the data, under a second in all), one phase per stage of
+each fit, then the path and the views.  :func:`plan_request` counts the fits without
+timing anything (fast enough for the GUI thread): a run that cannot work (a class too
+small for the tuning split) is refused before it starts.
 
 The phases and the progress over them are plain data (:mod:`wsvmgui.app.phases`; their
-names are importable from here too).  This module fits, so it sits above the run's inputs
+names are importable from here too).  This module sits above the run's inputs
 (:mod:`wsvmgui.app.run_inputs`) and below the run (:mod:`wsvmgui.app.analysis`).
 """
 
@@ -19,14 +19,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
-import numpy as np
-
-from ..errors import Cancelled
+from ..errors import InputError
+from ..estimators import cost_probe
+from ..estimators.cost import estimate_fit, plan
+from ..estimators.cost_plan import FitPlan, Stage
 from .phases import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, format_seconds
 from .run_inputs import RunRequest, comparison_scheme, fit_inputs
-from .schemes import fit_scheme
+from .schemes import prepare_scheme
 from .settings import RunSettings
 
 __all__ = [
@@ -35,27 +35,23 @@ __all__ = [
     "Phase",
     "PhasedProgress",
     "estimate_cost",
-    "estimate_fit",
     "format_seconds",
-    "probe_fit",
+    "plan_request",
     "view_seconds",
 ]
 
-#: Wall-clock seconds a probe may fit before it is stopped and extrapolated.
-PROBE_SECONDS = 0.6
-#: A probe whose first fit has not finished after this long gives up (a lower bound).
-PROBE_CAP = 8.0
+#: Wall seconds all probes of a run's estimate take together, and may take on a busy
+#: machine to measure a run that does not already look longer than ENOUGH_SECONDS.
+PROBE_SECONDS = cost_probe.PROBE_BUDGET
+PROBE_PATIENCE = cost_probe.PROBE_PATIENCE
+ENOUGH_SECONDS = 30 * 60.0
+
+#: The clock of the estimate's own time (counted in the run's time; tests replace it).
+clock: Callable[[], float] = time.perf_counter
 #: Seconds for computing the views after the fits (plane grid, ladders, metrics), and
-#: per boundary drawn (contours and crossings on the plane grid; measured on this machine).
+#: per boundary drawn (contours and crossings on the plane grid).
 VIEW_SECONDS = 0.3
 VIEW_SECONDS_PER_BOUNDARY = 0.003
-#: Seconds per fitted row of the exact path behind a binary ladder (measured here:
-#: 0.3 s at n = 140, 2.3 s at n = 400 under load).
-PATH_SECONDS_PER_ROW = 0.006
-
-#: The clock every probe reads, in seconds.  Tests replace it (``monkeypatch.setattr``) to
-#: make a run "long" by construction rather than by the machine's speed.
-clock: Callable[[], float] = time.perf_counter
 
 
 def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
@@ -72,240 +68,132 @@ def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
     return VIEW_SECONDS + VIEW_SECONDS_PER_BOUNDARY * boundaries
 
 
-def _project(stages: list[list[tuple[float, int, int]]], elapsed: float) -> tuple[int, float]:
-    """Fits and seconds of a fit from its progress so far: finished stages as measured,
-    the current one extrapolated from its own fits (stages the estimator has not announced
-    yet are not counted)."""
-    fits = sum(stage[-1][2] for stage in stages)
-    begun = 0.0 if len(stages) == 1 else stages[-2][-1][0]
-    current = stages[-1]
-    t_first, d_first, total = current[0]
-    t_last, d_last, _ = current[-1]
-    if d_last > d_first and t_last > t_first:
-        seconds = t_first + (total - d_first) * (t_last - t_first) / (d_last - d_first)
-    else:
-        seconds = begun + (t_last - begun) * total / max(d_last, 1)
-    return fits, max(seconds, elapsed)
+def _fits(request: RunRequest) -> list[tuple[str, RunSettings]]:
+    """The fits of a run: ``("main", settings)`` and the comparison's when asked for."""
+    settings = request.settings.validate()
+    fits = [("main", settings)]
+    if request.compare:
+        name, _why = comparison_scheme(settings, request.split.dataset.n_classes)
+        if name is not None:
+            fits.append(("comparison", replace(settings, scheme=name, options={})))
+    return fits
 
 
-def probe_fit(
-    settings: RunSettings,
-    X: np.ndarray,
-    y: np.ndarray,
-    X_tune: np.ndarray | None = None,
-    y_tune: np.ndarray | None = None,
-    name: str = "fit",
-    budget: float = PROBE_SECONDS,
-    should_cancel: Callable[[], bool] | None = None,
-    forward: Callable[[int, int, Any], None] | None = None,
-    stop_over: float | None = 0.0,
-) -> tuple[Phase, Any]:
-    """Start the real fit and time it; stop it once it is known to exceed ``stop_over``.
-
-    After ``budget`` seconds (and two fits of the current stage) the fit's total time is
-    projected from the fits done; the fit stops when the projection exceeds ``stop_over``
-    seconds (0: always stop after the budget, a pure estimate; None: never stop, the
-    probe is the fit).  A fit that finishes is timed exactly and returned.
-
-    Parameters
-    ----------
-    settings : RunSettings
-    X : ndarray, shape (n, p)
-    y : ndarray, shape (n,)
-    X_tune, y_tune : ndarrays, optional
-        As :func:`wsvmgui.app.schemes.fit_scheme`.
-    name : str
-    budget : float
-    should_cancel : callable, optional
-        The user's cancel; raises :class:`Cancelled`.
-    forward : callable, optional
-        Receives every progress event of the fit (progress and live views).
-    stop_over : float or None
-
-    Returns
-    -------
-    phase : Phase
-        Exact when the fit finished.
-    estimator : fitted estimator or None
-        The fit itself when it finished.
-    """
-    stages: list[list[tuple[float, int, int]]] = []  # per stage: (time, done, total)
-    start = clock()
-    user = should_cancel or (lambda: False)
-
-    def progress(done: int, total: int, partial: Any = None) -> None:
-        now = clock() - start
-        last = stages[-1][-1] if stages else None
-        if last is None or total != last[2] or done < last[1]:
-            stages.append([])  # the estimator moved on to its next stage
-        stages[-1].append((now, int(done), int(total)))
-        if forward is not None:
-            forward(done, total, partial)
-
-    def stop() -> bool:
-        if user():
-            raise Cancelled("cancelled by the user")
-        if stop_over is None:
-            return False
-        elapsed = clock() - start
-        if not stages:
-            return elapsed > max(PROBE_CAP, budget)
-        if elapsed <= budget or len(stages[-1]) < 2:
-            return False
-        return _project(stages, elapsed)[1] > stop_over
-
-    try:
-        fitted = fit_scheme(settings, X, y, X_tune, y_tune, progress=progress, should_cancel=stop)
-    except Cancelled:
-        if user():
-            raise
-    else:
-        total = sum(stage[-1][2] for stage in stages)
-        return Phase(name, total, clock() - start, exact=True), fitted
-    elapsed = clock() - start
-    if not stages:
-        return Phase(name, 0, elapsed, lower_bound=True), None
-    fits, seconds = _project(stages, elapsed)
-    return Phase(name, fits, seconds, lower_bound=len(stages[-1]) < 2), None
+def _prefix(group: str) -> str:
+    """What a phase's name starts with: "comparison " for the comparison fit's stages."""
+    return "comparison " if group == "comparison" else ""
 
 
-def _fixed_grid(settings: RunSettings, X: np.ndarray, y: np.ndarray) -> RunSettings:
-    """Settings with one penalty and one width (the grids' middle): the final stage only."""
-    from ..ladder.tuning import default_lambda_grid
-    from ..solvers.kernels import default_sigma_grid
+def _traces_path(request: RunRequest) -> bool:
+    """A binary ladder fitted on the grid: the run traces its exact path afterwards."""
+    from .path_view import MAX_PATH_ROWS
 
-    lams = settings.lambdas or list(default_lambda_grid(y.size))
-    lam = float(np.sort(lams)[len(lams) // 2])
-    sig = None
-    if settings.kernel == "rbf":
-        sigmas = settings.sigmas if settings.sigmas is not None else list(default_sigma_grid(X, y))
-        sig = [float(np.sort(sigmas)[len(sigmas) // 2])]
-    return replace(settings, lambdas=[lam], sigmas=sig)
-
-
-def _needs_tuning(settings: RunSettings) -> bool:
-    n_lam = len(settings.lambdas) if settings.lambdas is not None else 7
-    n_sig = 1 if settings.kernel != "rbf" else len(settings.sigmas) if settings.sigmas else 6
-    return n_lam * n_sig > 1
-
-
-def estimate_fit(
-    settings: RunSettings,
-    X: np.ndarray,
-    y: np.ndarray,
-    X_tune: np.ndarray | None = None,
-    y_tune: np.ndarray | None = None,
-    label: str = "",
-    budget: float = PROBE_SECONDS,
-    should_cancel: Callable[[], bool] | None = None,
-    forward: Callable[[int, int, Any], None] | None = None,
-    stop_over: float | None = 0.0,
-) -> tuple[list[Phase], Any]:
-    """The phases of one scheme's fit (its first stage, the non-crossing ladder's), and the
-    fitted estimator when the probe finished it (see :func:`probe_fit` for ``stop_over``).
-
-    ``label`` names the fit ("comparison") and is the phases' group ("main" if empty).
-    """
-    prefix = f"{label} " if label else ""
-    group = label or "main"
-    first, fitted = probe_fit(
-        settings, X, y, X_tune, y_tune, f"{prefix}fit", budget, should_cancel, forward, stop_over
+    s = request.settings
+    rows = request.split.train.size + (0 if s.tuning == "tune-set" else request.split.tune.size)
+    return (
+        request.split.dataset.n_classes == 2
+        and s.scheme == "binary"
+        and s.engine != "path"  # a path-engine fit keeps its own path
+        and rows <= MAX_PATH_ROWS
     )
-    first = replace(first, group=group)
-    phases = [first]
-    if settings.scheme == "noncrossing" and _needs_tuning(settings) and not first.exact:
-        # the constrained fits after the tuning: probed on their own
-        final, _ = probe_fit(
-            _fixed_grid(settings, X, y),
-            X,
-            y,
-            X_tune,
-            y_tune,
-            f"{prefix}non-crossing ladder",
-            budget,
-            should_cancel,
-        )
-        phases = [replace(first, name=f"{prefix}tuning"), replace(final, group=group)]
-    return phases, fitted
+
+
+def plan_request(request: RunRequest) -> list[tuple[str, FitPlan]]:
+    """The plans of a run's fits, counted without fitting (milliseconds).
+
+    Raises
+    ------
+    InputError
+        A fit that could not work: bad settings, or a tuning split that leaves a class
+        too few rows (said before the run starts, not after).
+    """
+    X, y, X_tune, y_tune = fit_inputs(request.settings.validate(), request.split)
+    out = []
+    for group, settings in _fits(request):
+        estimator, X_fit, y_fit = prepare_scheme(settings, X, y, X_tune, y_tune)
+        out.append((group, plan(estimator, X_fit, y_fit)))
+    return out
 
 
 def estimate_cost(
     request: RunRequest,
     budget: float = PROBE_SECONDS,
     should_cancel: Callable[[], bool] | None = None,
-    forward: Callable[[int, int, Any], None] | None = None,
-    limit: float | None = 0.0,
     on_phase: Callable[[str], None] | None = None,
 ) -> CostEstimate:
-    """Estimate the cost of a run of the desktop app, fitting what fits within ``limit``.
-
-    The comparison fit (when asked for) is probed first for ``budget`` seconds; then the
-    main fit runs until its projected time plus the comparison's exceeds ``limit`` (0: a
-    pure estimate, every fit stopped after the budget; None: no limit).  A fit that
-    finishes is kept in ``fitted``, so a run under the limit is not fitted twice.
+    """Estimate the cost of a run of the desktop app, fitting nothing but the probes.
 
     Parameters
     ----------
     request : RunRequest
         What Run would do.
     budget : float
-        Seconds each probe runs before its projection counts.
+        Wall seconds the probes of all fits may take together.
     should_cancel : callable, optional
-    forward : callable, optional
-        Receives the main fit's progress events.
-    limit : float or None
+        The user's cancel (raises :class:`~wsvmgui.errors.Cancelled`).
     on_phase : callable, optional
-        Told "comparison" and "main" as each probe starts.
+        Told "main" and "comparison" as each fit's probes start.
 
     Returns
     -------
     CostEstimate
-        Phases "fit" (or "tuning" and "non-crossing ladder"), the comparison's phases when
-        asked for, and "views".
+        One phase per stage of the main fit ("tuning", "final ladder", ...), of the
+        comparison fit (named "comparison ..."), "exact path" when the run traces one,
+        and "views"; ``probe_seconds`` the wall time the estimate took.
     """
+    began = clock()  # the run's own time (the probes' clock may be a test's)
+    start = cost_probe.wall_clock()
     settings = request.settings.validate()
     X, y, X_tune, y_tune = fit_inputs(settings, request.split)
-    fitted: dict[str, Any] = {}
-    comp_phases: list[Phase] = []
-    if request.compare:
-        name, _why = comparison_scheme(settings, request.split.dataset.n_classes)
-        if name is not None:
-            if on_phase is not None:
-                on_phase("comparison")
-            comp_phases, comp = estimate_fit(
-                replace(settings, scheme=name, options={}),
-                X,
-                y,
-                X_tune,
-                y_tune,
-                "comparison",
-                budget,
-                should_cancel,
-                stop_over=0.0,
-            )
-            if comp is not None:
-                fitted["comparison"] = comp
-    rest = sum(p.seconds for p in comp_phases if not p.exact)
-    main_limit = None if limit is None else max(limit - rest, 0.0) if limit > 0 else 0.0
-    if on_phase is not None:
-        on_phase("main")
-    phases, main = estimate_fit(
-        settings, X, y, X_tune, y_tune, "", budget, should_cancel, forward, main_limit
-    )
-    if main is not None:
-        fitted["main"] = main
+    fits = _fits(request)
+    path = _traces_path(request)
+    phases: list[Phase] = []
+    cpu, busy = 0.0, 1.0
+    for i, (group, fit_settings) in enumerate(fits):
+        if on_phase is not None:
+            on_phase(group)
+        estimator, X_fit, y_fit = prepare_scheme(fit_settings, X, y, X_tune, y_tune)
+        extra: tuple[Stage, ...] = ()
+        if path and group == "main":
+            extra = (Stage("exact path", 0, 1, y_fit.size, "ladder", "path"),)
+        left = budget - (cost_probe.wall_clock() - start)
+        share = max(left, 0.0) / (len(fits) - i)
+        patience = max(PROBE_PATIENCE - (cost_probe.wall_clock() - start), 0.0) / (len(fits) - i)
+        cost = estimate_fit(
+            estimator, X_fit, y_fit, share, should_cancel, extra, patience, ENOUGH_SECONDS
+        )
+        cpu += cost.cpu_seconds
+        busy = max(busy, cost.busy)
+        prefix = _prefix(group)
+        for stage, seconds, lower in zip(
+            cost.stages, cost.stage_seconds, cost.priced.lower_bound, strict=True
+        ):
+            if stage.name == "exact path":
+                phases.append(Phase("exact path", 0, seconds, lower, group="path"))
+            else:
+                phases.append(Phase(prefix + stage.name, stage.fits, seconds, lower, group))
     views = view_seconds(settings, request.split.dataset.n_classes, y.size)
-    if comp_phases:
+    if len(fits) > 1:
         views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
-    path = []
-    if (
-        request.split.dataset.n_classes == 2
-        and settings.scheme == "binary"
-        and settings.engine != "path"  # a path-engine fit keeps its own path
-    ):
-        from .path_view import MAX_PATH_ROWS
+    main = [p for p in phases if p.group == "main"]
+    rest = [p for p in phases if p.group != "main"]
+    ordered = [*main, *[p for p in rest if p.group == "comparison"]]
+    ordered += [p for p in rest if p.group == "path"]
+    ordered.append(Phase("views", 0, views * busy, group="views"))
+    return CostEstimate(tuple(ordered), clock() - began, cpu, busy)
 
-        if y.size <= MAX_PATH_ROWS:
-            path = [Phase("exact path", 0, PATH_SECONDS_PER_ROW * y.size, group="path")]
-    phases = [*phases, *comp_phases, *path, Phase("views", 0, views, group="views")]
-    return CostEstimate(tuple(phases), fitted)
+
+def run_plan(request: RunRequest) -> list[Phase]:
+    """The phases of a run without an estimate (fits counted, each unit one second)."""
+    try:
+        plans = plan_request(request)
+    except InputError:  # the run itself will say what is wrong
+        plans = []
+    phases = [
+        Phase(_prefix(group) + s.name, s.fits, 1.0 + s.fits, group=group)
+        for group, fit_plan in plans
+        for s in fit_plan.stages
+    ] or [Phase("fit", 0, 1.0)]
+    if _traces_path(request):
+        phases.append(Phase("exact path", 0, 0.5, group="path"))
+    return [*phases, Phase("views", 0, 0.2, group="views")]

@@ -1,19 +1,29 @@
-"""The phases of a run: what each is expected to cost, and progress over all of them.
+"""The phases of a run: what each is expected to cost, and progress and time left over all.
 
-A run of the desktop app has phases (the fit, its stages, the comparison fit, the exact
-path, the views).  :class:`CostEstimate` holds their estimated times
-(:func:`wsvmgui.app.cost.estimate_cost` measures them); :class:`PhasedProgress` maps the
-progress of each phase onto one fraction of the whole run, weighted by those times, and
-gives the remaining time.  Plain data and arithmetic (no Qt, no fitting).
+A run of the desktop app has phases: the stages of its fit (tuning, final ladders, the
+joint fit's grid fits, ...), the comparison fit's stages, the exact path, the views.
+:class:`CostEstimate` holds their expected times (:func:`wsvmgui.app.cost.estimate_cost`
+measures them); :class:`PhasedProgress` maps the progress of the run onto one fraction of
+the whole, weighted by those times, and :func:`time_left` turns a fraction and the time
+spent into the time left.  Plain data and arithmetic (no Qt, no fitting).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
+
+from ..estimators.cost import format_seconds
+
+__all__ = [
+    "CONFIRM_SECONDS",
+    "CostEstimate",
+    "Phase",
+    "PhasedProgress",
+    "format_seconds",
+    "time_left",
+]
 
 #: Runs expected to take longer than this ask first (seconds).
 CONFIRM_SECONDS = 60.0
@@ -27,23 +37,19 @@ class Phase:
     ----------
     name : str
     fits : int
-        Fits the estimator announced for it (0 when unknown).
+        Progress units of the phase (0 when it reports its own ``done`` of ``total``).
     seconds : float
-        Estimated wall-clock seconds.
-    exact : bool
-        The probe ran it to the end: ``seconds`` was measured.
+        Expected wall-clock seconds.
     lower_bound : bool
-        The first fit did not finish within :data:`wsvmgui.app.cost.PROBE_CAP`:
-        ``seconds`` is a minimum.
+        ``seconds`` is a minimum: the probe did not finish a unit in its budget.
     group : str
-        The fit the phase belongs to ("main", "comparison", "views"): progress moves to the
-        next phase by itself only within one group (a fit's next stage).
+        The fit the phase belongs to ("main", "comparison", "path", "views"): a fit's
+        progress moves through the phases of its group in order (its stages).
     """
 
     name: str
     fits: int
     seconds: float
-    exact: bool = False
     lower_bound: bool = False
     group: str = "main"
 
@@ -55,13 +61,18 @@ class CostEstimate:
     Attributes
     ----------
     phases : tuple of Phase
-    fitted : dict
-        "main" and/or "comparison" -> the estimator a probe fitted completely (a run
-        reuses it instead of fitting again).
+    probe_seconds : float
+        Wall seconds the estimate took (counted in the run's time).
+    cpu_seconds : float
+        CPU seconds of the fits (all threads).
+    busy : float
+        How much longer than on an idle machine fits take now (1: idle).
     """
 
     phases: tuple[Phase, ...]
-    fitted: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    probe_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    busy: float = 1.0
 
     @property
     def fits(self) -> int:
@@ -84,46 +95,56 @@ class CostEstimate:
         return f"{head}{format_seconds(self.seconds)}, {self.fits:,} fits"
 
     def details(self) -> str:
-        """One line per phase."""
-        return "\n".join(
-            f"{p.name}: {p.fits:,} fits, {format_seconds(p.seconds)}"
-            + (" (measured)" if p.exact else " (at least)" if p.lower_bound else "")
+        """One line per phase, then how busy the machine is."""
+        lines = [
+            (f"{p.name}: {p.fits:,} fits, " if p.fits else f"{p.name}: ")
+            + format_seconds(p.seconds)
+            + (" (at least)" if p.lower_bound else "")
             for p in self.phases
-        )
+        ]
+        if self.busy >= 1.5:
+            lines.append(
+                f"(other programs share this machine: its fits run {self.busy:.1f} times "
+                "slower than on an idle one; the times above include that)"
+            )
+        return "\n".join(lines)
 
 
-def format_seconds(seconds: float) -> str:
-    """``"0.4 s"``, ``"12 s"``, ``"3 min"``, ``"1.5 h"``."""
-    if not math.isfinite(seconds):
-        return "unknown"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+def time_left(planned: float, elapsed: float, fraction: float) -> float:
+    """Seconds left of a run planned to take ``planned`` seconds, ``fraction`` done after
+    ``elapsed`` seconds.
+
+    The planned time of the part left, scaled by how much slower (or faster) than planned
+    the run has gone so far; that ratio is trusted more as the run advances (fully from a
+    quarter of the run on).  Positive until the run is done.
+    """
+    f = min(max(fraction, 0.0), 1.0)
+    if planned <= 0:
+        return elapsed * (1.0 - f) / f if f > 0 else 0.0
+    ratio = elapsed / max(f * planned, 1e-9)
+    trust = min(f / 0.25, 1.0)
+    return (1.0 - f) * planned * ratio**trust
 
 
 class PhasedProgress:
-    """One fraction and remaining time over the phases of a run.
+    """One fraction over the phases of a run, weighted by their expected times.
 
     Parameters
     ----------
     phases : sequence of Phase
         The plan, in order (from :func:`estimate_cost`, or fits alone).
 
-    Each phase's fit reports ``(done, total)``; when an estimator moves on to a next stage
-    (its total changes, or ``done`` falls), the phase's next planned stage begins.
+    A fit reports its progress as ``(done, total)`` units counted over all its stages; the
+    units of the phases of its group (their ``fits``) say which stage ``done`` is in.  A
+    phase without units (the exact path, the views) reports its own ``done`` of ``total``.
     """
 
     def __init__(self, phases: tuple[Phase, ...] | list[Phase]) -> None:
-        self.phases = list(phases) or [Phase("run", 1, 1.0)]
+        self.phases = list(phases) or [Phase("run", 0, 1.0)]
         weights = np.array([max(p.seconds, 1e-3) for p in self.phases], dtype=float)
         self.weights = weights / weights.sum()
         self.index = 0
         self.fraction_in_phase = 0.0
-        self._last: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -133,36 +154,40 @@ class PhasedProgress:
         """Jump to the first planned phase of ``group`` ("comparison", "views")."""
         for i, p in enumerate(self.phases):
             if i >= self.index and p.group == group:
-                self.index, self.fraction_in_phase, self._last = i, 0.0, None
+                self.index, self.fraction_in_phase = i, 0.0
                 return
 
-    def update(self, done: int, total: int) -> float:
-        """Record progress of the current phase; returns the fraction of the whole run.
+    def _group(self) -> list[int]:
+        group = self.phases[self.index].group
+        first = self.index
+        while first > 0 and self.phases[first - 1].group == group:
+            first -= 1
+        return [i for i in range(first, len(self.phases)) if self.phases[i].group == group]
 
-        Within a phase the fraction never falls: a stage the plan does not know (its
-        estimator's total changed, but no planned phase follows) continues from where the
-        phase was.
+    def update(self, done: int, total: int) -> float:
+        """Record progress of the current fit or phase; returns the fraction of the run.
+
+        The fraction never falls.
         """
-        moved_on = self._last is not None and (total != self._last[1] or done < self._last[0])
-        nxt = self.index + 1
-        same_fit = (
-            nxt < len(self.phases) and self.phases[nxt].group == self.phases[self.index].group
-        )
-        if moved_on and same_fit:
-            self.index, self.fraction_in_phase = nxt, 0.0
-        self._last = (done, total)
-        here = min(done / total, 1.0) if total > 0 else 0.0
-        self.fraction_in_phase = max(self.fraction_in_phase, here)
+        members = self._group()
+        units = [self.phases[i].fits for i in members]
+        if sum(units) > 0:
+            before = 0
+            for i, u in zip(members, units, strict=True):
+                if done < before + u or i == members[-1]:
+                    break
+                before += u
+            if i >= self.index:
+                here = min((done - before) / u, 1.0) if u > 0 else 1.0
+                if i > self.index:
+                    self.index, self.fraction_in_phase = i, 0.0
+                self.fraction_in_phase = max(self.fraction_in_phase, here)
+        else:
+            here = min(done / total, 1.0) if total > 0 else 0.0
+            self.fraction_in_phase = max(self.fraction_in_phase, here)
         return self.fraction
 
     @property
     def fraction(self) -> float:
         before = float(self.weights[: self.index].sum())
         return min(before + float(self.weights[self.index]) * self.fraction_in_phase, 1.0)
-
-    def remaining(self, elapsed: float) -> float | None:
-        """Seconds left, from the time spent so far and the fraction done (None early on)."""
-        f = self.fraction
-        if f <= 0.02 or elapsed <= 0:
-            return None
-        return elapsed * (1.0 - f) / f

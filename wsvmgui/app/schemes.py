@@ -374,6 +374,35 @@ def make_estimator(settings: RunSettings, n_classes: int):
     return scheme.build(settings)
 
 
+def prepare_scheme(
+    settings: RunSettings,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_tune: np.ndarray | None = None,
+    y_tune: np.ndarray | None = None,
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The estimator of ``settings`` and the rows :func:`fit_scheme` fits it on, unfitted.
+
+    The settings' tuning mode becomes the estimator's ``cv``: "auto" -> ``"auto"``,
+    "split" -> ``tune_fraction``, "cv" -> ``cv_folds``, "tune-set" -> the training rows
+    followed by the tuning set's rows with a ``PredefinedSplit`` (so ``refit`` refits on
+    both, as for a split).
+
+    Returns
+    -------
+    estimator, X, y
+        ``estimator.fit(X, y)`` is the run's fit (the cost estimate plans it).
+    """
+    n_classes = np.unique(np.asarray(y)).size
+    estimator = make_estimator(settings, max(n_classes, 2))
+    if settings.tuning == "tune-set":
+        if X_tune is None or y_tune is None:
+            raise InputError("tuning mode 'tune-set' needs a tuning set")
+        X, y, split = with_tuning_set(X, y, X_tune, y_tune)
+        estimator.set_params(cv=split)
+    return estimator, X, y
+
+
 def fit_scheme(
     settings: RunSettings,
     X: np.ndarray,
@@ -385,11 +414,8 @@ def fit_scheme(
 ):
     """Build and fit the estimator of ``settings``; the one entry point of CLI and GUI runs.
 
-    The settings' tuning mode becomes the estimator's ``cv``: "auto" -> ``"auto"``,
-    "split" -> ``tune_fraction``, "cv" -> ``cv_folds``, "tune-set" -> the training rows
-    followed by the tuning set's rows with a ``PredefinedSplit`` (so ``refit`` refits on
-    both, as for a split).  With ``settings.scheduler`` the fits run on that Dask
-    cluster (:func:`wsvmgui.executor.use_scheduler`).
+    The estimator and its rows are :func:`prepare_scheme`'s.  With ``settings.scheduler``
+    the fits run on that Dask cluster (:func:`wsvmgui.executor.use_scheduler`).
 
     Parameters
     ----------
@@ -405,13 +431,7 @@ def fit_scheme(
     -------
     fitted estimator
     """
-    n_classes = np.unique(np.asarray(y)).size
-    estimator = make_estimator(settings, max(n_classes, 2))
-    if settings.tuning == "tune-set":
-        if X_tune is None or y_tune is None:
-            raise InputError("tuning mode 'tune-set' needs a tuning set")
-        X, y, split = with_tuning_set(X, y, X_tune, y_tune)
-        estimator.set_params(cv=split)
+    estimator, X, y = prepare_scheme(settings, X, y, X_tune, y_tune)
     address = settings.scheduler.strip()
     with use_scheduler(address) if address else nullcontext():
         return estimator.fit(X, y, progress=progress, should_cancel=should_cancel)

@@ -43,6 +43,7 @@ from ..progress import CancelCheck, ProgressCallback
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
 from ._validation import validate_fit_data, validate_predict_data
+from .cost import check_fit
 from .report import ProbabilityReport
 
 
@@ -210,10 +211,19 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        CostLimitError
+            The fit is estimated to take longer than the cost limit
+            (:func:`wsvmgui.estimators.cost.cost_limit`); checked before it starts.
+        MemoryBudgetError
+            Its arrays would not fit in memory (checked before they are allocated).
         """
         start = time.perf_counter()
         X, classes, codes = validate_fit_data(self, X, y, n_classes=self._n_classes)
         self.classes_ = classes
+        check_fit(self, X, codes)  # the cost guard: plan, memory caps, time limit
         info = self._fit(X, codes, progress, should_cancel)
         self.fit_info_ = {**info, "seconds": time.perf_counter() - start}
         return self

@@ -31,8 +31,9 @@ seconds on the built-in data, <i>standard</i> uses the library's defaults (more
 penalties, widths and folds; can take minutes).  Editing a field makes them
 <i>custom</i>.  Hover over any field for what it does.</li>
 <li><b>weights M</b> sets the resolution: the probabilities come out on a 1/M grid.</li>
-<li>Before a run the app times the real fit and counts its fits; a run expected to take
-more than a minute asks first and offers the quick preset.</li>
+<li>Before anything is fitted the app counts the run's fits and times a few of them on
+the data (about a second); a run expected to take more than a minute asks first and
+offers the quick preset.  The status line starts with the time left.</li>
 </ul>
 
 <h3>3. Run</h3>

@@ -29,6 +29,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QToolBar
 
+from ..app.cost import plan_request
 from ..app.phases import CONFIRM_SECONDS, format_seconds
 from ..app.plane import DEFAULT_GRID
 from ..app.run_inputs import RunRequest, fit_inputs
@@ -321,7 +322,7 @@ class MainWindow(QMainWindow):
         if self._split is not None and split.same_as(self._split):
             split = self._split  # keep the object the views already show
         ix, iy = self.boundary_view.plane()
-        return RunRequest(
+        request = RunRequest(
             settings,
             split,
             ix,
@@ -330,6 +331,8 @@ class MainWindow(QMainWindow):
             compare=self.settings_panel.compare_requested(),
             reference=self.boundary_view.reference() if ds.X.shape[1] > 2 else None,
         )
+        plan_request(request)  # a run that cannot work (a class too small to split) says so now
+        return request
 
     def start_run(self, *_args: Any, limit: float | None | str = "default") -> int | None:
         """Start a run with the panel's settings; None if it did not start.
@@ -384,9 +387,9 @@ class MainWindow(QMainWindow):
         self.status.progress_label.setText(f"estimated {estimate.describe()}")
         choice = self.ask(
             "This run will take a while",
-            f"The run is expected to take {estimate.describe()} on this machine "
-            f"(timed on the real data):\n\n{estimate.details()}\n\nRun it anyway, or "
-            "switch to the quick preset (seconds)?",
+            f"The run is expected to take {estimate.describe()} on this machine (its fits "
+            f"counted from the settings, a few of them timed on these data):\n\n"
+            f"{estimate.details()}\n\nRun it anyway, or switch to the quick preset?",
             [RUN_ANYWAY, LIGHTER, CANCEL],
             LIGHTER,
         )

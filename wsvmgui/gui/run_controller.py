@@ -29,7 +29,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..app.analysis import NeedsConfirmation, run_checked
 from ..app.baselines import run_baselines
 from ..app.boundaries import compute_plane
-from ..app.phases import format_seconds
+from ..app.cost import PROBE_PATIENCE, PROBE_SECONDS
+from ..app.phases import CostEstimate, format_seconds, time_left
 from ..app.plane import DEFAULT_GRID, plane_grid
 from ..app.view_data import LiveBoundary, RunStatus
 from .worker import JobRunner
@@ -38,26 +39,26 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..app.path_view import PathInfo
-    from ..app.phases import CostEstimate
     from ..app.run_inputs import RunRequest
     from ..app.view_data import Baselines, RunResult
 
 IDLE, RUNNING, CONFIRMING = "idle", "running", "confirming"
+#: The progress line while the cost is estimated (before anything is fitted).
+ESTIMATING = "estimating the cost"
 
 
 def format_progress(
     phase: str, done: int, total: int, elapsed: float, remaining: float | None
 ) -> str:
-    """``"fit: fits 12 of 90, 1.2 s elapsed, about 3 s left"``."""
+    """``"about 3 s left \u00b7 tuning: fits 12 of 90, 1.2 s elapsed"``: the time left first,
+    so that a narrow status bar never cuts it off."""
+    head = f"about {format_seconds(remaining)} left \u00b7 " if remaining is not None else ""
     text = f"{phase}: " if phase else ""
     if phase == "exact path" and total > 0:
         text += f"\u03c0 reached {done / total:.2f}, "
     elif total > 0:
-        text += f"fits {done} of {total}, "
-    text += f"{elapsed:.1f} s elapsed"
-    if remaining is not None:
-        text += f", about {format_seconds(remaining)} left"
-    return text
+        text += f"fits {done:,} of {total:,}, "
+    return f"{head}{text}{format_seconds(elapsed)} elapsed"
 
 
 class RunController(QObject):
@@ -119,6 +120,7 @@ class RunController(QObject):
         self.result: RunResult | None = None
         self.baselines: Baselines | None = None
         self._started = 0.0
+        self._planned: tuple[float, float] | None = None  # (seconds, when the run began)
         self._phase = ""
         self._fits = (0, 0)
         self._fraction = 0.0
@@ -157,7 +159,8 @@ class RunController(QObject):
         self.runner.cancel("baselines")
         self._baselines_due = False
         self._started = self.clock()
-        self._phase, self._fits, self._fraction = "estimating the cost", (0, 0), 0.0
+        self._planned = None
+        self._phase, self._fits, self._fraction = ESTIMATING, (0, 0), 0.0
 
         def job(progress, should_cancel, publish):
             return run_checked(request, progress, should_cancel, publish, limit)
@@ -172,7 +175,7 @@ class RunController(QObject):
         )
         self._set_state(RUNNING)
         self.started.emit(request)
-        self.progressed.emit(0, "estimating the cost\u2026")
+        self._emit_progress(0.0)
         return job_id
 
     def cancel(self) -> bool:
@@ -229,6 +232,10 @@ class RunController(QObject):
     def _on_partial(self, obj: Any) -> None:
         if isinstance(obj, LiveBoundary):
             self.live.emit(obj)
+        elif isinstance(obj, CostEstimate):  # the run's fits begin now
+            self._planned = (obj.seconds, self.clock())
+            self._phase = obj.phases[0].name if obj.phases else ""
+            self._emit_progress(self.elapsed())
         elif isinstance(obj, RunStatus):
             self._phase = obj.phase
             self._fits = (obj.done, obj.total)
@@ -238,12 +245,22 @@ class RunController(QObject):
     def _on_progress(self, kind: str, done: int, total: int, elapsed: float) -> None:
         if kind == "run" and self.state == RUNNING:
             self._fraction = done / max(total, 1)
-            self._emit_progress(elapsed)
+            self._emit_progress(self.elapsed())
+
+    def remaining(self) -> float:
+        """Seconds left of the current run: from its estimate, corrected by its pace
+        (:func:`~wsvmgui.app.phases.time_left`); while the cost is estimated, what is
+        left of the estimate's budget (on a busy machine, of its patience)."""
+        if self._planned is None:
+            spent = self.elapsed()
+            budget = PROBE_SECONDS if spent < PROBE_SECONDS else PROBE_PATIENCE
+            return max(budget - spent, 0.0)
+        planned, began = self._planned
+        return time_left(planned, self.clock() - began, self._fraction)
 
     def _emit_progress(self, elapsed: float) -> None:
-        f = self._fraction
-        remaining = elapsed * (1 - f) / f if f > 0.02 else None
-        text = format_progress(self._phase, *self._fits, elapsed, remaining)
+        f = self._fraction if self._planned is not None else 0.0
+        text = format_progress(self._phase, *self._fits, elapsed, self.remaining())
         self.progressed.emit(int(100 * min(f, 1.0)), text)
 
     def clear_result(self) -> None:

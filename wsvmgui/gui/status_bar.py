@@ -50,6 +50,7 @@ class RunStatusBar(QStatusBar):
         if percent != old and (abs(percent - old) >= 2 or percent in (0, 100)):
             self.progress_bar.setValue(percent)
         self.progress_label.setText(text)
+        self.progress_label.setToolTip(text)  # the whole line, should the bar cut it
 
     def mirror(self, messages: MessageArea) -> None:
         """Show the message area's latest message (its colour; Details when it has some)."""

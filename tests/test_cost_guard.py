@@ -1,0 +1,375 @@
+"""The cost guard of the library and the command line, and the probes that price a plan.
+
+"Long" is decided by construction: the probes' clocks run 1000 times as fast as real time
+(``slow_clock``), or a stand-in fit spends a stated CPU time per unit on a fake clock.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from wsvmgui import cli
+from wsvmgui.errors import CostLimitError, InputError
+from wsvmgui.estimators import cost, cost_probe
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.estimators.cost import cost_limit, current_limit, estimate_fit, plan
+from wsvmgui.estimators.cost_plan import FitPlan, Stage
+from wsvmgui.evaluation.designs import DESIGNS
+
+DATA = DESIGNS["wuliu2011_ex1"].sample(120, 0)
+#: 3 x 3 cells x 5 folds + the final ladder, 39 weights each: well within a minute.
+SMALL = WeightedSVMClassifier(n_weights=40, lambdas=[0.1, 0.01, 0.001], sigmas=[0.5, 1, 2])
+
+
+def _no_fit_but_probes(monkeypatch, cls):
+    """Fail if ``cls`` starts fitting outside a probe (the probes fit small problems)."""
+    real = cls._fit
+
+    def fit(self, *args, **kwargs):
+        if not cost_probe.in_probe():
+            pytest.fail("the fit started")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "_fit", fit)
+
+
+def test_a_fit_over_the_limit_is_refused_with_its_estimate(slow_clock, monkeypatch):
+    est = WeightedSVMClassifier(**SMALL.get_params())
+    _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
+    with cost_limit(minutes=0.1), pytest.raises(CostLimitError) as err:
+        est.fit(DATA.X, DATA.y)
+    message = str(err.value)
+    assert "estimated to take" in message and "over the limit of 6.0 s" in message
+    assert "cost_limit" in message and "--max-minutes" in message
+    assert err.value.cost.fits == plan(SMALL, DATA.X, DATA.y).fits == 46 * 39
+    assert err.value.cost.seconds > 6.0 and err.value.limit == 0.1
+
+
+def test_the_limit_lifted_lets_the_same_fit_run(slow_clock):
+    with cost_limit(None):
+        est = WeightedSVMClassifier(**SMALL.get_params()).fit(DATA.X, DATA.y)
+    np.testing.assert_allclose(est.predict_proba(DATA.X).sum(axis=1), 1.0)
+
+
+def test_the_limit_from_the_environment(monkeypatch, slow_clock):
+    monkeypatch.setenv("WSVMGUI_MAX_MINUTES", "0.1")
+    assert current_limit() == 0.1
+    with pytest.raises(CostLimitError):
+        WeightedSVMClassifier(**SMALL.get_params()).fit(DATA.X, DATA.y)
+    monkeypatch.setenv("WSVMGUI_MAX_MINUTES", "none")
+    assert current_limit() is None
+    monkeypatch.setenv("WSVMGUI_MAX_MINUTES", "0")
+    assert current_limit() is None
+    monkeypatch.setenv("WSVMGUI_MAX_MINUTES", "soon")
+    with pytest.raises(InputError, match="minutes"):
+        current_limit()
+    monkeypatch.delenv("WSVMGUI_MAX_MINUTES")
+    assert current_limit() == cost.DEFAULT_MAX_MINUTES
+    with pytest.raises(InputError):
+        cost_limit(-1).__enter__()
+
+
+def test_a_small_fit_is_not_probed(monkeypatch):
+    """Far below the limit by a pessimistic count: no probe, nothing added to the fit."""
+    monkeypatch.setattr(cost, "price_plan", lambda *a, **k: pytest.fail("probed"))
+    est = WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0).fit(DATA.X, DATA.y)
+    assert est.fit_info_["n_fits"] == 4
+
+
+def test_the_estimate_prices_every_stage_and_leaves_the_estimator_alone():
+    est = WeightedSVMClassifier(**SMALL.get_params())
+    found = estimate_fit(est, DATA.X, DATA.y, budget=5.0)
+    assert [s.name for s in found.stages] == ["tuning", "final ladder"]
+    assert all(c > 0 for c in found.priced.cpu) and found.seconds > 0
+    assert found.fits == 46 * 39 and found.describe().startswith(("about", "more than"))
+    assert not hasattr(est, "classes_")  # probed on clones
+
+
+# ------------------------------------------------------------------------------ probes
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _fake_task(cpu: FakeClock, wall: FakeClock, start: float, unit: float, units: int):
+    """A stand-in fit: ``start`` CPU seconds, then ``units`` of ``unit`` each (a second of
+    wall per CPU second: an idle machine), polling its cancel before each unit."""
+
+    def fit(progress, should_cancel):
+        cpu.now += start
+        wall.now += start
+        for k in range(1, units + 1):
+            should_cancel()
+            cpu.now += unit
+            wall.now += unit
+            progress(k, units, None)
+
+    return fit
+
+
+@pytest.fixture
+def fake_clocks(monkeypatch):
+    cpu, wall = FakeClock(), FakeClock()
+    monkeypatch.setattr(cost_probe, "cpu_clock", cpu)
+    monkeypatch.setattr(cost_probe, "wall_clock", wall)
+    return cpu, wall
+
+
+def test_a_probe_recovers_start_and_unit_of_a_task(fake_clocks):
+    cpu, wall = fake_clocks
+
+    def body(probe):
+        probe.rows = 50
+        probe.events(20).run(_fake_task(cpu, wall, 0.3, 0.05, 20))
+        probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1e9, hard=1e9, cancel=None, per_unit=False)
+    assert price.start == pytest.approx(0.3) and price.unit == pytest.approx(0.05)
+    assert not price.lower_bound
+    stage = Stage("tuning", 1000, 25, 100, "ladder", "grid")
+    # 25 starts and 1000 units at twice the rows: 2 ** 2 as much
+    assert price.cost(stage) == pytest.approx((25 * 0.3 + 1000 * 0.05) * 4)
+
+
+def test_a_probe_cut_short_gives_a_lower_bound(fake_clocks):
+    """The first unit has not ended at the deadline: at least what it spent, per unit."""
+    cpu, wall = fake_clocks
+
+    def body(probe):
+        probe.rows = 50
+        events = probe.events(10)
+
+        def fit(progress, should_cancel):
+            cpu.now += 2.0  # a unit that outlasts the budget
+            wall.now += 2.0
+            should_cancel()
+
+        events.run(fit)
+        probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1.0, hard=1.0, cancel=None, per_unit=True)
+    assert price.lower_bound and price.unit >= 2.0
+    fit_plan = FitPlan("X", (Stage("grid fits", 51471, 301, 50, "joint", "joint"),), 50, 3)
+    priced = cost_probe._priced(fit_plan, {("joint", "joint"): price}, 1.0)
+    assert priced.cpu[0] >= 51471 * 2.0 and priced.lower_bound == (True,)
+
+
+def test_a_probe_past_its_budget_stops_once_the_fit_is_clearly_long(fake_clocks):
+    """Three units of 0.4 s, then one that does not end: past the soft budget the caller
+    asks whether the fit is long already, and leaves the probe when it is."""
+    cpu, wall = fake_clocks
+    seen = []
+
+    def body(probe):
+        probe.rows = 50
+
+        def fit(progress, should_cancel):
+            for k in (1, 2, 3):
+                cpu.now += 0.4
+                progress(k, 100, None)
+                wall.now += 0.4  # after the event: the caller never sees it half done
+            probe.stopped.wait(30.0)  # a unit under way until the caller leaves
+            should_cancel()
+
+        probe.events(100).run(fit)
+        probe.task_done()
+
+    def enough(partial):
+        seen.append(partial)
+        return partial.unit * 51471 > 3600
+
+    price = cost_probe._run_probe(body, 1.0, 1e9, None, True, enough)
+    assert seen and not price.lower_bound
+    assert price.unit == pytest.approx(0.8 / 3)  # the unit under way counted as one more
+
+
+def test_the_users_cancel_stops_a_probe(fake_clocks):
+    from wsvmgui.errors import Cancelled
+
+    cpu, wall = fake_clocks
+    with pytest.raises(Cancelled):
+        cost_probe._run_probe(
+            lambda probe: probe.events(5).run(_fake_task(cpu, wall, 0, 0.1, 5)),
+            1e9,
+            1e9,
+            lambda: True,
+            False,
+        )
+
+
+def test_how_busy_the_machine_is_pools_recent_probes(fake_clocks, monkeypatch):
+    monkeypatch.setattr(cost_probe, "_busy_log", cost_probe.deque())
+    cpu, wall = fake_clocks
+    assert cost_probe.machine_busy() == 1.0
+    cost_probe.record_busy(wall=4.0, cpu=1.0)
+    cost_probe.record_busy(wall=2.0, cpu=1.0)
+    assert cost_probe.machine_busy() == pytest.approx(3.0)
+    wall.now += cost_probe.BUSY_WINDOW + 1  # forgotten after the window
+    assert cost_probe.machine_busy(wall=1.0, cpu=1.0) == 1.0
+
+
+# --------------------------------------------------------------------------- command line
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "bin.csv"
+    lines = ["a,b,label"] + [f"{a},{b},{c}" for (a, b), c in zip(DATA.X, DATA.y, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _fit(table, tmp_path, *extra):
+    out = tmp_path / "out.csv"
+    argv = ["fit", str(table), "--label", "label", "--out", str(out), "--quiet", *extra]
+    return cli.main(argv), out
+
+
+def test_the_command_line_refuses_with_the_estimate_and_the_flag(
+    table, tmp_path, capsys, slow_clock
+):
+    args = ("--weights", "40", "--lambda", "0.1,0.01,0.001", "--sigma", "0.5,1,2")
+    code, out = _fit(table, tmp_path, *args, "--max-minutes", "0.1")
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_INPUT and not out.exists()
+    assert len(err.splitlines()) == 1
+    assert "estimated to take" in err and "fits" in err and "over the limit of 0.1 min" in err
+    assert "--max-minutes" in err
+    code, out = _fit(table, tmp_path, *args, "--max-minutes", "0")  # 0: no limit
+    assert code == 0 and out.exists()
+
+
+def test_the_command_line_refuses_a_grid_too_large_for_memory(table, tmp_path, capsys):
+    """Within the settings' own caps, a weight grid whose ladders would not fit in the
+    memory there is: refused before a fit, naming the grid."""
+    from wsvmgui.solvers.memory import memory_limits
+
+    with memory_limits(available=2**20):
+        code, out = _fit(table, tmp_path, "--weights", "90000", "--engine", "grid")
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_INPUT and not out.exists()
+    assert "89,999 weights" in err and "n_weights" in err
+
+
+@pytest.mark.parametrize("bad", ["-1", "soon", "nan"])
+def test_a_bad_max_minutes_is_a_usage_error(table, tmp_path, capsys, bad):
+    code, _ = _fit(table, tmp_path, "--max-minutes", bad)
+    assert code == cli.EXIT_INPUT and "--max-minutes" in capsys.readouterr().err
+
+
+# ------------------------------------------------ issue 18 item 7: refused before fitting
+def test_a_million_grid_weights_on_the_command_line_is_refused(table, tmp_path, capsys):
+    """``--weights 1000000 --engine grid``: over the settings' cap, one line naming it."""
+    code, out = _fit(table, tmp_path, "--weights", "1000000", "--engine", "grid")
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_INPUT and not out.exists() and len(err.splitlines()) == 1
+    assert "--weights" in err and "1000000" in err
+
+
+def test_a_million_grid_weights_in_the_library_is_refused(monkeypatch, slow_clock):
+    """Within memory, a million grid weights is refused by its estimate, before fitting."""
+    _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
+    est = WeightedSVMClassifier(engine="grid", n_weights=10**6, lam=0.01, sigma=1.0)
+    with pytest.raises(CostLimitError) as err:
+        est.fit(DATA.X, DATA.y)
+    assert err.value.cost.fits == 999_999 and "999,999 fits" in str(err.value)
+
+
+def test_a_39_by_39_settings_file_with_1000_weights_is_refused(table, tmp_path, capsys, slow_clock):
+    import json
+
+    from wsvmgui.app.settings import RunSettings
+
+    settings = RunSettings(
+        n_weights=1000,
+        lambdas=list(np.logspace(-4, 1, 39)),
+        sigmas=list(np.logspace(-1, 1, 39)),
+    )
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(settings.to_dict()))
+    code, out = _fit(table, tmp_path, "--settings", str(path))
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_INPUT and not out.exists() and len(err.splitlines()) == 1
+    # 39 x 39 cells x 5 folds + the final ladder, 999 weights each
+    assert f"{(39 * 39 * 5 + 1) * 999:,} fits" in err
+    assert "estimated to take" in err and "--max-minutes" in err
+
+
+def test_ten_classes_on_a_fine_simplex_grid_is_refused_by_its_estimate(monkeypatch, slow_clock):
+    """JointWSVMClassifier(N=20), K = 10, where memory would hold it: refused by time."""
+    from wsvmgui.estimators.joint import JointWSVMClassifier
+    from wsvmgui.solvers.memory import memory_limits
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(300, 3)), np.repeat(np.arange(10), 30)
+    _no_fit_but_probes(monkeypatch, JointWSVMClassifier)
+    with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
+        JointWSVMClassifier(N=20, kernel="rbf").fit(X, y)
+    assert err.value.cost.fits >= 92_378 * 30 and "cost_limit" in str(err.value)
+
+
+def test_one_vs_all_with_1000_classes_is_refused(monkeypatch, slow_clock):
+    from wsvmgui.errors import MemoryBudgetError
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+    from wsvmgui.solvers.memory import memory_limits
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(10_000, 3)), np.repeat(np.arange(1000), 10)
+    _no_fit_but_probes(monkeypatch, MulticlassWeightedSVMClassifier)
+    est = MulticlassWeightedSVMClassifier(scheme="ova", lam=0.01, sigma=1.0, n_weights=10)
+    with memory_limits(available=2**30), pytest.raises(MemoryBudgetError, match="1000 ladders"):
+        MulticlassWeightedSVMClassifier(scheme="ova").fit(X, y)
+    with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
+        est.fit(X, y)
+    assert err.value.cost.fits == 1000 * 9 and "estimated to take" in str(err.value)
+
+
+def test_a_fixed_fit_at_20000_rows_is_refused_from_a_small_probe(monkeypatch, slow_clock):
+    """n = 20,000, p = 20 at one cell: priced by a probe of at most PROBE_ROWS rows (the
+    probe must not itself fit 20,000 rows), refused before the fit starts."""
+    from wsvmgui.estimators import cost_kinds
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20_000, 20))
+    y = (X[:, 0] + rng.normal(size=20_000) > 0).astype(int)
+    sizes = []
+    real = cost_kinds._binary_rows
+    monkeypatch.setattr(
+        cost_kinds,
+        "_binary_rows",
+        lambda *a, **k: sizes.append(real(*a, **k)[0].size) or real(*a, **k),
+    )
+    _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
+    with cost_limit(minutes=10), pytest.raises(CostLimitError) as err:
+        WeightedSVMClassifier(lam=1e-3, sigma=4.0).fit(X, y)
+    for thread in threading.enumerate():  # a probe left at its deadline ends by itself
+        if thread.name == "wsvmgui-probe":
+            thread.join(60.0)
+    assert sizes and max(sizes) <= cost_kinds.PROBE_ROWS
+    assert err.value.cost.seconds > 600 and "over the limit of 10 min" in str(err.value)
+
+
+def test_a_probe_without_cpu_time_prices_by_its_wall_seconds(fake_clocks):
+    """A busy machine gives the probe no CPU: its first unit has not ended after 4 wall
+    seconds. That slowness is the evidence: every unit takes at least that long."""
+    cpu, wall = fake_clocks
+
+    def body(probe):
+        probe.rows = 50
+
+        def fit(progress, should_cancel):
+            wall.now += 4.0  # four wall seconds, no CPU
+            should_cancel()
+
+        probe.events(10).run(fit)
+        probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1.0, hard=1.0, cancel=None, per_unit=True)
+    assert price.lower_bound and price.unit == 0.0 and price.wall_unit == pytest.approx(4.0)
+    fit_plan = FitPlan("X", (Stage("grid fits", 5130, 30, 50, "joint", "joint"),), 50, 3)
+    priced = cost_probe._priced(fit_plan, {("joint", "joint"): price}, 1.0)
+    assert priced.seconds(cores=2) >= 5130 * 4.0

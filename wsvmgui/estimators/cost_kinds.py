@@ -1,0 +1,269 @@
+"""The probes of each kind of work a fit plan holds (see :mod:`wsvmgui.estimators.cost_probe`).
+
+Each probe is ``probe(estimator, X, codes, K, stage, probe)``: it fits a few real units of
+``stage``'s kind of work on the data, a representative size, and records them in
+``probe`` (:class:`~wsvmgui.estimators.cost_probe.Probe`), which prices them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .cost_plan import Stage, joint_resolution
+from .cost_probe import PATH_ROW_EXPONENT, Probe
+
+#: CPU seconds of ladder probes after which no further cell is fitted.
+TARGET_CPU = 0.15
+#: Largest number of cells a ladder probe fits.
+MAX_CELLS = 5
+#: Units beyond which a probe's ladder (grid engine) is not fitted to its end.
+PROBE_UNITS = 200
+#: Units a probe of units of one kind (constrained fits, a learner's) measures.
+UNIT_SAMPLE = 8
+#: Rows a ladder probe fits at most (a larger stage is priced by the rows' scaling,
+#: :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`): the probe of a fit at
+#: n = 20,000 must not itself trace a path on 20,000 rows.
+PROBE_ROWS = 1000
+
+
+# ----------------------------------------------------------------------- probe data
+def _binary_rows(
+    codes: np.ndarray, K: int, rows: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a representative binary problem, and its labels in {0, 1}.
+
+    Two classes: all rows.  More: the two largest classes, or (when the stage's problems
+    are larger: One-vs-All) the largest class against the rest; cut to ``rows`` rows,
+    stratified, with a fixed seed.
+    """
+    counts = np.bincount(codes, minlength=K)
+    order = np.argsort(-counts, kind="stable")
+    if K == 2:
+        idx, y = np.arange(codes.size), codes.copy()
+    elif rows <= counts[order[0]] + counts[order[1]]:
+        idx = np.flatnonzero(np.isin(codes, order[:2]))
+        y = (codes[idx] == order[0]).astype(int)
+    else:
+        idx, y = np.arange(codes.size), (codes == order[0]).astype(int)
+    return _cut(idx, y, rows, seed)
+
+
+def _cut(idx: np.ndarray, y: np.ndarray, rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` of ``idx`` drawn at random within each label (every label kept)."""
+    if rows >= idx.size:
+        return idx, y
+    rng = np.random.default_rng(seed)
+    keep = []
+    for label in np.unique(y):
+        mine = np.flatnonzero(y == label)
+        m = max(1, int(round(rows * mine.size / y.size)))
+        keep.append(rng.choice(mine, min(m, mine.size), replace=False))
+    chosen = np.sort(np.concatenate(keep))
+    return idx[chosen], y[chosen]
+
+
+def _grids(
+    estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]
+) -> tuple[list[float], list[float]]:
+    """The estimator's lambda and sigma grids (sorted; NaN for a kernel without a width)
+    for data ``X`` (n, p), ``y`` (n,)."""
+    from ..solvers.kernels import DEFAULT_SIGMA_FACTORS, median_between_class_distance
+
+    n = y.size
+    lam = getattr(estimator, "lam", None)
+    if lam is not None:
+        lams = [float(lam)]
+    elif getattr(estimator, "lambdas", None) is not None:
+        lams = sorted(float(v) for v in np.ravel(estimator.lambdas))
+    else:
+        lams = sorted(1.0 / (2.0 * n * c) for c in c_grid)
+    if estimator.kernel != "rbf":
+        sigmas = [float("nan")]
+    elif estimator.sigma is not None:
+        sigmas = [float(estimator.sigma)]
+    elif estimator.sigmas is not None:
+        sigmas = sorted(float(v) for v in np.ravel(estimator.sigmas))
+    else:
+        scale = median_between_class_distance(X, y, max_pairs=200_000)
+        sigmas = [f * scale if scale > 0 else f for f in DEFAULT_SIGMA_FACTORS]
+    return lams, sigmas
+
+
+def _cells(estimator: Any, X: np.ndarray, y: np.ndarray, c_grid: tuple[float, ...]) -> list:
+    """Up to :data:`MAX_CELLS` (lambda, sigma) of the estimator's grids for ``y.size``
+    rows: the middle first, then each grid's ends."""
+    lams, sigmas = _grids(estimator, X, y, c_grid)
+    lm, sm = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
+    cells = [(lm, sm), (lams[0], sm), (lams[-1], sm), (lm, sigmas[0]), (lm, sigmas[-1])]
+    unique = list(dict.fromkeys(cells))
+    return unique[:MAX_CELLS]
+
+
+def _kernel_params(estimator: Any) -> dict[str, Any]:
+    return {
+        "kernel": estimator.kernel,
+        "degree": estimator.degree,
+        "coef0": estimator.coef0,
+        "poly_gamma": estimator.poly_gamma,
+    }
+
+
+def _sigma(value: float) -> float | None:
+    return None if not np.isfinite(value) else float(value)
+
+
+# --------------------------------------------------------------------------- probes
+def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    from ..ladder.tuning import DEFAULT_C_GRID
+    from .binary import WeightedSVMClassifier
+
+    idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
+    probe.rows = idx.size
+    if stage.engine in ("path", "auto"):
+        probe.exponent = PATH_ROW_EXPONENT
+    Xp = X[idx]
+    per_task = max(stage.fits // max(stage.tasks, 1), 1)
+    M = min(per_task, PROBE_UNITS) + 1
+    for lam, sigma in _cells(estimator, Xp, y, DEFAULT_C_GRID):
+        fitter = WeightedSVMClassifier(
+            **_kernel_params(estimator),
+            engine=stage.engine if stage.engine in ("path", "auto", "grid") else "path",
+            n_weights=M,
+            lam=lam,
+            sigma=_sigma(sigma),
+            solver=getattr(estimator, "solver", "libsvm"),
+            n_jobs=1,
+        )
+        probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))  # noqa: B023
+        _, _, cut_short = probe.task_done()
+        if cut_short or probe.cpu() >= TARGET_CPU or probe.spent():
+            return
+
+
+def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    from ..ladder.tuning import DEFAULT_C_GRID
+    from .noncrossing import NonCrossingLadderClassifier
+
+    idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
+    probe.rows = idx.size
+    Xp = X[idx]
+    lam, sigma = _cells(estimator, Xp, y, DEFAULT_C_GRID)[0]
+    per_task = max(stage.fits // max(stage.tasks, 1), 1)
+    M = min(per_task, PROBE_UNITS) + 1
+    fitter = NonCrossingLadderClassifier(
+        **_kernel_params(estimator), n_weights=M, lam=lam, sigma=_sigma(sigma), n_jobs=1
+    )
+    probe.events(min(M - 1, UNIT_SAMPLE)).run(lambda **kw: fitter.fit(Xp, y, **kw))
+    probe.task_done()
+
+
+def _probe_joint(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    """The middle cell's grid fits; the other widths priced by their feature counts.
+
+    A grid fit's QPs grow with its features r (the kernel matrix's numerical rank: close
+    to the rows for a narrow RBF width, a few dozen for a wide one), and its cost with
+    them as ``r ** b``.  ``b`` is measured from a second probe at the narrowest width
+    when the budget allows (else :data:`JOINT_RANK_EXPONENT`); the grid's mean cost is the
+    middle cell's times the mean of ``(r / r_middle) ** b`` over the widths.
+    """
+    from .joint import DEFAULT_C_GRID
+
+    idx, y = _cut(np.arange(codes.size), codes, stage.rows, 0)
+    probe.rows = idx.size
+    Xp = X[idx]
+    lams, sigmas = _grids(estimator, Xp, y, DEFAULT_C_GRID)
+    lam, mid = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
+    ranks = {s: _feature_share(estimator, Xp, s) for s in dict.fromkeys(sigmas)}
+
+    def factor(tasks: list) -> float:
+        b = JOINT_RANK_EXPONENT
+        if len(tasks) > 1 and not tasks[0][2] and not tasks[1][2]:
+            r = ranks[sigmas[0]] / ranks[mid]
+            u = (tasks[1][1] or tasks[1][0]) / max(tasks[0][1] or tasks[0][0], 1e-12)
+            if r > 1.2 and u > 0:
+                b = float(np.clip(np.log(u) / np.log(r), 1.0, 3.0))
+        return float(np.mean([(ranks[s] / ranks[mid]) ** b for s in sigmas]))
+
+    probe.factor = factor
+    for sigma in dict.fromkeys([mid, sigmas[0]]):
+        _joint_task(estimator, Xp, y, lam, sigma, probe)
+        if probe.tasks[-1][2] or probe.spent():
+            return
+
+
+#: Exponent of a joint grid fit's cost in its feature count when it is not measured.
+JOINT_RANK_EXPONENT = 2.0
+#: Rows the feature counts of the joint probe are computed on (at most).
+RANK_ROWS = 150
+
+
+def _feature_share(estimator: Any, X: np.ndarray, sigma: float) -> float:
+    """Share of the rows that are features of the joint fit at ``sigma`` (its kernel
+    matrix's numerical rank over the rows, on at most :data:`RANK_ROWS` of them)."""
+    from ..joint.features import EIGEN_REL_TOL
+
+    if estimator.kernel != "rbf":
+        return 1.0
+    from ..solvers.kernels import Kernel
+
+    Xs = X[:: max(1, int(np.ceil(X.shape[0] / RANK_ROWS)))]
+    lam = np.linalg.eigvalsh(Kernel("rbf", sigma=float(sigma))(Xs))
+    return max(int(np.sum(lam > EIGEN_REL_TOL * max(float(lam[-1]), 1e-300))), 1) / Xs.shape[0]
+
+
+def _joint_task(estimator: Any, Xp, y, lam: float, sigma: float, probe: Probe) -> None:
+    """A few grid fits of the joint scheme at one cell, its feature map timed apart."""
+    from ..joint.features import FeatureMap
+    from ..solvers.kernels import Kernel
+    from .joint import JointWSVMClassifier
+
+    params = _kernel_params(estimator)
+    kernel = None
+    if estimator.kernel == "rbf":
+        kernel = Kernel("rbf", sigma=float(sigma))
+    elif estimator.kernel == "poly":
+        kernel = Kernel(
+            "poly", degree=params["degree"], coef0=params["coef0"], gamma=params["poly_gamma"]
+        )
+    c0 = probe.cpu()
+    FeatureMap.fit(Xp, kernel)  # the start of every grid fit
+    probe.known_start = probe.cpu() - c0
+    fitter = JointWSVMClassifier(
+        **params,
+        N=joint_resolution(estimator),
+        lam=lam,
+        sigma=_sigma(sigma),
+        scheme=estimator.scheme,
+        n_jobs=1,
+        qp_solver=estimator.qp_solver,
+    )
+    labels = np.asarray(estimator.classes_)[y]
+    probe.events(JOINT_UNITS).run(lambda **kw: fitter.fit(Xp, labels, **kw))
+    probe.task_done()
+
+
+#: Grid fits per cell of the joint probe (the first starts cold, the rest warm).
+JOINT_UNITS = 4
+
+
+def _probe_estimator(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    from sklearn.base import clone
+
+    fitter = clone(estimator)
+    if "n_jobs" in fitter.get_params():
+        fitter.set_params(n_jobs=1)
+    probe.rows = codes.size
+    labels = np.asarray(estimator.classes_)[codes]
+    probe.events(UNIT_SAMPLE).run(lambda **kw: fitter.fit(X, labels, **kw))
+    probe.task_done()
+
+
+#: Kind of work -> (probe, whether a unit not finished prices the unit (else the task)).
+PROBES = {
+    "ladder": (_probe_ladder, False),
+    "noncrossing": (_probe_noncrossing, True),
+    "joint": (_probe_joint, True),
+    "estimator": (_probe_estimator, True),
+}

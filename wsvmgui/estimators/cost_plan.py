@@ -1,0 +1,616 @@
+"""What a fit will do, counted before anything is fitted: its stages, fits, rows and memory.
+
+:func:`plan_fit` reads an estimator's parameters and the data's shape (rows, classes,
+the tuning folds its ``cv`` makes) and returns a :class:`FitPlan`: one :class:`Stage`
+per phase of the fit (screening, tuning, the final ladders; the joint fit's grid fits;
+the non-crossing ladder's constrained fits), each with
+
+* ``fits``: the progress units the estimator will report for it (one per weight of a
+  ladder's grid, per simplex grid weight, per Probing classifier), the same totals the
+  estimators announce to their progress tracker (``tests/test_cost_plan.py`` checks
+  that for every scheme);
+* ``tasks``: the independent fits that each pay a start-up (a ladder, a grid fit, a
+  learner), and ``rows``, the training rows of one of them;
+* ``kind`` and ``engine``: what a probe must fit to price one unit
+  (:mod:`wsvmgui.estimators.cost_probe`).
+
+Planning also finds, before anything starts, what a fit would stop on later: a class
+too small for the tuning split, a split that leaves a sub-problem one class to train on
+(the same checks and messages as the fits'); and it sizes the arrays the fit will hold
+(ladder coefficients, simplex grid fits), refusing with
+:class:`~wsvmgui.errors.MemoryBudgetError` what would not fit in memory before any of
+it is allocated (:func:`check_memory`).  Counting is arithmetic on class counts: a plan
+costs milliseconds even for a thousand classes.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, MemoryBudgetError, plain_value
+from ..ladder.splits import resolve_cv
+from ..ladder.tuning import DEFAULT_C_GRID, default_n_weights
+from ..solvers.kernels import DEFAULT_SIGMA_FACTORS
+from ..solvers.memory import SAFETY, available_memory, gb
+
+#: Bytes of one float.
+_F8 = 8
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One phase of a fit.
+
+    Attributes
+    ----------
+    name : str
+        For people ("tuning", "final ladder", "grid fits", ...).
+    fits : int
+        Progress units the estimator reports for it.
+    tasks : int
+        Independent fits that each pay a start-up (ladders, grid fits, learners).
+    rows : int
+        Training rows of one task (the largest sub-problem's).
+    kind : {"ladder", "noncrossing", "joint", "estimator"}
+        What a probe fits to price it.
+    engine : str
+        The ladder engine ("path", "auto", "grid"), or the kind again.
+    parallel : int
+        Tasks that can run at once (threads beyond it idle).
+    at_most : bool
+        The fits are an upper bound (the baseline schemes' tie pairs: as many as the fit
+        finds classes in contest).
+    """
+
+    name: str
+    fits: int
+    tasks: int
+    rows: int
+    kind: str
+    engine: str
+    parallel: int = 1
+    at_most: bool = False
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """The stages of one fit, and what it holds in memory.
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's class name.
+    stages : tuple of Stage
+    n_rows, n_classes : int
+    threads : int
+        Threads the fit runs on (``n_jobs``).
+    memory : int
+        Planned bytes of the largest arrays the fit holds at once (ladder coefficients,
+        grid fits), beyond the data and the kernel matrix
+        (:func:`~wsvmgui.solvers.memory.ladder_storage` plans that one).
+    memory_what : str
+        What ``memory`` is made of, naming the parameter that sets it.
+    memory_fix : str
+        How to make it smaller.
+    """
+
+    estimator: str
+    stages: tuple[Stage, ...]
+    n_rows: int
+    n_classes: int
+    threads: int = 1
+    memory: int = 0
+    memory_what: str = ""
+    memory_fix: str = ""
+
+    @property
+    def fits(self) -> int:
+        """Progress units of the whole fit."""
+        return int(sum(s.fits for s in self.stages))
+
+
+# ----------------------------------------------------------------------------- helpers
+def _threads(estimator: Any) -> int:
+    from joblib import effective_n_jobs
+
+    n_jobs = getattr(estimator, "n_jobs", None)
+    return max(int(effective_n_jobs(n_jobs)), 1)
+
+
+def _random_state(estimator: Any) -> Any:
+    """The estimator's ``random_state``, copied when it is a generator (planning must not
+    draw from the one the fit will use)."""
+    rs = getattr(estimator, "random_state", None)
+    return copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+
+
+def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list:
+    return resolve_cv(estimator.cv, labels, _random_state(estimator), **kwargs)
+
+
+def _count(codes: np.ndarray, rows: np.ndarray, K: int) -> np.ndarray:
+    """Rows of every class among ``rows``; shape (K,)."""
+    return np.bincount(codes[np.asarray(rows, dtype=int)], minlength=K)
+
+
+def _grid_size(values: Any) -> int | None:
+    return None if values is None else int(np.size(values))
+
+
+def _n_sigmas(estimator: Any) -> int:
+    """Widths tuned over (1 for kernels without one or a fixed width)."""
+    if estimator.kernel != "rbf" or estimator.sigma is not None:
+        return 1
+    return _grid_size(estimator.sigmas) or len(DEFAULT_SIGMA_FACTORS)
+
+
+def _n_lambdas(estimator: Any) -> int:
+    """Lambdas tuned over (the ladder schemes' grid)."""
+    if getattr(estimator, "lam", None) is not None:
+        return 1
+    return _grid_size(estimator.lambdas) or len(DEFAULT_C_GRID)
+
+
+def _ladder_size(estimator: Any, rows: np.ndarray) -> np.ndarray:
+    """Interior weights (M - 1) of the ladder of each problem with ``rows`` final rows,
+    counted without building the grid (an absurd M is refused before it is allocated)."""
+    if estimator.weights is not None:
+        return np.full(rows.shape, int(np.size(estimator.weights)))
+    if estimator.n_weights is not None:
+        return np.full(rows.shape, int(estimator.n_weights) - 1)
+    return np.array([default_n_weights(int(r)) - 1 for r in np.atleast_1d(rows)])
+
+
+# ---------------------------------------------------------------------- binary problems
+@dataclass(frozen=True)
+class _Problems:
+    """Binary problems over class indices: ``pos`` against ``neg`` (-1: every other
+    class); ``names`` for messages."""
+
+    pos: np.ndarray
+    neg: np.ndarray
+    names: list[str]
+
+    def rows(self, counts: np.ndarray) -> np.ndarray:
+        """Rows of each problem given class counts (K,); shape (P,)."""
+        other = np.where(
+            self.neg >= 0, counts[np.maximum(self.neg, 0)], counts.sum() - counts[self.pos]
+        )
+        return counts[self.pos] + other
+
+    def both(self, counts: np.ndarray) -> np.ndarray:
+        """Whether each problem has rows of both of its sides; shape (P,) of bool."""
+        other = np.where(
+            self.neg >= 0, counts[np.maximum(self.neg, 0)], counts.sum() - counts[self.pos]
+        )
+        return (counts[self.pos] > 0) & (other > 0)
+
+    def what(self, i: int) -> str:
+        return f"sub-problem {self.names[i]}" if self.names[i] else "the problem"
+
+
+def _problems(estimator: Any, codes: np.ndarray, K: int) -> _Problems:
+    """The binary ladder problems of a ladder scheme (one for the binary schemes)."""
+    scheme = getattr(estimator, "scheme", None)
+    classes = estimator.classes_
+    if K == 2 and scheme is None:
+        return _Problems(np.array([1]), np.array([0]), [""])
+    if scheme == "ova":
+        return _Problems(np.arange(K), np.full(K, -1), [f"{classes[j]}|rest" for j in range(K)])
+    if scheme == "pairwise":
+        a, b = np.triu_indices(K, 1)
+        names = [f"{classes[j]}|{classes[i]},{classes[j]}" for i, j in zip(a, b, strict=True)]
+        return _Problems(b, a, names)
+    # baseline schemes: K - 1 pairs with one class; sized with the largest class (the
+    # largest pairs; "median_distance" may choose another class, with smaller pairs)
+    counts = np.bincount(codes, minlength=K)
+    k = int(np.argmax(counts))
+    others = np.array([j for j in range(K) if j != k])
+    pos, neg = np.maximum(others, k), np.minimum(others, k)
+    names = [f"{classes[p]}|{classes[q]},{classes[p]}" for p, q in zip(pos, neg, strict=True)]
+    return _Problems(pos, neg, names)
+
+
+def _check_tuning(problems: _Problems, train_counts: list, test_counts: list) -> np.ndarray:
+    """Folds each problem is tuned on, checked as the tuning search checks them.
+
+    Returns
+    -------
+    ndarray of int, shape (P,)
+        Folds with tuning rows of the problem.
+
+    Raises
+    ------
+    InputError
+        A problem without tuning rows, a fold that leaves it one class to train on, or
+        tuning rows of one class only (the messages of
+        :func:`~wsvmgui.ladder.search.search_ladders`).
+    """
+    P = problems.pos.size
+    folds = np.zeros(P, dtype=int)
+    tuned_pos = np.zeros(P, dtype=bool)
+    tuned_neg = np.zeros(P, dtype=bool)
+    for c_tr, c_te in zip(train_counts, test_counts, strict=True):
+        has_test = problems.rows(c_te) > 0
+        bad = has_test & ~problems.both(c_tr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{problems.what(i)}: a tuning split leaves no training point of one class"
+            )
+        folds += has_test
+        tuned_pos |= c_te[problems.pos] > 0
+        other = np.where(
+            problems.neg >= 0,
+            c_te[np.maximum(problems.neg, 0)],
+            c_te.sum() - c_te[problems.pos],
+        )
+        tuned_neg |= other > 0
+    if (folds == 0).any():
+        i = int(np.flatnonzero(folds == 0)[0])
+        raise InputError(f"{problems.what(i)} has no point in any tuning part")
+    one_sided = ~(tuned_pos & tuned_neg)
+    if one_sided.any():
+        i = int(np.flatnonzero(one_sided)[0])
+        raise InputError(
+            f"{problems.what(i)}: the tuning rows hold only one of its classes, so its EGKL "
+            "cannot choose lambda and sigma (does the tuning set miss a class?)"
+        )
+    return folds
+
+
+def _ladder_tuning(
+    estimator: Any,
+    problems: _Problems,
+    folds: list,
+    codes: np.ndarray,
+    K: int,
+    sizes: np.ndarray,
+    kind: str,
+    engine: str,
+) -> list[Stage]:
+    """The stages of the EGKL tuning search (screened or not) of ``problems``."""
+    from ..ladder.screening import Screening
+
+    train = [_count(codes, tr, K) for tr, _ in folds]
+    test = [_count(codes, te, K) for _, te in folds]
+    n_folds = _check_tuning(problems, train, test)
+    cells = _n_lambdas(estimator) * _n_sigmas(estimator)
+    tr_rows = np.array([problems.rows(c) for c in train])  # (F, P)
+    largest = int(tr_rows.max())
+    ladders = int(n_folds.sum()) * cells
+    units = int((sizes * n_folds).sum()) * cells
+    screen = getattr(estimator, "screen", None) == "auto"
+    rule = Screening()
+    if screen and cells > rule.keep and int(tr_rows.min()) >= rule.min_rows:
+        small = max(2, int(round(rule.share * largest)))
+        kept = int((sizes * n_folds).sum()) * rule.keep
+        return [
+            Stage("screening", units, ladders, small, kind, engine, ladders),
+            Stage("tuning", kept, int(n_folds.sum()) * rule.keep, largest, kind, engine, ladders),
+        ]
+    return [Stage("tuning", units, ladders, largest, kind, engine, ladders)]
+
+
+# ------------------------------------------------------------------------ the planners
+def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """Binary ladder, divide and conquer: tuning (screened or not), then final ladders."""
+    K = int(estimator.classes_.size)
+    n = codes.size
+    threads = _threads(estimator)
+    problems = _problems(estimator, codes, K)
+    engine = str(estimator.engine)
+    tuned = estimator._needs_tuning()
+    folds = None
+    if tuned:
+        folds = _folds(estimator, estimator.classes_[codes], holdout=estimator._auto_holdout)
+    fit_rows = np.arange(n) if (folds is None or estimator.refit) else folds[0][0]
+    final_rows = problems.rows(_count(codes, fit_rows, K))
+    sizes = _ladder_size(estimator, final_rows)
+    final_n = getattr(estimator, "final_n_weights", None)
+    final_sizes = sizes if final_n is None else np.full(sizes.shape, int(final_n) - 1)
+    stages: list[Stage] = []
+    if folds is not None:
+        stages += _ladder_tuning(estimator, problems, folds, codes, K, sizes, "ladder", engine)
+    P = problems.pos.size
+    name = "final ladder" if P == 1 else "final ladders"
+    stages.append(
+        Stage(name, int(final_sizes.sum()), P, int(final_rows.max()), "ladder", engine, P)
+    )
+    ties = _tie_pairs_stage(estimator, codes, fit_rows, K, engine)
+    if ties is not None:
+        stages.append(ties)
+    # the final ladders are held until compressed; a tuning ladder per thread (Python
+    # integers: an absurd M must not overflow)
+    coef = sum(int(m) * int(r) for m, r in zip(final_sizes, final_rows, strict=True)) * _F8
+    tune = int(sizes.max()) * int(final_rows.max()) * _F8 * threads if folds else 0
+    what = (
+        f"{P} ladder{'s' if P > 1 else ''} of {int(final_sizes.max()):,} weights x "
+        f"{int(final_rows.max()):,} rows"
+    )
+    return FitPlan(
+        type(estimator).__name__,
+        tuple(stages),
+        n,
+        K,
+        threads,
+        coef + tune,
+        what,
+        "use fewer weights (n_weights)" + (" or fewer classes" if P > 1 else ""),
+    )
+
+
+def _tie_pairs_stage(
+    estimator: Any, codes: np.ndarray, fit_rows: np.ndarray, K: int, engine: str
+) -> Stage | None:
+    """At most: a baseline scheme with ``ties="pairs"`` fits a ladder for each pair of
+    classes in contest at some training point, known only after the fit; planned as
+    every pair of classes (``Stage.at_most``)."""
+    if getattr(estimator, "scheme", None) not in ("baseline1", "baseline2", "bp1", "bp2"):
+        return None
+    if K < 3 or getattr(estimator, "ties", None) != "pairs":
+        return None
+    counts = _count(codes, fit_rows, K)
+    a, b = np.triu_indices(K, 1)
+    pair_rows = counts[a] + counts[b]
+    sizes = _ladder_size(estimator, pair_rows)
+    P = a.size
+    return Stage("tie pairs", int(sizes.sum()), P, int(pair_rows.max()), "ladder", engine, P, True)
+
+
+def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """Tuning (EGKL of independent or non-crossing ladders, or hinge per weight), then
+    the non-crossing ladder's constrained fits."""
+    n = codes.size
+    threads = _threads(estimator)
+    problems = _problems(estimator, codes, 2)
+    tuned = estimator._needs_tuning()
+    folds = (
+        _folds(estimator, estimator.classes_[codes], holdout=estimator._auto_holdout)
+        if tuned
+        else None
+    )
+    rows = np.arange(n) if (folds is None or estimator.refit) else folds[0][0]
+    M1 = int(_ladder_size(estimator, np.array([rows.size]))[0])
+    stages: list[Stage] = []
+    final = 1
+    if folds is not None and estimator.criterion == "hinge":
+        tr, te = folds[0]
+        L = _n_lambdas(estimator)
+        _check_tuning(problems, [_count(codes, tr, 2)], [_count(codes, te, 2)])
+        stages.append(Stage("hinge tuning", M1 * L, 1, tr.size, "noncrossing", "noncrossing"))
+        final = int(estimator.refit)
+    elif folds is not None:
+        kind = "ladder" if estimator.criterion == "egkl-independent" else "noncrossing"
+        engine = str(estimator.engine) if kind == "ladder" else "noncrossing"
+        stages += _ladder_tuning(estimator, problems, folds, codes, 2, np.array([M1]), kind, engine)
+    if final:
+        stages.append(Stage("non-crossing ladder", M1, 1, rows.size, "noncrossing", "noncrossing"))
+    return FitPlan(
+        type(estimator).__name__,
+        tuple(stages),
+        n,
+        2,
+        threads,
+        2 * M1 * n * _F8,
+        f"a ladder of {M1:,} weights x {n:,} rows",
+        "use fewer weights (n_weights)",
+    )
+
+
+def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """Ladder on the training split (lambda per weight), one SVM per level, and again on
+    all rows with ``refit`` (the tracker's units)."""
+    n = codes.size
+    levels = len(estimator._levels())
+    tuned = estimator._needs_tuning()
+    folds = (
+        _folds(estimator, estimator.classes_[codes], holdout=estimator._auto_holdout)
+        if tuned
+        else None
+    )
+    tr = folds[0][0] if folds is not None else np.arange(n)
+    refit = bool(folds is not None and estimator.refit)
+    M1 = int(_ladder_size(estimator, np.array([n if refit else tr.size]))[0])
+    per_weight = _n_lambdas(estimator) if folds is not None else 1
+    # the ladder priced as its kind (a non-crossing ladder's constrained fits cost 20 times
+    # its first, unconstrained ones: the estimator's first units would price it at a fifth)
+    if estimator.ladder == "noncrossing":
+        kind, engine = "noncrossing", "noncrossing"
+    else:
+        kind, engine = "ladder", str(estimator.engine)
+    stages = [
+        Stage("ladder", M1 * per_weight, 1, tr.size, kind, engine),
+        Stage("SVMs", levels, levels, tr.size, "estimator", "preconditioned"),
+    ]
+    if refit:
+        stages += [
+            Stage("ladder on all rows", M1, 1, n, kind, engine),
+            Stage("SVMs on all rows", levels, levels, n, "estimator", "preconditioned"),
+        ]
+    return FitPlan(
+        type(estimator).__name__,
+        tuple(stages),
+        n,
+        2,
+        1,
+        2 * M1 * n * _F8,
+        f"a ladder of {M1:,} weights x {n:,} rows",
+        "use fewer weights (n_weights)",
+    )
+
+
+def _probing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """One classifier per threshold and binary problem, per candidate and fold."""
+    n = codes.size
+    K = int(estimator.classes_.size)
+    per_fit = estimator._n_thresholds(n) * (1 if K == 2 else K - 1)
+    stages = []
+    rows = n
+    if estimator.param_grid:
+        folds = _folds(estimator, estimator.classes_[codes])
+        n_cand = len(estimator._candidates())
+        tr = max(f[0].size for f in folds)
+        stages.append(
+            Stage(
+                "tuning",
+                per_fit * n_cand * len(folds),
+                n_cand * len(folds),
+                tr,
+                "estimator",
+                "probing",
+            )
+        )
+        rows = n if estimator.refit else folds[0][0].size
+        final = int(estimator.refit)
+    else:
+        final = 1
+    stages.append(Stage("classifiers", per_fit * final, final, rows, "estimator", "probing"))
+    return FitPlan(type(estimator).__name__, tuple(stages), n, K, 1)
+
+
+def joint_resolution(estimator: Any) -> int:
+    """N of a joint estimator's simplex grid: ``1 / d_pi``, its ``N``, or its
+    ``n_weights`` (the name that replaces ``N``)."""
+    d_pi = getattr(estimator, "d_pi", None)
+    if isinstance(d_pi, Real):
+        return int(round(1.0 / float(d_pi)))
+    N: Any = getattr(estimator, "N", None)
+    if not isinstance(N, Integral):  # "deprecated": the resolution is n_weights
+        N = getattr(estimator, "n_weights", 50)
+    return int(N)
+
+
+def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """Feature maps and grid fits of every (sigma, lambda, fold), then the refit."""
+    from ..joint.simplex_grid import check_resolution, n_grid_points
+
+    n, p = X.shape
+    K = int(estimator.classes_.size)
+    N = joint_resolution(estimator)
+    check_resolution(K, N)
+    G = int(n_grid_points(K, N))
+    threads = _threads(estimator)
+    lam = getattr(estimator, "lam", None)
+    C = getattr(estimator, "C", None)
+    fixed_lam = lam is not None or C is not None
+    rbf_tuned = estimator.kernel == "rbf" and estimator.sigma is None
+    if fixed_lam and not rbf_tuned:
+        cells, rows_tune = 0, 0
+        refit, rows_final = 1, n
+    else:
+        folds = _folds(estimator, estimator.classes_[codes], holdout=True, holdout_share=0.5)
+        L = 1 if fixed_lam else (_grid_size(estimator.lambdas) or len(_joint_c_grid()))
+        S = _n_sigmas(estimator)
+        for tr, _ in folds:
+            if (_count(codes, tr, K) == 0).any():
+                k = int(np.flatnonzero(_count(codes, tr, K) == 0)[0])
+                raise InputError(
+                    f"class {plain_value(estimator.classes_[k])!r}: a tuning split leaves "
+                    "it no training point"
+                )
+        cells = L * S * len(folds)
+        rows_tune = max(tr.size for tr, _ in folds)
+        refit, rows_final = int(estimator.refit), n
+    # grid fits hold W of shape (G, r, K - 1), r features: p, or up to the rows (kernel)
+    r_tune = p if estimator.kernel == "linear" else rows_tune
+    r = p if estimator.kernel == "linear" else rows_final
+    memory = max(cells * G * r_tune, G * r) * (K - 1) * _F8 + G * K * _F8
+    stages = []
+    if cells:
+        stages.append(
+            Stage("tuning grid fits", cells * G, cells, rows_tune, "joint", "joint", cells)
+        )
+    if refit:
+        stages.append(Stage("final grid fit", G, 1, rows_final, "joint", "joint", 1))
+    return FitPlan(
+        type(estimator).__name__,
+        tuple(stages),
+        n,
+        K,
+        threads,
+        memory,
+        f"{max(cells, 1):,} grid fit{'s' if cells > 1 else ''} of {G:,} simplex weights "
+        f"(N = {N}, K = {K}) x {max(r, r_tune):,} features",
+        "use a coarser simplex grid (smaller N) or fewer tuning candidates",
+    )
+
+
+def _joint_c_grid() -> tuple[float, ...]:
+    from .joint import DEFAULT_C_GRID as JOINT_C_GRID
+
+    return tuple(JOINT_C_GRID)
+
+
+_PLANNERS = {
+    "WeightedSVMClassifier": _ladder_plan,
+    "MulticlassWeightedSVMClassifier": _ladder_plan,
+    "NonCrossingLadderClassifier": _noncrossing_plan,
+    "PreconditionedSVC": _preconditioned_plan,
+    "ProbingClassifier": _probing_plan,
+    "JointWSVMClassifier": _joint_plan,
+}
+
+
+def plan_fit(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
+    """The plan of fitting ``estimator`` (its ``classes_`` set) on validated data.
+
+    Parameters
+    ----------
+    estimator : BaseProbabilityClassifier
+        With ``classes_`` set, as inside ``fit``.
+    X : ndarray, shape (n, p)
+    codes : ndarray of int, shape (n,)
+        Class indices into ``classes_``.
+
+    Returns
+    -------
+    FitPlan
+        A single stage of unknown kind for an estimator this module does not know.
+
+    Raises
+    ------
+    InputError
+        The fit would stop on its tuning split (a class too small for it, a sub-problem
+        left one class to train on).
+    """
+    for cls in type(estimator).__mro__:
+        planner = _PLANNERS.get(cls.__name__)
+        if planner is not None:
+            return planner(estimator, np.asarray(X), np.asarray(codes, dtype=int))
+    n = int(np.size(codes))
+    return FitPlan(
+        type(estimator).__name__,
+        (Stage("fit", 0, 1, n, "estimator", "estimator"),),
+        n,
+        int(np.size(getattr(estimator, "classes_", ()))),
+    )
+
+
+def check_memory(plan: FitPlan, available: int | None = None) -> None:
+    """Refuse a plan whose arrays would not fit in memory, before any is allocated.
+
+    Parameters
+    ----------
+    plan : FitPlan
+    available : int, optional
+        Bytes available (default: :func:`~wsvmgui.solvers.memory.available_memory`,
+        which :func:`~wsvmgui.solvers.memory.memory_limits` can set; unknown: no check).
+
+    Raises
+    ------
+    MemoryBudgetError
+        Naming the arrays, their size, the memory available and the way out.
+    """
+    room = available_memory() if available is None else available
+    if room is None or plan.memory <= SAFETY * room:
+        return
+    raise MemoryBudgetError(
+        f"{plan.estimator}: {plan.memory_what} would need about {gb(plan.memory)}, more "
+        f"than the {gb(SAFETY * room)} this machine has available; {plan.memory_fix}"
+    )
