@@ -93,7 +93,7 @@ def test_dropping_a_csv_opens_it_and_remembers_it(qtbot, window, tmp_path):
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
-    qtbot.waitUntil(lambda: window.data_panel.dataset.name == "dropped.csv", timeout=5000)
+    qtbot.waitUntil(lambda: window.data_panel.dataset.name == "dropped.csv", timeout=30000)
     assert window.data_panel.label == "kind"
     assert window.recent_files()[0] == str(path)
     recent = [a for a in window.recent_menu.actions() if "dropped.csv" in a.text()]
@@ -150,7 +150,7 @@ def test_messages_stay_readable_under_a_dark_palette(qtbot, app_state):
         )
         assert contrast(muted, window_color) >= 3.0
         win.runner.cancel_all()
-        win.runner.wait(5000)
+        win.runner.wait(30000)
     finally:
         app.setPalette(old)
 

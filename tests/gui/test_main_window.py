@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 import numpy as np
 import pytest
-from conftest import LONG, TINY, run_and_wait
+from conftest import HEAVY, TINY, run_and_wait
 
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.metrics import label_metrics
@@ -122,18 +122,38 @@ def test_tuning_surface_and_plane_change(qtbot, window):
     np.testing.assert_allclose(np.sort(after[0]), np.sort(before[1]), atol=1e-9)
 
 
-def test_cancel_stops_within_a_second(qtbot, window):
-    window.settings_panel.set_settings(LONG)
+def test_cancel_stops_at_the_next_fit(qtbot, window, monkeypatch):
+    """Cancel stops the worker at its next fit: few fits report progress once the worker
+    can see the request, however fast or loaded the machine (a time bound would fail on
+    one or the other)."""
+    from wsvmgui.app import analysis
+
+    requested = threading.Event()
+    after_request: list[int] = []
+    real = analysis.fit_scheme
+
+    def counting(*args, progress=None, **kwargs):
+        def counted(done, total, partial=None):
+            if requested.is_set():
+                after_request.append(done)
+            if progress is not None:
+                progress(done, total, partial)
+
+        return real(*args, progress=counted, **kwargs)
+
+    monkeypatch.setattr(analysis, "fit_scheme", counting)
+    window.confirm_limit = None  # no cost question: the run starts at once
+    window.settings_panel.set_settings(HEAVY)
     seen = []
     window.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
     assert window.start_run() is not None
-    qtbot.waitUntil(lambda: len(seen) > 0 and seen[-1] > 0, timeout=20000)
-    total_fits = (6 * 6 + 1) * 59
-    start = time.perf_counter()
+    qtbot.waitUntil(lambda: len(seen) > 0 and seen[-1] > 0, timeout=60000)
+    requested.set()
     window.cancel_run()
-    assert window.runner.wait(1000), "the worker was still running 1 s after Cancel"
-    assert time.perf_counter() - start < 1.0
-    assert seen[-1] < total_fits
+    assert window.runner.wait(60000), "the worker was still running 60 s after Cancel"
+    # 47,959 fits in all; the worker checks the request before every fit (a thread switch
+    # on the GIL is the only delay: at most a few hundred of these sub-millisecond fits)
+    assert len(after_request) < 500, len(after_request)
     qtbot.wait(50)
     assert window.result is None
     assert "cancel" in window.progress_label.text()
@@ -144,7 +164,8 @@ def test_new_run_cancels_the_old_one(qtbot, window):
     shown = []
     original = window.results_view.set_result
     window.results_view.set_result = lambda r: (shown.append(r), original(r))
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # still running when the next run starts
+    window.confirm_limit = None
     seen = []
     window.runner.progress.connect(lambda kind, done, total, el: seen.append(total))
     assert window.start_run() is not None
@@ -153,7 +174,7 @@ def test_new_run_cancels_the_old_one(qtbot, window):
     window.ask = lambda title, text, choices, default: asked.append(text) or choices[0]
     result = run_and_wait(qtbot, window, TINY)
     assert len(asked) == 1 and "Stop it and start again" in asked[0]
-    assert window.runner.wait(5000)
+    assert window.runner.wait(30000)
     qtbot.wait(100)  # anything the old job still queued would arrive now
     assert result is not None and result.settings == TINY
     assert [r.settings for r in shown] == [TINY]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LONG, TINY, run_and_wait
+from conftest import HEAVY, LONG, TINY, run_and_wait
 
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.gui.main_window import CANCEL, LIGHTER, RUN_ANYWAY
@@ -70,7 +70,7 @@ def test_a_failed_first_run_leaves_every_view_empty(qtbot, window, monkeypatch):
 
 def test_cancel_brings_the_last_result_back(qtbot, window):
     first = run_and_wait(qtbot, window, TINY)
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # many seconds on any machine
     seen = []
     window.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
     window.confirm_limit = None  # no cost question for this long run
@@ -95,7 +95,7 @@ def test_settings_are_checked_before_a_run_starts(window):
 
 
 def test_new_data_during_a_run_asks_first(qtbot, window):
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # still running when the new data come
     window.confirm_limit = None
     before = window.data_panel.dataset
     assert window.start_run() is not None
@@ -120,16 +120,19 @@ def test_status_bar_belongs_to_the_data_and_run_shown(qtbot, window):
     assert "Loaded" in window.status_message.text()
 
 
-def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window):
-    window.confirm_limit = 0.05  # every run is "long"
+def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window, slow_clock):
+    # Every run is "long": limit 0.05 s, and the cost estimate's clock runs 1000 times as
+    # fast as real time (the fits of this machine, however fast, look slow).
+    window.confirm_limit = 0.05
     window.settings_panel.set_settings(LONG)
     questions = []
 
     def answer(choice):
         def ask(title, text, choices, default):
             questions.append((text, choices, default))
-            if choice == LIGHTER:
-                window.confirm_limit = 3600.0  # the quick run goes without a question
+            if choice == LIGHTER:  # the quick run goes without a question
+                window.confirm_limit = 3600.0
+                slow_clock.factor = 1.0
             return choice
 
         return ask
@@ -152,6 +155,7 @@ def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window):
     assert window.result.settings.n_weights == 40
 
     window.confirm_limit = 0.05
+    slow_clock.factor = 1000.0
     window.settings_panel.set_settings(
         RunSettings(n_weights=30, lambdas=[0.1, 0.01, 0.001], tuning="cv", n_jobs=1)
     )
@@ -167,7 +171,7 @@ def test_changing_n_draws_the_simulation_again(qtbot, window):
     assert panel.n_points.isVisible() and panel.dataset.X.shape[0] == 300
     panel.n_points.setValue(120)
     assert panel.reload_pending() and "drawing n = 120" in panel.summary.text()
-    qtbot.waitUntil(lambda: panel.dataset.X.shape[0] == 120, timeout=5000)
+    qtbot.waitUntil(lambda: panel.dataset.X.shape[0] == 120, timeout=30000)
     panel.n_points.setValue(140)
     settings = RunSettings(n_weights=5, lambdas=[0.01], sigmas=[0.5], n_jobs=1)
     result = run_and_wait(qtbot, window, settings)  # Run applies a pending change first

@@ -42,6 +42,10 @@ VIEW_SECONDS_PER_BOUNDARY = 0.003
 #: 0.3 s at n = 140, 2.3 s at n = 400 under load).
 PATH_SECONDS_PER_ROW = 0.006
 
+#: The clock every probe reads, in seconds.  Tests replace it (``monkeypatch.setattr``) to
+#: make a run "long" by construction rather than by the machine's speed.
+clock: Callable[[], float] = time.perf_counter
+
 
 @dataclass(frozen=True)
 class Phase:
@@ -200,11 +204,11 @@ def probe_fit(
         The fit itself when it finished.
     """
     stages: list[list[tuple[float, int, int]]] = []  # per stage: (time, done, total)
-    start = time.perf_counter()
+    start = clock()
     user = should_cancel or (lambda: False)
 
     def progress(done: int, total: int, partial: Any = None) -> None:
-        now = time.perf_counter() - start
+        now = clock() - start
         last = stages[-1][-1] if stages else None
         if last is None or total != last[2] or done < last[1]:
             stages.append([])  # the estimator moved on to its next stage
@@ -217,7 +221,7 @@ def probe_fit(
             raise Cancelled("cancelled by the user")
         if stop_over is None:
             return False
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
         if not stages:
             return elapsed > max(PROBE_CAP, budget)
         if elapsed <= budget or len(stages[-1]) < 2:
@@ -231,8 +235,8 @@ def probe_fit(
             raise
     else:
         total = sum(stage[-1][2] for stage in stages)
-        return Phase(name, total, time.perf_counter() - start, exact=True), fitted
-    elapsed = time.perf_counter() - start
+        return Phase(name, total, clock() - start, exact=True), fitted
+    elapsed = clock() - start
     if not stages:
         return Phase(name, 0, elapsed, lower_bound=True), None
     fits, seconds = _project(stages, elapsed)
