@@ -69,7 +69,8 @@ def desktop_entry(command: list[str]) -> str:
         key = line.split("=", 1)[0].strip()
         if key == "Exec":
             lines.append(f"Exec={exec_value}")
-            lines.append(f"TryExec={command[0].replace(chr(92), chr(92) * 2)}")
+            try_exec = command[0].replace("\\", "\\\\")  # the string escape of a backslash
+            lines.append(f"TryExec={try_exec}")
         elif key != "TryExec":
             lines.append(line)
     return "\n".join(lines) + "\n"
