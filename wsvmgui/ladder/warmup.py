@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-#: Seconds a compile takes: measured 10-12 s of CPU on the project's x86-64 machines and
-#: more wall time under load (``benchmarks/results/first_run.md``).
+#: Seconds a compile takes: 10 s of CPU measured on an AMD Zen 4 core
+#: (``benchmarks/results/first_run.md``), about 20 s on the machine of issue 20's report;
+#: more wall time on a loaded machine.
 COMPILE_SECONDS = 20
 #: What the command line and the app say before a compile.
 COMPILE_MESSAGE = f"compiling the path engine (once, about {COMPILE_SECONDS} s)"
