@@ -171,7 +171,8 @@ fi
 if [ "${WSVMGUI_SKIP_WARMUP:-0}" = "1" ]; then
     log "skipping the warm-up (WSVMGUI_SKIP_WARMUP=1)"
 else
-    "$VENV/bin/wsvmgui" --warm-up 2>&1 | sed -u 's/^/[setup] /'
-    [ "${PIPESTATUS[0]}" -eq 0 ] || die "'wsvmgui --warm-up' failed"
+    if ! "$VENV/bin/wsvmgui" --warm-up 2>&1 | sed -u 's/^/[setup] /'; then
+        die "'wsvmgui --warm-up' failed"
+    fi
 fi
 log "ready: $VENV"
