@@ -78,8 +78,8 @@ def window(qtbot, app_state):
     try:
         yield win
     finally:
-        win.runner.cancel_all()
-        win.runner.wait(10000)
+        win.runs.runner.cancel_all()
+        win.runs.runner.wait(10000)
         gc.enable()
         gc.collect()
 

@@ -87,7 +87,7 @@ def test_every_view_fits_from_1024_by_700_to_4k(qtbot, window, case):
     data, n, scheme, compare = CASES[case]
     if n:
         window.data_panel.n_points.setValue(n)
-        window.data_panel._reload.stop()
+        window.data_panel.discard_pending()
     assert window.data_panel.load_builtin(data)
     settings = RunSettings(
         scheme=scheme, n_weights=8, lambdas=[0.01, 0.001], sigmas=[1.0, 2.0], n_jobs=1
