@@ -99,7 +99,7 @@ class Smoke:
 
     def warmed_up(self) -> None:
         win = self.window
-        if win.runner.is_running("warm-up"):
+        if win.runs.runner.is_running("warm-up"):
             self.later(self.warmed_up)
             return
         said = [m for _level, m in win.messages.history if m.startswith(COMPILE_MESSAGE)]

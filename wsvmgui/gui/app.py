@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None, path: str | None = None) -> int:
     window = MainWindow(load_demo=path is None)
     window.show()
     if path is not None:
-        window.open_path(os.path.abspath(path))
+        window.files.open_path(os.path.abspath(path))
     start_warm_up(window)
     return int(app.exec())
 

@@ -9,15 +9,20 @@ compiles.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..ladder.warmup import WarmUp, warm_up
 
+if TYPE_CHECKING:
+    from .main_window import MainWindow
 
-def start_warm_up(window) -> int:
-    """Start the warm-up on ``window``'s job runner (kind ``"warm-up"``); its job id.
 
-    ``window`` is a :class:`~wsvmgui.gui.main_window.MainWindow`: the compile notice and
-    its outcome go to :meth:`show_info`, a failure to :meth:`show_error` (the first path
-    fit then tries again and reports its own error).
+def start_warm_up(window: MainWindow) -> int:
+    """Start the warm-up on the job runner of ``window``'s run controller (kind
+    ``"warm-up"``); its job id.
+
+    The compile notice and its outcome go to the window's message line, a failure to
+    its error line (the first path fit then tries again and reports its own error).
     """
 
     def job(progress, should_cancel, publish) -> WarmUp:
@@ -27,7 +32,7 @@ def start_warm_up(window) -> int:
         if result.compiled or result.cache_dir is None:
             window.show_info(result.describe())
 
-    return window.runner.start(
+    return window.runs.runner.start(
         "warm-up",
         job,
         on_result=done,
