@@ -1,9 +1,10 @@
 """The path engine's compiled kernels, built ahead of the first fit (the warm-up).
 
-The exact path's inner loops (:mod:`wsvmgui.ladder._path_kernel` and
-:mod:`wsvmgui.ladder._path_predict`) are compiled by numba for this machine the first
-time they are imported (about :data:`COMPILE_SECONDS` s) and cached on disk (where:
-:func:`wsvmgui.ladder._path_kernel._jit`); a later process loads them from the cache in
+The exact path's inner loops (:mod:`wsvmgui.ladder._path_kernel`,
+:mod:`wsvmgui.ladder._path_start` and :mod:`wsvmgui.ladder._path_predict`) are compiled
+by numba for this machine the first time they are imported (about
+:data:`COMPILE_SECONDS` s) and cached on disk (where:
+:func:`wsvmgui.ladder._path_jit._jit`); a later process loads them from the cache in
 about a second.  :func:`warm_up` does that import on purpose: ``wsvmgui --warm-up``,
 which ``scripts/setup.sh`` runs after installing, so that the first fit is a warm one.
 Wherever the compile happens anyway (a wheel installed without the warm-up, a cache
@@ -115,14 +116,14 @@ def warm_up(announce: Callable[[str], None] | None = None) -> WarmUp:
     """
     start = time.perf_counter()
     with compile_notice(announce or (lambda _text: None)):
-        from . import _path_kernel, _path_predict
+        from . import _path_jit, _path_kernel, _path_predict, _path_start
     seconds = time.perf_counter() - start
 
     from numba.core.dispatcher import Dispatcher
 
     kernels = [
         obj
-        for module in (_path_kernel, _path_predict)
+        for module in (_path_kernel, _path_start, _path_predict)
         for obj in vars(module).values()
         if isinstance(obj, Dispatcher) and obj.__module__ == module.__name__
     ]
@@ -133,6 +134,6 @@ def warm_up(announce: Callable[[str], None] | None = None) -> WarmUp:
         compiled += sum(stats.cache_misses.values())
         loaded += sum(stats.cache_hits.values())
         cache_dir = cache_dir or getattr(stats, "cache_path", None)
-    if _path_kernel._no_cache:
+    if _path_jit._no_cache:
         cache_dir = None
     return WarmUp(compiled, loaded, seconds, cache_dir)
