@@ -4,7 +4,7 @@ Builds the wheel of this checkout, installs it (not editable) into a fresh virtu
 environment and runs, from an empty directory, each in a fresh process with BLAS on one
 thread:
 
-* ``fit``: the fit of ``wsvmgui demo`` (design wuliu2011_ex1, n = 200, the default
+* ``fit``: the fit of ``wsvmgui demo`` (design wuliu2011_ex1, n = 100, the default
   settings: path engine, tuned lambda x sigma), timed by ``time.process_time`` around
   ``fit_scheme`` alone; it also records whether the compile notice was given;
 * ``demo``: the whole ``wsvmgui demo`` command (start, fit, 5000 test points, metrics),

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-#: Seconds a compile takes: 10 s of CPU measured on an AMD Zen 4 core
+#: Seconds a compile takes: 13-16 s of CPU for the 24 kernels on an AMD Zen 4 core
 #: (``benchmarks/results/first_run.md``), about 20 s on the machine of issue 20's report;
 #: more wall time on a loaded machine.
 COMPILE_SECONDS = 20
