@@ -21,6 +21,7 @@ elif [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
     exec "$VENV/bin/wsvmgui"
 else
     echo "[run] no display (\$DISPLAY and \$WAYLAND_DISPLAY unset): running 'wsvmgui demo'" >&2
-    echo "[run] for the window on a headless machine: xvfb-run -a $VENV/bin/wsvmgui" >&2
+    echo "[run] for the window on a headless machine: apt-get install xvfb xauth, then" \
+        "xvfb-run -a $VENV/bin/wsvmgui" >&2
     exec "$VENV/bin/wsvmgui" demo
 fi

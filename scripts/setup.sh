@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Set up everything wsvmgui needs on a fresh Debian 12 machine, idempotently.
+# Set up wsvmgui on a fresh Debian 12 machine, idempotently.
 #
-#   bash scripts/setup.sh
+#   bash scripts/setup.sh          # what the app needs (scripts/run.sh calls this)
+#   bash scripts/setup.sh --test   # that, plus the test tools (scripts/test.sh calls this)
 #
-# 1. Debian packages that Qt needs (plus Xvfb and the xcb libraries for a real window).
-#    Skipped when they are all installed already; `apt-get update` runs only when some
-#    package is missing.
+# 1. Debian packages. The app: the libraries Qt loads (also offscreen) and those of the
+#    xcb platform plugin for a real window. --test adds what the tests and CI use:
+#    librsvg and Chromium (the SVG export test), Xvfb (a virtual screen) and
+#    desktop-file-utils (the desktop entry test). Skipped when all are installed;
+#    `apt-get update` runs only when some package is missing.
 # 2. A virtual environment (default: .venv in the repository; VENV=/path overrides;
 #    PYTHON=/path/to/python3 chooses the interpreter, default python3).
-# 3. `pip install -e ".[test]"` into it. Skipped when pyproject.toml has not changed
-#    since the last successful install into that venv from this checkout.
+# 3. `pip install -e .` into it; --test: `pip install -e ".[test]"` (pytest, pytest-qt,
+#    hypothesis, ruff, mypy, build, and dask for the cluster tests). Skipped when
+#    pyproject.toml has not changed since the last successful install of at least as
+#    much into that venv from this checkout.
+# 4. The warm-up: `wsvmgui --warm-up` compiles the path engine's kernels into numba's
+#    cache once (10-20 s of CPU), so that the first fit does not wait for it; when they
+#    are compiled already it only loads them (about a second).
 #
 # Environment switches: WSVMGUI_SKIP_APT=1 skips step 1 (e.g. not root and no sudo,
-# packages already provided some other way).
+# packages already provided some other way); WSVMGUI_SKIP_WARMUP=1 skips step 4.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,17 +30,32 @@ export LANG=C.UTF-8
 export DEBIAN_FRONTEND=noninteractive
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
+MODE=app
+for arg in "$@"; do
+    case "$arg" in
+        --test) MODE=test ;;
+        -h|--help) sed -n '3,/^set -e/{/^set -e/d; s/^# \{0,1\}//; p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+        *) printf '[setup] error: unknown argument %s (see --help)\n' "$arg" >&2; exit 2 ;;
+    esac
+done
+
 APT_PACKAGES=(
     # what Qt (PySide6) loads, also offscreen
     libglib2.0-0 libdbus-1-3 libegl1 libgl1 libx11-6 libfontconfig1 libfreetype6
     libxkbcommon0 fonts-dejavu-core
-    # a real window: Xvfb and the xcb platform plugin's libraries
-    xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
+    # a real window: the xcb platform plugin's libraries
+    libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
     libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
     libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
-    # the SVG export test renders exported plots in librsvg and a browser engine
-    librsvg2-bin chromium
 )
+if [ "$MODE" = test ]; then
+    APT_PACKAGES+=(
+        # the SVG export test renders exported plots in librsvg and a browser engine
+        librsvg2-bin chromium
+        # a virtual screen (xvfb-run) and the desktop entry's validator
+        xvfb xauth desktop-file-utils
+    )
+fi
 
 log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
@@ -117,10 +140,11 @@ if ! venv_ok; then
         || log "could not upgrade pip in the venv; going on with $("$VENV/bin/python" -m pip -V)"
 fi
 
-# --- 3. The package and its test tools -------------------------------------------------
+# --- 3. The package (and the test tools) ---------------------------------------------
 STAMP="$VENV/.wsvmgui-setup"
 want="$(cd "$REPO" && { echo "$REPO"; cat pyproject.toml; } | sha256sum | cut -d' ' -f1)"
-have="$(cat "$STAMP" 2>/dev/null || true)"
+have="" have_mode=""
+[ -f "$STAMP" ] && read -r have have_mode <"$STAMP"
 installed_here() {
     # the editable install points at this checkout
     (cd / && "$VENV/bin/python" - "$REPO" <<'EOF') >/dev/null 2>&1
@@ -130,12 +154,25 @@ here = os.path.realpath(os.path.dirname(wsvmgui.__file__))
 sys.exit(0 if here == os.path.realpath(os.path.join(sys.argv[1], "wsvmgui")) else 1)
 EOF
 }
-if [ "$want" = "$have" ] && installed_here; then
+# an install with the test tools also serves the app
+if [ "$want" = "$have" ] && [ "$have_mode" = test ]; then MODE=test; fi
+target="."
+[ "$MODE" = test ] && target=".[test]"
+if [ "$want" = "$have" ] && [ "$have_mode" = "$MODE" ] && installed_here; then
     log "python packages: up to date in $VENV"
 else
-    log "pip install -e '.[test]' into $VENV (first time: a few minutes)"
-    (cd "$REPO" && "$VENV/bin/python" -m pip install -q --progress-bar off -e ".[test]")
+    log "pip install -e '$target' into $VENV (first time: a few minutes)"
+    (cd "$REPO" && "$VENV/bin/python" -m pip install -q --progress-bar off -e "$target")
     installed_here || die "wsvmgui is not importable from $VENV after pip install"
-    printf '%s\n' "$want" >"$STAMP"
+    printf '%s %s\n' "$want" "$MODE" >"$STAMP"
+fi
+
+# --- 4. The path engine's compiled kernels ---------------------------------------------
+if [ "${WSVMGUI_SKIP_WARMUP:-0}" = "1" ]; then
+    log "skipping the warm-up (WSVMGUI_SKIP_WARMUP=1)"
+else
+    if ! "$VENV/bin/wsvmgui" --warm-up 2>&1 | sed -u 's/^/[setup] /'; then
+        die "'wsvmgui --warm-up' failed"
+    fi
 fi
 log "ready: $VENV"

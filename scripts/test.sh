@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh) and run the checks: ruff, mypy, then pytest, headless.
+# Set up (scripts/setup.sh --test) and run the checks: ruff, mypy, then pytest, headless.
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -k ladder  # extra arguments go to pytest
@@ -14,12 +14,12 @@ export LANG=C.UTF-8
 export QT_QPA_PLATFORM=offscreen
 
 start=$(date +%s)
-bash "$REPO/scripts/setup.sh" || { echo "[test] setup failed" >&2; exit 1; }
+bash "$REPO/scripts/setup.sh" --test || { echo "[test] setup failed" >&2; exit 1; }
 echo "[test] setup took $(($(date +%s) - start)) s"
 cd "$REPO"
 
 lint_paths=()
-for d in wsvmgui tests benchmarks scripts; do
+for d in wsvmgui tests benchmarks scripts packaging; do
     [ -d "$d" ] && lint_paths+=("$d")
 done
 echo "[test] ruff check ${lint_paths[*]}"

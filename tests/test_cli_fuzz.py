@@ -21,8 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wsvmgui.app.schemes import SCHEMES
 from wsvmgui.cli import EXIT_INPUT, main
 from wsvmgui.evaluation.designs import simulate
+from wsvmgui.io.preprocessing import MISSING_CHOICES
 
 FUZZ = settings(
     max_examples=110,
@@ -180,6 +182,10 @@ _BAD_FLOATS = st.one_of(
     ),
 )
 _WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-", min_size=1, max_size=10)
+#: The valid values of --scheme, --kernel, --rule, --missing and --solver: a drawn word is
+#: none of them (hypothesis also draws the package's own string constants, e.g. "probing").
+_CHOICES = {*SCHEMES, "rbf", "linear", "poly", "count", "extreme", *MISSING_CHOICES}
+_CHOICES |= {"libsvm", "qp"}
 
 
 @st.composite
@@ -197,7 +203,7 @@ def bad_options(draw):
         return ["--tune-fraction", repr(value)], "--tune-fraction"
     if kind == "choice":
         flag = draw(st.sampled_from(["--scheme", "--kernel", "--rule", "--missing", "--solver"]))
-        value = draw(_WORDS.filter(lambda w: w not in {"binary", "rbf", "count", "drop", "qp"}))
+        value = draw(_WORDS.filter(lambda w: w not in _CHOICES))
         return [flag, value], flag
     if kind == "option":
         which = draw(st.sampled_from(["unknown", "n_thresholds", "learner", "non_finite"]))

@@ -54,6 +54,7 @@ from .io.preprocessing import (
 from .io.results import plain_json, results_files, sidecar_path
 from .io.tables import LabelledData, read_data
 from .ladder.engines import ENGINES
+from .ladder.warmup import compile_notice, warm_up
 
 EXIT_INPUT, EXIT_SOLVER, EXIT_INTERNAL, EXIT_CANCELLED = 2, 3, 1, 130
 SEED_MAX = 2**32 - 1
@@ -205,6 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Class probabilities from weighted SVMs. Without a command, opens the app.",
     )
     parser.add_argument("--version", action="version", version=f"wsvmgui {__version__}")
+    parser.add_argument(
+        "--warm-up",
+        action="store_true",
+        help="compile the path engine now (once per machine; scripts/setup.sh does it) and exit",
+    )
+    parser.add_argument(
+        "--install-desktop",
+        action="store_true",
+        help="add wsvmgui to the desktop's applications menu (a .desktop entry and its icon "
+        "under ~/.local/share) and exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     fit = sub.add_parser("fit", help="fit a scheme on a CSV file and write probabilities")
@@ -316,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cost_option(demo)
 
     sub.add_parser("schemes", help="list the probability schemes")
-    sub.add_parser("gui", help="open the desktop app")
+    gui = sub.add_parser("gui", help="open the desktop app")
+    gui.add_argument("file", nargs="?", help="a data table (CSV or TSV) or session to open")
     return parser
 
 
@@ -372,6 +385,16 @@ def _interrupt_cancels() -> Iterator[threading.Event]:
 def _note(args: argparse.Namespace, text: str) -> None:
     if not args.quiet:
         print(f"wsvmgui: {text}", file=sys.stderr)
+
+
+def _announce(args: argparse.Namespace) -> Callable[[str], None]:
+    """Where the path engine's compile notice goes: stderr, unless ``--quiet``."""
+
+    def say(text: str) -> None:
+        if not getattr(args, "quiet", False):
+            print(f"wsvmgui: {text}\u2026", file=sys.stderr, flush=True)
+
+    return say
 
 
 def _note_dropped(args: argparse.Namespace, rows: PreparedRows, what: str) -> None:
@@ -682,10 +705,24 @@ def cmd_schemes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_setup(args: argparse.Namespace) -> int:
+    """``wsvmgui --install-desktop`` and ``wsvmgui --warm-up`` (after installing)."""
+    if args.command is not None:
+        raise InputError(f"--warm-up and --install-desktop take no command ({args.command})")
+    if args.install_desktop:
+        from .io.desktop import install_desktop
+
+        for path in install_desktop():
+            print(f"wrote {path}")
+    if args.warm_up:
+        print(warm_up(announce=lambda text: print(text + "\u2026", flush=True)).describe())
+    return 0
+
+
 COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "demo": cmd_demo, "schemes": cmd_schemes}
 
 
-def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = None) -> int:
+def main(argv: list[str] | None = None, open_app: Callable[[str | None], int] | None = None) -> int:
     """Run the command line; returns the exit status.
 
     Parameters
@@ -693,8 +730,9 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
     argv : list of str, optional
         Arguments without the program name (default ``sys.argv[1:]``).
     open_app : callable, optional
-        Opens the desktop app for ``wsvmgui gui`` (and no command); given by the entry
-        point, which is the only place that knows the app (the command line is Qt-free).
+        ``open_app(file)`` opens the desktop app, with ``file`` (a path or None) loaded,
+        for ``wsvmgui gui [FILE]`` and no command; given by the entry point, which is the
+        only place that knows the app (the command line is Qt-free).
     """
     try:
         args = build_parser().parse_args(argv)
@@ -704,11 +742,15 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
     hook = sys.unraisablehook
     sys.unraisablehook = _quiet_unraisable
     try:
+        if args.warm_up or args.install_desktop:
+            return cmd_setup(args)
         if args.command in (None, "gui"):
             if open_app is None:
                 raise InputError("the desktop app opens from the wsvmgui command")
-            return open_app()
-        with termination_raises():
+            return open_app(getattr(args, "file", None))
+        fits = args.command in ("fit", "predict", "demo")
+        notice = compile_notice(_announce(args)) if fits else contextlib.nullcontext()
+        with termination_raises(), notice:
             return COMMANDS[args.command](args)
     except CostLimitError as exc:
         print(f"wsvmgui: error: {_refusal(exc)}", file=sys.stderr)

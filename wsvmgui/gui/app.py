@@ -42,10 +42,12 @@ def display_problem(
     return NO_DISPLAY
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, path: str | None = None) -> int:
     """Open the main window and run the event loop; returns the exit code.
 
-    Returns 2, with one line on stderr, when there is no display to open it on.
+    ``argv`` are Qt's arguments; ``path`` is a data table or session to open (the
+    desktop entry's file).  Returns 2, with one line on stderr, when there is no display
+    to open it on.
     """
     argv = list(sys.argv if argv is None else [sys.argv[0], *argv])
     problem = display_problem(argv[1:])
@@ -56,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from .main_window import MainWindow
+    from .warm_up import start_warm_up
 
     app = cast(QApplication, QApplication.instance() or QApplication(argv))
     app.setOrganizationName("wsvmgui")
@@ -63,10 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("wsvmgui")
     icon = resources.files("wsvmgui") / "resources" / "wsvmgui.png"
     if icon.is_file():
-        with resources.as_file(icon) as path:
-            app.setWindowIcon(QIcon(str(path)))
-    window = MainWindow()
+        with resources.as_file(icon) as icon_file:
+            app.setWindowIcon(QIcon(str(icon_file)))
+    window = MainWindow(load_demo=path is None)
     window.show()
+    if path is not None:
+        window.files.open_path(os.path.abspath(path))
+    start_warm_up(window)
     return int(app.exec())
 
 
