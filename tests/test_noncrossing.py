@@ -328,6 +328,42 @@ def test_active_set_repair_equals_the_reference_qp(mode):
     assert abs(mine - ref.objective) <= 1e-7 * ref.objective
 
 
+def test_repair_merges_exact_duplicates():
+    """Repeated training rows: the repair on merged points is the QP's optimum, split evenly.
+
+    Duplicates have equal kernel columns, so without merging every step system of the
+    homotopy is singular.
+    """
+    from wsvmgui.ladder.noncrossing_active import repair_check, repair_fit
+    from wsvmgui.ladder.noncrossing_qp import pivoted_cholesky
+    from wsvmgui.ladder.path import duplicate_groups, fit_path
+
+    data = simulate("wuliu2011_ex1", 100, 31)
+    rows = np.concatenate([np.arange(100), np.arange(0, 40, 2)])  # 20 rows twice
+    X, y = data.X[rows], _pm(data.y[rows])
+    n = y.size
+    K = Kernel("rbf", sigma=0.6)(X)
+    lam, w, k, d = 1 / (2 * n * 30.0), np.arange(1, 20) / 20, 9, 1
+    path = fit_path(K, y, lam)
+    coef, b = path.coef_matrix(w)
+    F = K @ coef.T + b
+    groups = duplicate_groups(K, y)
+    assert np.sum(groups != np.arange(n)) == 20
+    cons, _ = build_constraints(F[:, k - d] - 0.3 * d, d, "pairs", max_rows=100_000)
+    assert not cons.satisfied_by(F[:, k])[0]
+    U = path.C * np.where(y > 0, 1 - w[k], w[k])
+    K_start = K + path.ridge * np.eye(n) if path.ridge else K
+    rep = repair_fit(K_start, y, U, cons, coef[k], b[k], groups=groups)
+    kkt, gap, viol = repair_check(K, y, U, cons, rep.coef, rep.intercept, rep.alpha, rep.mu, rep.s)
+    assert kkt < 1e-6 and abs(gap) < 1e-6 and viol == 0.0
+    dup = np.flatnonzero(groups != np.arange(n))
+    np.testing.assert_allclose(rep.alpha[dup], rep.alpha[groups[dup]])
+    assert np.all((rep.alpha >= 0) & (rep.alpha <= U * (1 + 1e-12)))
+    piv, L = pivoted_cholesky(K)
+    ref = fit_constrained(L, np.eye(L.shape[1]), K, y, w[k], lam, cons)
+    assert np.max(np.abs(K @ rep.coef + rep.intercept - ref.f_train)) < 1e-5
+
+
 def test_repair_check_rejects_a_wrong_answer():
     from wsvmgui.ladder.noncrossing_active import repair_check, repair_fit
 

@@ -34,11 +34,11 @@ dual objective, so the method ends; between rows the values are solved afresh fr
 sets (no drift) and the decision values recomputed.  A row whose ``s`` is still free
 (no active row involves ``s``) is met by moving ``s`` alone, at no cost.
 
-The rows are solved with ``eps = 0`` (boundaries may touch, not cross); the result is then
-shifted by ``eps`` in the intercept so that every row holds strictly (points on the
-elbow of both neighbours sit exactly on the previous boundary in feature space, so
-solving with ``eps > 0`` would add hundreds of rows violated by ``eps`` alone).  The
-shift moves the margins by ``eps``, far inside the KKT tolerance.
+Each row is met with its own margin ``eps_e`` in ``[eps, 2 eps)`` (:func:`row_margins`):
+points on the elbow of both neighbours sit exactly on the previous boundary in feature
+space, and equal margins would make many rows tie at every step.  Exact duplicates among
+the training points (equal kernel columns, which make every step system singular) are
+merged into one point before the method runs and split evenly afterwards.
 
 Anything the method cannot handle exactly (a singular system: dependent rows, an empty
 elbow, a kernel of low rank; too many events; an inconsistent start) raises
@@ -89,7 +89,6 @@ class Repair:
     coef : ndarray, shape (n,)
         Kernel coefficients ``c = y a - d R' mu``.
     intercept : float
-        Already shifted by ``-d eps`` (see the module docstring).
     alpha : ndarray, shape (n,)
         Training duals ``a``.
     mu : ndarray, shape (m,)
@@ -140,6 +139,7 @@ def repair_fit(
     c0: np.ndarray,
     b0: float,
     *,
+    groups: np.ndarray | None = None,
     max_events: int | None = None,
 ) -> Repair:
     """The constrained optimum, from the unconstrained optimum ``(c0, b0)``.
@@ -153,11 +153,16 @@ def repair_fit(
     upper : ndarray, shape (n,)
         Dual bounds ``U_i = C S(y_i)`` at the weight.
     cons : CrossingConstraints
-        The rows (at most two points each); solved with ``eps = 0``, then shifted by
-        ``cons.eps``.
+        The rows (at most two points each), met with margins in ``[eps, 2 eps)``.
     c0 : ndarray, shape (n,)
         Kernel coefficients of the unconstrained optimum.
     b0 : float
+    groups : ndarray of int, shape (n,), optional
+        Representative of each point among exact duplicates (same label and feature
+        vector; :func:`~wsvmgui.ladder.path.duplicate_groups`).  Duplicates are merged
+        into one point with their summed bound, and identical rows into one, before the
+        repair (their kernel columns are equal, which would make every step system
+        singular), and split evenly afterwards.
     max_events : int, optional
         Most homotopy steps (default ``20 n + 1000``).
 
@@ -170,16 +175,60 @@ def repair_fit(
     RepairFailed
         When the method cannot finish exactly (see the module docstring).
     """
+    y = np.asarray(y, dtype=float)
+    U = np.asarray(upper, dtype=float)
+    c0 = np.asarray(c0, dtype=float)
+    n = y.size
+    d = int(cons.direction)
+    rpt, rw = row_points(cons)
+    r = np.asarray(cons.r, dtype=float)
+    reps = np.arange(n) if groups is None else np.asarray(groups)
+    keep = np.flatnonzero(reps == np.arange(n))
+    merged = keep.size < n
+    if merged:
+        pos = np.full(n, -1)
+        pos[keep] = np.arange(keep.size)
+        to = pos[reps]  # each point's representative, in reduced indices
+        K_r = K[np.ix_(keep, keep)]
+        U_r = np.bincount(to, weights=U, minlength=keep.size)
+        c0_r = np.bincount(to, weights=c0, minlength=keep.size)
+        rpt_r = np.where(rpt >= 0, to[np.maximum(rpt, 0)], -1)
+        key = np.column_stack([rpt_r, rw, r])
+        _, first = np.unique(key, axis=0, return_index=True)
+        sol = _repair(K_r, y[keep], U_r, d, rpt_r[first], rw[first], r[first], cons.eps,
+                      c0_r, b0, max_events)  # fmt: skip
+        mult = np.bincount(to, minlength=keep.size).astype(float)
+        a = (sol.alpha / mult)[to]
+        mu = np.zeros(r.size)
+        mu[first] = sol.mu
+    else:
+        sol = _repair(K, y, U, d, rpt, rw, r, cons.eps, c0, b0, max_events)
+        a, mu = sol.alpha, sol.mu
+    c = y * a - d * (cons.R.T @ mu)
+    return Repair(
+        coef=c,
+        intercept=sol.intercept,
+        alpha=a,
+        mu=mu,
+        s=sol.s,
+        n_events=sol.n_events,
+        n_rows=sol.n_rows,
+        n_active=sol.n_active,
+    )
+
+
+def _repair(K, y, U, d, rpt, rw, r, eps, c0, b0, max_events) -> Repair:
+    """:func:`repair_fit` on distinct points and rows (the compiled method)."""
     from . import _noncrossing_kernel as kern
 
     K = np.ascontiguousarray(K, dtype=float)
     y = np.ascontiguousarray(y, dtype=float)
-    U = np.ascontiguousarray(upper, dtype=float)
+    U = np.ascontiguousarray(U, dtype=float)
+    rpt = np.ascontiguousarray(rpt, dtype=np.int64)
+    rw = np.ascontiguousarray(rw, dtype=float)
+    r = np.ascontiguousarray(r, dtype=float)
     n = y.size
-    d = int(cons.direction)
-    rpt, rw = row_points(cons)
-    r = np.ascontiguousarray(cons.r, dtype=float)
-    a = np.clip(y * np.asarray(c0, dtype=float), 0.0, U)
+    a = np.clip(y * c0, 0.0, U)
     state = np.full(n, kern.R_SET, dtype=np.int8)
     state[a >= (1.0 - START_TOL) * U] = kern.L_SET
     state[(a > START_TOL * U) & (a < (1.0 - START_TOL) * U)] = kern.E_SET
@@ -188,9 +237,11 @@ def repair_fit(
     slip = _start_slip(y * f, state)
     if slip > START_SLIP:
         raise RepairFailed(f"the unconstrained start is not optimal (margin slip {slip:.3g})")
-    epsv = row_margins(cons.eps, r.size)
-    v = d * (cons.R @ f) + epsv
-    s = best_s(v, r) if cons.uses_s else 0.0
+    epsv = row_margins(eps, r.size)
+    v = np.where(rpt[:, 0] >= 0, rw[:, 0] * f[rpt[:, 0]], 0.0)
+    v += np.where(rpt[:, 1] >= 0, rw[:, 1] * f[np.maximum(rpt[:, 1], 0)], 0.0)
+    v = d * v + epsv
+    s = best_s(v, r) if np.any(r != 0) else 0.0
     mu = np.zeros(r.size)
     active = np.zeros(r.size, dtype=np.int8)
     fs = np.array([float(b0), float(s)])
@@ -208,9 +259,8 @@ def repair_fit(
     if status != kern.ST_OK:
         raise RepairFailed(f"{kern.STATUS_TEXT[status]} after {iv[0]} steps")
     mu = np.where(active.astype(bool), np.maximum(mu, 0.0), 0.0)
-    c = y * a - d * (cons.R.T @ mu)
     return Repair(
-        coef=c,
+        coef=np.zeros(0),
         intercept=float(fs[0]),
         alpha=a,
         mu=mu,

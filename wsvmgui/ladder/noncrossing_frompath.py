@@ -35,7 +35,7 @@ from .noncrossing_active import VIOLATION_TOL, RepairFailed, repair_check, repai
 from .noncrossing_qp import build_constraints
 from .noncrossing_sequential import SequentialFitter
 from .noncrossing_types import FitRecord, WeightFit, constrained_record
-from .path import PathBreakdown, fit_path
+from .path import PathBreakdown, duplicate_groups, fit_path
 
 
 @dataclass
@@ -70,6 +70,13 @@ class PathFitter(SequentialFitter):
         self._free: dict[float, _Unconstrained] = {}
         self.notes: list[str] = []
         self.n_paths = 0
+        self._groups: np.ndarray | None = None
+
+    def groups(self) -> np.ndarray:
+        """Representatives of the exact duplicates among the training points (once)."""
+        if self._groups is None:
+            self._groups = duplicate_groups(self.K, self.y)
+        return self._groups
 
     def unconstrained(self, lam: float) -> _Unconstrained:
         """The path of ``lam`` read at every weight (libsvm fits if the path breaks down)."""
@@ -125,7 +132,7 @@ class PathFitter(SequentialFitter):
             return WeightFit(c0, b1, f1, rec)
         upper = penalty_to_C(lam, self.y.size) * np.where(self.y > 0, 1.0 - pi, pi)
         try:
-            rep = repair_fit(free.K_start, self.y, upper, cons, c0, b0)
+            rep = repair_fit(free.K_start, self.y, upper, cons, c0, b0, groups=self.groups())
         except RepairFailed as exc:
             return self._qp(pi, lam, cons, base, f"active set: {exc}")
         kkt, gap, viol = repair_check(
