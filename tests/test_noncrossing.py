@@ -457,6 +457,33 @@ def test_path_breakdown_gives_way_to_libsvm_fits(monkeypatch):
     assert np.all(nc.estimate(d.X).monotone)
 
 
+def test_a_non_monotone_path_ladder_is_refitted_by_the_sequential_engine(monkeypatch):
+    """A wrong fit that no per-fit check sees (its record says it met the rows): the final
+    monotonicity check catches the ladder and the reference engine fits it instead."""
+    from wsvmgui.ladder.noncrossing_frompath import PathFitter
+    from wsvmgui.ladder.noncrossing_types import WeightFit
+
+    d = simulate("wuliu2011_ex1", 80, 22)
+    y, w, lam, kernel = _pm(d.y), np.arange(1, 20) / 20, 1 / (2 * 80 * 30.0), Kernel("rbf", 0.7)
+    ref = fit_noncrossing_ladder(d.X, y, w, lam, kernel, engine="sequential")
+    honest = PathFitter.fit
+
+    def lying(self, step, pi, lam, f_prev, direction):
+        fit = honest(self, step, pi, lam, f_prev, direction)
+        if pi != w[-1]:
+            return fit
+        # every point positive at the largest weight: negative ones below it flip back
+        return WeightFit(fit.coef, fit.intercept + 5.0, fit.f_train + 5.0, fit.record)
+
+    monkeypatch.setattr(PathFitter, "fit", lying)
+    assert np.any(ref.decision_at(d.X)[:, -2] < 0)  # so the lie breaks monotonicity
+    nc = fit_noncrossing_ladder(d.X, y, w, lam, kernel)
+    assert nc.diagnostics["engine"] == "sequential"
+    assert "not monotone" in nc.diagnostics["notes"][0]
+    assert np.all(nc.estimate(d.X).monotone)
+    np.testing.assert_allclose(nc.decision_at(d.X), ref.decision_at(d.X), atol=1e-8)
+
+
 def test_the_final_monotonicity_check_names_the_point():
     from wsvmgui.errors import SolverError
     from wsvmgui.ladder.noncrossing import _check_monotone

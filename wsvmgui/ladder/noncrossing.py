@@ -23,7 +23,9 @@ training points and on every segment between two of them in feature space; input
 between training points are not covered (see :mod:`wsvmgui.ladder.crossing`).  Every
 constrained fit is checked (KKT residual or duality gap, and the rows it had to meet),
 and the finished ladder is checked once more: every training point's signs must be
-monotone in pi (with the vertex constraints, the default).
+monotone in pi (with the vertex constraints, the default).  A path-engine ladder that
+fails that check is fitted again by the sequential engine (said in the notes); the
+sequential engine's failing it raises :class:`~wsvmgui.errors.SolverError`.
 """
 
 from __future__ import annotations
@@ -283,7 +285,8 @@ def fit_noncrossing_ladder(
     Raises
     ------
     SolverError
-        A fit fails its check, or the finished ladder is not monotone at a training point.
+        A fit fails its check, or the finished ladder is not monotone at a training point
+        (after the sequential engine's refit, for the path engine).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -342,7 +345,20 @@ def fit_noncrossing_ladder(
     records = [f.record for f in done]
     lams = np.array([r.lam for r in records])
     if vertex_constraints:
-        _check_monotone(np.column_stack([f.f_train for f in done]), weights)
+        try:
+            _check_monotone(np.column_stack([f.f_train for f in done]), weights)
+        except SolverError as exc:
+            if engine != "path":
+                raise
+            ref = fit_noncrossing_ladder(
+                X, y, weights, lam, kernel, K=K, engine="sequential", constraints=constraints,
+                max_constraints=max_constraints, lam_grid=lam_grid, X_tune=X_tune,
+                y_tune=y_tune, shortcut=shortcut, eps=eps, gap_tol=gap_tol, kkt_tol=kkt_tol,
+                should_cancel=should_cancel,
+            )  # fmt: skip
+            ref.diagnostics["notes"].insert(0, f"path engine: {exc}; refitted by the "
+                                            "sequential engine")  # fmt: skip
+            return ref
     for note in getattr(fitter, "notes", []):
         if note not in notes:
             notes.append(note)
