@@ -18,7 +18,7 @@ Every estimate is scored against the true probabilities of an independent test d
 sum_k p_k log(p_k / p_hat_k).  CPU seconds of each fit (single-threaded BLAS).
 
 Usage: ``python benchmarks/noncrossing_accuracy.py [--seeds 5] [--sizes 100 500]
-[--no-hinge] [--egkl] [--quick]``.
+[--no-hinge] [--egkl] [--quick] [--name STEM]``.
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ def main() -> None:
     ap.add_argument("--egkl", action="store_true", help="add criterion='egkl' (slow)")
     ap.add_argument("--quick", action="store_true", help="2 seeds, n = 100")
     ap.add_argument("--out-dir", type=Path, default=OUT)
+    ap.add_argument("--name", default="noncrossing_accuracy", help="results file stem")
     args = ap.parse_args()
     if args.quick:
         args.seeds, args.sizes = 2, [100]
@@ -148,7 +149,7 @@ def main() -> None:
         "methods": list(makers),
     }
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "noncrossing_accuracy.json").write_text(
+    (args.out_dir / f"{args.name}.json").write_text(
         json.dumps({"meta": meta, "rows": rows}, indent=1)
     )
     text = [
@@ -163,7 +164,7 @@ def main() -> None:
         *summarise(rows, list(makers)),
         "",
     ]
-    (args.out_dir / "noncrossing_accuracy.md").write_text("\n".join(text))
+    (args.out_dir / f"{args.name}.md").write_text("\n".join(text))
 
 
 if __name__ == "__main__":
