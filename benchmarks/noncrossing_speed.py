@@ -21,7 +21,7 @@ Every worker first fits a tiny problem so that imports and compiled-kernel loadi
 not timed; the timed part is one fit and ``predict_proba`` on the test rows.
 
 Usage: ``python benchmarks/noncrossing_speed.py [--seeds 1] [--sizes 500 1000 2000]
-[--before-python /work/main/.venv/bin/python] [--quick]``.
+[--before-python /work/main/.venv/bin/python] [--quick] [--name STEM]``.
 """
 
 from __future__ import annotations
@@ -158,6 +158,7 @@ def main() -> None:
     ap.add_argument("--before-cap", type=float, default=900.0, help="CPU seconds")
     ap.add_argument("--quick", action="store_true", help="n = 500 and breast cancer")
     ap.add_argument("--out-dir", type=Path, default=OUT)
+    ap.add_argument("--name", default="noncrossing_speed", help="results file stem")
     args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
@@ -178,10 +179,10 @@ def main() -> None:
                 print(d, seed, m, {k: v for k, v in res.items() if k != "error"}, flush=True)
     meta = {"seeds": args.seeds, "data": data, "methods": methods, "wall": time.time() - start}
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "noncrossing_speed.json").write_text(
+    (args.out_dir / f"{args.name}.json").write_text(
         json.dumps({"meta": meta, "rows": rows}, indent=1)
     )
-    (args.out_dir / "noncrossing_speed.md").write_text(report(rows, data, methods, meta))
+    (args.out_dir / f"{args.name}.md").write_text(report(rows, data, methods, meta))
 
 
 def report(rows: list[dict], data: list[str], methods: list[str], meta: dict) -> str:
