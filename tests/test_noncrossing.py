@@ -87,7 +87,7 @@ def test_linear_example1_removes_crossings(seed):
     ind = fit_ladder(kern(d.X), y, w, lam)
     nc = fit_noncrossing_ladder(d.X, y, w, lam, kern)
     assert nc.diagnostics["constraints_used"] == ["hull"]
-    assert nc.diagnostics["n_qp"] > 0
+    assert nc.diagnostics["n_qp"] + nc.diagnostics["n_active_set"] > 0
     assert nc.diagnostics["max_duality_gap"] < 1e-5
     assert nc.diagnostics["max_violation"] <= 0.5 * nc.diagnostics["eps"]
     rep_nc = nc.crossing(n_samples=20_000, seed=seed)
@@ -111,7 +111,7 @@ def test_kernel_ladder_has_no_crossing_in_feature_space(kernel):
     assert nc.diagnostics["max_duality_gap"] < 1e-5
     rep_ind = crossing_diagnostics(ind, d.X, kernel=kernel, space="feature", n_samples=20_000)
     if rep_ind.n_crossing_pairs:  # whenever the free ladder crossed, QPs were needed
-        assert nc.diagnostics["n_qp"] > 0
+        assert nc.diagnostics["n_qp"] + nc.diagnostics["n_active_set"] > 0
 
 
 def test_pairs_and_compact_give_the_same_ladder():
@@ -136,8 +136,8 @@ def test_shortcut_does_not_change_the_answer():
     y = _pm(d.y)
     w = np.arange(1, 20) / 20
     kern = Kernel("linear")
-    a = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, shortcut=True)
-    b = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, shortcut=False)
+    a = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, engine="sequential", shortcut=True)
+    b = fit_noncrossing_ladder(d.X, y, w, 0.01, kern, engine="sequential", shortcut=False)
     assert a.diagnostics["n_shortcut"] > 0 and b.diagnostics["n_shortcut"] == 0
     assert np.max(np.abs(a.decision_at(d.X) - b.decision_at(d.X))) < 2e-2
 
@@ -285,3 +285,270 @@ def test_pivoted_cholesky_factor():
         assert np.allclose(np.triu(R, 1), 0)
         assert np.allclose(L @ R.T, K[:, piv], atol=1e-10 * np.max(np.diag(K)))
     assert pivoted_cholesky(Kernel("poly", degree=2)(d.X))[0].size <= 6  # rank of degree 2 in 2-D
+
+
+# --------------------------------------------------------------------------- path engine
+def _crossing_setup(seed=21, n=120, C=30.0, sigma=0.6, k=9, d=1):
+    """A free fit at weight k from the exact path and rows from its crossing neighbour."""
+    from wsvmgui.ladder.path import fit_path
+
+    data = simulate("wuliu2011_ex1", n, seed)
+    y = _pm(data.y)
+    K = Kernel("rbf", sigma=sigma)(data.X)
+    lam = 1 / (2 * n * C)
+    w = np.arange(1, 20) / 20
+    path = fit_path(K, y, lam)
+    coef, b = path.coef_matrix(w)
+    F = K @ coef.T + b
+    return data, y, K, lam, w, path, coef, b, F, k, k - d, d
+
+
+@pytest.mark.parametrize("mode", ["compact", "pairs"])
+def test_active_set_repair_equals_the_reference_qp(mode):
+    """The repair from the path's solution is the constrained optimum Clarabel finds."""
+    from wsvmgui.ladder.noncrossing_active import repair_check, repair_fit
+    from wsvmgui.ladder.noncrossing_qp import pivoted_cholesky, weighted_objective
+
+    data, y, K, lam, w, path, coef, b, F, k, prev, d = _crossing_setup()
+    # The neighbour is pushed down so that the free fit at k crosses it.
+    f_prev = F[:, prev] - 0.3 * d
+    cons, _ = build_constraints(f_prev, d, mode, max_rows=100_000)
+    assert not cons.satisfied_by(F[:, k])[0]
+    U = path.C * np.where(y > 0, 1 - w[k], w[k])
+    rep = repair_fit(K, y, U, cons, coef[k], b[k])
+    f = K @ rep.coef + rep.intercept
+    kkt, gap, viol = repair_check(K, y, U, cons, rep.coef, rep.intercept, rep.alpha, rep.mu, rep.s)
+    assert kkt < 1e-6 and abs(gap) < 1e-6 and viol == 0.0
+    assert rep.n_active >= 1 and rep.n_events > 0
+    piv, L = pivoted_cholesky(K)
+    ref = fit_constrained(L, np.eye(L.shape[1]), K, y, w[k], lam, cons)
+    assert np.max(np.abs(f - ref.f_train)) < 1e-5
+    S = np.where(y > 0, 1 - w[k], w[k])
+    mine = weighted_objective(f, y, S, float(rep.coef @ K @ rep.coef), lam)
+    assert abs(mine - ref.objective) <= 1e-7 * ref.objective
+
+
+def test_repair_merges_exact_duplicates():
+    """Repeated training rows: the repair on merged points is the QP's optimum, split evenly.
+
+    Duplicates have equal kernel columns, so without merging every step system of the
+    homotopy is singular.
+    """
+    from wsvmgui.ladder.noncrossing_active import repair_check, repair_fit
+    from wsvmgui.ladder.noncrossing_qp import pivoted_cholesky
+    from wsvmgui.ladder.path import duplicate_groups, fit_path
+
+    data = simulate("wuliu2011_ex1", 100, 31)
+    rows = np.concatenate([np.arange(100), np.arange(0, 40, 2)])  # 20 rows twice
+    X, y = data.X[rows], _pm(data.y[rows])
+    n = y.size
+    K = Kernel("rbf", sigma=0.6)(X)
+    lam, w, k, d = 1 / (2 * n * 30.0), np.arange(1, 20) / 20, 9, 1
+    path = fit_path(K, y, lam)
+    coef, b = path.coef_matrix(w)
+    F = K @ coef.T + b
+    groups = duplicate_groups(K, y)
+    assert np.sum(groups != np.arange(n)) == 20
+    cons, _ = build_constraints(F[:, k - d] - 0.3 * d, d, "pairs", max_rows=100_000)
+    assert not cons.satisfied_by(F[:, k])[0]
+    U = path.C * np.where(y > 0, 1 - w[k], w[k])
+    K_start = K + path.ridge * np.eye(n) if path.ridge else K
+    rep = repair_fit(K_start, y, U, cons, coef[k], b[k], groups=groups)
+    kkt, gap, viol = repair_check(K, y, U, cons, rep.coef, rep.intercept, rep.alpha, rep.mu, rep.s)
+    assert kkt < 1e-6 and abs(gap) < 1e-6 and viol == 0.0
+    dup = np.flatnonzero(groups != np.arange(n))
+    np.testing.assert_allclose(rep.alpha[dup], rep.alpha[groups[dup]])
+    assert np.all((rep.alpha >= 0) & (rep.alpha <= U * (1 + 1e-12)))
+    piv, L = pivoted_cholesky(K)
+    ref = fit_constrained(L, np.eye(L.shape[1]), K, y, w[k], lam, cons)
+    assert np.max(np.abs(K @ rep.coef + rep.intercept - ref.f_train)) < 1e-5
+
+
+def test_repair_check_rejects_a_wrong_answer():
+    from wsvmgui.ladder.noncrossing_active import repair_check, repair_fit
+
+    data, y, K, lam, w, path, coef, b, F, k, prev, d = _crossing_setup()
+    cons, _ = build_constraints(F[:, prev] - 0.3 * d, d, "compact")
+    U = path.C * np.where(y > 0, 1 - w[k], w[k])
+    rep = repair_fit(K, y, U, cons, coef[k], b[k])
+    # The unconstrained optimum violates the rows; a perturbed repair is not optimal.
+    free = repair_check(K, y, U, cons, coef[k], b[k], y * coef[k], np.zeros(cons.n_rows))
+    assert free[2] > 0.01
+    moved = repair_check(
+        K, y, U, cons, rep.coef, rep.intercept + 0.05 * d, rep.alpha, rep.mu, rep.s
+    )
+    assert moved[0] > 0.01 or moved[2] > 0
+
+
+@pytest.mark.parametrize(
+    "kernel, lam",
+    [(Kernel("rbf", sigma=0.7), 1 / (2 * 80 * 30.0)), (Kernel("linear"), 0.01)],
+)
+def test_path_engine_equals_the_sequential_reference(kernel, lam):
+    """The whole ladder: the fits of the libsvm + QP engine, to the solvers' tolerances.
+
+    The reference's first fit is libsvm's (its stopping tolerance leaves ~1e-3 in the
+    decision values), and each later fit is constrained by the previous one, so the
+    ladders agree to ~1e-3, not to the 1e-5 of one repair against one QP (tested above).
+    """
+    d = simulate("wuliu2011_ex1", 80, 22)
+    y = _pm(d.y)
+    w = np.arange(1, 20) / 20
+    fast = fit_noncrossing_ladder(d.X, y, w, lam, kernel)
+    ref = fit_noncrossing_ladder(d.X, y, w, lam, kernel, engine="sequential", shortcut=False)
+    dg = fast.diagnostics
+    assert dg["engine"] == "path" and dg["n_paths"] == 1
+    assert dg["n_active_set"] > 0 and dg["n_qp"] == 0  # repaired, never the QP
+    assert dg["max_kkt_residual"] < 1e-5 and dg["max_duality_gap"] < 1e-6
+    assert dg["max_violation"] <= 0.5 * dg["eps"]
+    F, G = fast.decision_at(d.X), ref.decision_at(d.X)
+    assert np.max(np.abs(F - G)) < 1e-2 and np.mean(np.abs(F - G)) < 1e-3
+    test = simulate("wuliu2011_ex1", 2000, 23)
+    assert np.mean(np.abs(fast.estimate(test.X).p - ref.estimate(test.X).p)) < 2e-3
+    for ladder in (fast, ref):
+        assert np.all(ladder.estimate(d.X).monotone)
+
+
+def test_path_engine_falls_back_to_the_qp_when_the_repair_fails(monkeypatch):
+    import wsvmgui.ladder.noncrossing_frompath as frompath
+    from wsvmgui.ladder.noncrossing_active import RepairFailed
+
+    def fail(*args, **kwargs):
+        raise RepairFailed("injected")
+
+    monkeypatch.setattr(frompath, "repair_fit", fail)
+    d = simulate("wuliu2011_ex1", 50, 24)
+    nc = fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 10) / 10, 0.002, Kernel("rbf"))
+    qp = [r for r in nc.records if r.method == "qp"]
+    assert qp and nc.diagnostics["n_active_set"] == 0
+    assert all("injected" in r.note for r in qp)
+    assert nc.crossing("feature", n_samples=5000).n_crossing_pairs == 0
+
+
+def test_a_repair_that_lies_is_caught_and_replaced(monkeypatch):
+    """A repair returning the unconstrained fit fails its check; the QP answers instead."""
+    import wsvmgui.ladder.noncrossing_frompath as frompath
+    from wsvmgui.ladder.noncrossing_active import Repair
+
+    def lie(K, y, upper, cons, c0, b0, **kw):
+        return Repair(c0, b0, np.clip(y * c0, 0, upper), np.zeros(cons.n_rows), 0.0, 1, 1, 0)
+
+    monkeypatch.setattr(frompath, "repair_fit", lie)
+    d = simulate("wuliu2011_ex1", 50, 25)
+    nc = fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 10) / 10, 0.002, Kernel("rbf"))
+    assert nc.diagnostics["n_qp"] > 0
+    assert any("check failed" in r.note for r in nc.records)
+    assert nc.diagnostics["max_violation"] <= 0.5 * nc.diagnostics["eps"]
+
+
+def test_path_breakdown_gives_way_to_libsvm_fits(monkeypatch):
+    import wsvmgui.ladder.noncrossing_frompath as frompath
+    from wsvmgui.ladder.path import PathBreakdown
+
+    def broken(*args, **kwargs):
+        raise PathBreakdown("injected breakdown")
+
+    monkeypatch.setattr(frompath, "fit_path", broken)
+    d = simulate("wuliu2011_ex1", 50, 26)
+    nc = fit_noncrossing_ladder(d.X, _pm(d.y), np.arange(1, 10) / 10, 0.002, Kernel("rbf"))
+    assert any("injected breakdown" in note for note in nc.diagnostics["notes"])
+    assert nc.diagnostics["n_paths"] == 0
+    assert nc.crossing("feature", n_samples=5000).n_crossing_pairs == 0
+    assert np.all(nc.estimate(d.X).monotone)
+
+
+def test_a_non_monotone_path_ladder_is_refitted_by_the_sequential_engine(monkeypatch):
+    """A wrong fit that no per-fit check sees (its record says it met the rows): the final
+    monotonicity check catches the ladder and the reference engine fits it instead."""
+    from wsvmgui.ladder.noncrossing_frompath import PathFitter
+    from wsvmgui.ladder.noncrossing_types import WeightFit
+
+    d = simulate("wuliu2011_ex1", 80, 22)
+    y, w, lam, kernel = _pm(d.y), np.arange(1, 20) / 20, 1 / (2 * 80 * 30.0), Kernel("rbf", 0.7)
+    ref = fit_noncrossing_ladder(d.X, y, w, lam, kernel, engine="sequential")
+    honest = PathFitter.fit
+
+    def lying(self, step, pi, lam, f_prev, direction):
+        fit = honest(self, step, pi, lam, f_prev, direction)
+        if pi != w[-1]:
+            return fit
+        # every point positive at the largest weight: negative ones below it flip back
+        return WeightFit(fit.coef, fit.intercept + 5.0, fit.f_train + 5.0, fit.record)
+
+    monkeypatch.setattr(PathFitter, "fit", lying)
+    assert np.any(ref.decision_at(d.X)[:, -2] < 0)  # so the lie breaks monotonicity
+    nc = fit_noncrossing_ladder(d.X, y, w, lam, kernel)
+    assert nc.diagnostics["engine"] == "sequential"
+    assert "not monotone" in nc.diagnostics["notes"][0]
+    assert np.all(nc.estimate(d.X).monotone)
+    np.testing.assert_allclose(nc.decision_at(d.X), ref.decision_at(d.X), atol=1e-8)
+
+
+def test_the_final_monotonicity_check_names_the_point():
+    from wsvmgui.errors import SolverError
+    from wsvmgui.ladder.noncrossing import _check_monotone
+
+    F = np.array([[1.0, -1.0, -2.0], [0.5, -0.1, 0.2]])
+    with pytest.raises(SolverError, match="1 training point.*point 1"):
+        _check_monotone(F, np.array([0.25, 0.5, 0.75]))
+    _check_monotone(F[:1], np.array([0.25, 0.5, 0.75]))
+
+
+def test_interpolate_rule_uses_the_limits_at_the_ends():
+    from wsvmgui.ladder.noncrossing import estimate_with_ends
+
+    w = np.array([0.25, 0.5, 0.75])
+    D = np.array(
+        [
+            [0.6, 0.2, -0.2],  # crosses between 0.5 and 0.75 at the middle: 0.625
+            [-1.0, -2.0, -3.0],  # negative everywhere: line from +1 at 0 to -1 at 0.25
+            [3.0, 2.0, 1.0],  # positive everywhere: line from 1 at 0.75 to -1 at 1
+        ]
+    )
+    est = estimate_with_ends(D, w, "interpolate")
+    np.testing.assert_allclose(est.p, [0.625, 0.125, 0.875])
+    assert np.all((est.lo <= est.p) & (est.p <= est.hi))
+    count = estimate_with_ends(D, w, "count")
+    np.testing.assert_allclose(count.p, [0.625, 0.125, 0.875])  # midpoints agree here
+    D2 = np.array([[-0.5, -1.0, -1.5], [0.1, 0.05, 0.02]])
+    np.testing.assert_allclose(
+        estimate_with_ends(D2, w, "interpolate").p, [0.25 / 1.5, 0.75 + 0.25 * 0.02 / 1.02]
+    )
+
+
+def test_hinge_criterion_tunes_sigma():
+    """Not the middle of the grid: the sigma whose ladder scores best on the hold-out."""
+    tr = simulate("wuliu2011_ex6", 120, 27)
+    sigmas = [0.4, 60.0, 1.0]  # the middle one is far too wide for this design
+    est = NonCrossingLadderClassifier(
+        criterion="hinge", sigmas=sigmas, n_weights=10, lambdas=default_lambda_grid(84)[1:5]
+    ).fit(tr.X, tr.y)
+    t = est.tuning_
+    assert list(t["sigmas"]) == sigmas and np.all(np.isfinite(t["egkl"]))
+    assert est.sigma_ == sigmas[int(np.argmin(t["egkl"]))] == t["sigma"]
+    assert est.sigma_ != 60.0 and t["egkl"][1] > min(t["egkl"])
+
+
+def test_estimator_engines_and_diagnostics():
+    d = simulate("wuliu2011_ex1", 60, 28)
+    path = NonCrossingLadderClassifier(lam=0.005, sigma=0.8, n_weights=10).fit(d.X, d.y)
+    grid = NonCrossingLadderClassifier(lam=0.005, sigma=0.8, n_weights=10, engine="grid")
+    grid.fit(d.X, d.y)
+    assert path.diagnostics_["engine"] == "path" and grid.diagnostics_["engine"] == "sequential"
+    te = simulate("wuliu2011_ex1", 1000, 29)
+    a, b = path.predict_proba(te.X), grid.predict_proba(te.X)
+    assert np.mean(np.abs(a - b)) < 5e-3
+
+
+def test_default_no_less_accurate_than_the_independent_ladder():
+    """Wu & Liu Example 1 (n = 200, 3 seeds), both tuned by their defaults."""
+    from wsvmgui.estimators.binary import WeightedSVMClassifier
+    from wsvmgui.evaluation.metrics import l1_error
+
+    nc, ind = [], []
+    for seed in range(3):
+        tr, te = simulate("wuliu2011_ex1", 200, 30 + seed), simulate("wuliu2011_ex1", 3000, 40)
+        nc.append(l1_error(NonCrossingLadderClassifier().fit(tr.X, tr.y).predict_proba(te.X), te.p))
+        ind.append(l1_error(WeightedSVMClassifier().fit(tr.X, tr.y).predict_proba(te.X), te.p))
+    assert np.mean(nc) <= 1.05 * np.mean(ind), (nc, ind)
+    assert np.mean(nc) < 0.2

@@ -267,8 +267,9 @@ _SCHEME_LIST = [
             "criterion": ("egkl-independent", "egkl-independent, egkl or hinge"),
         },
         tuning=_LADDER_TUNING + " (criterion hinge: lambda per weight by hinge loss on one "
-        "hold-out); engine: of the independent ladders criterion egkl-independent tunes "
-        "with (the non-crossing ladder itself is a grid of M - 1 constrained fits)",
+        "hold-out, sigma by that ladder's EGKL on it); engine: path reads the ladder off "
+        "the exact weight path and repairs crossing fits by an active-set method, grid "
+        "fits M - 1 weighted SVMs and a QP per crossing fit",
     ),
     Scheme(
         "preconditioned",

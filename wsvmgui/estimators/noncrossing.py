@@ -1,6 +1,8 @@
 """The non-crossing ladder estimator of Wu & Liu (2011) (METHODS section 3).
 
-The fit itself is :func:`wsvmgui.ladder.noncrossing.fit_noncrossing_ladder`.
+The fit itself is :func:`wsvmgui.ladder.noncrossing.fit_noncrossing_ladder` (from the
+exact weight path by default); the tuning is the binary ladder's search
+(:meth:`~wsvmgui.estimators._ladder.LadderParams._search`) over lambda and sigma.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from ..ladder.noncrossing import (
     CONSTRAINTS,
     CRITERIA,
     DEFAULT_MAX_CONSTRAINTS,
+    KernelRowsView,
     NonCrossingLadder,
     fit_noncrossing_ladder,
 )
-from ..ladder.search import LadderProblem
-from ..ladder.tuning import TuningResult, kernel_with_sigma
+from ..ladder.rules import LadderEstimate
+from ..ladder.search import EGKL_FLOOR, LadderProblem
+from ..ladder.tuning import TuningResult, egkl_binary, kernel_with_sigma
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import BinaryLadderClassifier
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
@@ -42,25 +46,33 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     lam : float or None
         Fixed lambda (``C = 1 / (2 n lambda)``); None tunes it over ``lambdas``.
     sigma : float or None
-        Fixed RBF width; None tunes it over ``sigmas`` (``criterion="hinge"``: takes the
-        middle of the grid, sigma_M).
+        Fixed RBF width; None tunes it over ``sigmas`` (every criterion).
     lambdas, sigmas : array-like or None
         Tuning grids; defaults as :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`.
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
+        How the ladder becomes a probability.  ``"interpolate"`` reads it where the
+        decision value, linear between the two weights around the sign change, crosses
+        zero (with the weighted SVM's limits ``f = +1`` at pi = 0 and ``-1`` at pi = 1
+        for the end brackets; :func:`~wsvmgui.ladder.noncrossing.estimate_with_ends`).
     criterion : {"egkl-independent", "egkl", "hinge"}
-        How lambda (and sigma) are chosen over the ``cv`` splits: EGKL of the fast
-        independent ladder, then the non-crossing ladder at the winner (default); EGKL of
-        the non-crossing ladder itself at every cell (slower); or, as in Wu & Liu's
-        simulations, lambda per weight by the weighted hinge loss on one tuning split
-        (the first split of ``cv``; ``cv="auto"`` is then a 30% hold-out).
+        How lambda and sigma are chosen over the ``cv`` splits: EGKL of the fast
+        independent ladder (the binary ladder's search, the same engine), then the
+        non-crossing ladder at the winner (default); EGKL of the non-crossing ladder
+        itself at every cell (slower); or, as in Wu & Liu's simulations, lambda per weight
+        by the weighted hinge loss on one tuning split (the first split of ``cv``;
+        ``cv="auto"`` is then a 30% hold-out), sigma by the EGKL of the resulting
+        non-crossing ladder on that split.
     screen : {"auto"} or None, default="auto"
         Screened tuning of the EGKL criteria, as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`.
     engine : {"path", "auto", "grid"}, default="path"
-        Engine of the independent ladders that ``criterion="egkl-independent"`` tunes
-        with (:mod:`wsvmgui.ladder.engines`); the non-crossing ladder itself is always
-        fitted over the weight grid by its own constrained engine.
+        ``"path"``: the independent ladders of the tuning search are exact weight paths,
+        and the non-crossing ladder is read off the path and repaired where it crosses
+        (:mod:`wsvmgui.ladder.noncrossing_frompath`); ``"auto"``: the same, the tuning
+        search as the binary ladder's ``"auto"``; ``"grid"``: grid ladders in the
+        tuning, and the reference engine for the non-crossing ladder (one libsvm fit per
+        weight and a QP where it crosses; :mod:`wsvmgui.ladder.noncrossing_sequential`).
     constraints : {"auto", "hull", "pairs", "compact"}
         See :func:`fit_noncrossing_ladder`.
     max_constraints : int
@@ -79,9 +91,10 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     sigma_ : float
     kernel_ : Kernel
     tuning_ : TuningResult, dict or None
-        The EGKL table, or for the hinge criterion the sigma and lambda grid used.
+        The EGKL table, or for the hinge criterion a dict: the sigma grid, each sigma's
+        tuning EGKL, the chosen sigma, the lambda grid and the lambda of every weight.
     diagnostics_ : dict
-        The ladder's constraint diagnostics.
+        The ladder's constraint diagnostics (engine, shortcuts, repairs, QPs, checks).
     fit_info_ : dict
     """
 
@@ -142,6 +155,11 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     def _auto_holdout(self) -> bool:  # type: ignore[override]
         return self.criterion == "hinge"
 
+    @property
+    def _nc_engine(self) -> str:
+        """Engine of the non-crossing ladder itself."""
+        return "sequential" if self.engine == "grid" else "path"
+
     def _check_params(self) -> None:
         self._check_ladder_params()
 
@@ -152,6 +170,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             weights,
             lam,
             kernel,
+            engine=self._nc_engine,
             constraints=self.constraints,
             max_constraints=self.max_constraints,
             progress=lambda _d, _t, partial: tracker.step(partial=partial),
@@ -179,30 +198,25 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             lam, sigma = self._untuned([LadderProblem(np.arange(n), y)], plan, n)[0]
             lams: Any = lam
         elif self.criterion == "hinge":
-            assert plan.folds is not None
-            tr, te = plan.folds[0]
-            sigma = float(plan.sigmas[len(plan.sigmas) // 2])
-            kern = kernel_with_sigma(plan.kernel, sigma)
-            grid = self._lambda_grid(tr.size)
-            tracker.add_total(weights.size * grid.size)
-            on_train = self._ladder(
-                X[tr], y[tr], weights, np.nan, kern, tracker,
-                lam_grid=grid, X_tune=X[te], y_tune=y[te],
-            )  # fmt: skip
-            tuning = {"sigma": sigma, "lambdas": grid, "lambda_per_weight": on_train.lams}
+            on_train, tuning = self._tune_by_hinge(X, y, plan, weights, tracker)
+            sigma = tuning["sigma"]
+            tr = plan.folds[0][0]  # type: ignore[index]
             lams = on_train.lams * tr.size / rows.size  # keep each weight's C
             if not self.refit:  # the training-split ladder is the model
-                return self._finish(on_train, weights, kern, tuning, tracker)
+                return self._finish(on_train, weights, on_train.kernel, tuning, tracker)
         else:
             engine = None
             if self.criterion == "egkl":
 
                 def engine(K, Xt, yt, w, lam, kern, progress=None, should_cancel=None):
-                    return fit_noncrossing_ladder(
-                        Xt, yt, w, lam, kern, K=K,
-                        constraints=self.constraints, max_constraints=self.max_constraints,
-                        progress=progress, should_cancel=should_cancel,
-                    ).ladder  # fmt: skip
+                    return KernelRowsView(
+                        fit_noncrossing_ladder(
+                            Xt, yt, w, lam, kern, K=np.asarray(K), engine=self._nc_engine,
+                            constraints=self.constraints,
+                            max_constraints=self.max_constraints, progress=progress,
+                            should_cancel=should_cancel,
+                        )
+                    )  # fmt: skip
 
             problem = LadderProblem(np.arange(n), y)
             tunings, chosen = self._search(X, [problem], plan, [weights], tracker, engine)
@@ -211,6 +225,36 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         kern = kernel_with_sigma(plan.kernel, sigma)
         model = self._ladder(X[rows], y[rows], weights, lams, kern, tracker)
         return self._finish(model, weights, kern, tuning, tracker)
+
+    def _tune_by_hinge(self, X, y, plan, weights, tracker) -> tuple[NonCrossingLadder, dict]:
+        """Wu & Liu's tuning on the first split: lambda per weight by the weighted hinge
+        loss, for every sigma; sigma by the EGKL of that ladder on the tuning rows."""
+        assert plan.folds is not None
+        tr, te = plan.folds[0]
+        grid = self._lambda_grid(tr.size)
+        sigmas = np.asarray(plan.sigmas, dtype=float)
+        tracker.add_total(sigmas.size * weights.size * grid.size)
+        scores = np.full(sigmas.size, np.inf)
+        best: NonCrossingLadder | None = None
+        for j, sig in enumerate(sigmas):
+            kern = kernel_with_sigma(plan.kernel, float(sig))
+            ladder = self._ladder(
+                X[tr], y[tr], weights, np.nan, kern, tracker,
+                lam_grid=grid, X_tune=X[te], y_tune=y[te],
+            )  # fmt: skip
+            p = ladder.estimate(X[te], self.rule).p
+            scores[j] = egkl_binary(np.clip(p, EGKL_FLOOR, 1.0 - EGKL_FLOOR), y[te])
+            if best is None or scores[j] < scores[:j].min(initial=np.inf):
+                best = ladder
+        assert best is not None
+        j = int(np.argmin(scores))
+        return best, {
+            "sigma": float(sigmas[j]) if best.kernel.name == "rbf" else float("nan"),
+            "sigmas": sigmas,
+            "egkl": scores,
+            "lambdas": grid,
+            "lambda_per_weight": best.lams,
+        }
 
     def _finish(self, model, weights, kernel, tuning, tracker) -> dict[str, Any]:
         self.model_ = model
@@ -231,6 +275,9 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     # ------------------------------------------------------------------------- predict
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
         return self.model_.decision_at(X)
+
+    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+        return self.model_.estimate(X, self.rule)
 
     def crossing_diagnostics(self, space: str | None = None, **kwargs) -> CrossingReport:
         """Crossings of the fitted ladder inside the training hull (see

@@ -190,7 +190,7 @@ def _local_interval(s: State) -> None:
     s.integer("k", 2, p.size)
 
 
-@validator("wsvmgui.ladder.noncrossing:FitRecord")
+@validator("wsvmgui.ladder.noncrossing_types:FitRecord")
 def _fit_record(s: State) -> None:
     """Diagnostics of one constrained fit: plain values only (checked by :meth:`State.done`)."""
 
@@ -398,6 +398,10 @@ def _noncrossing_estimator(s: State) -> None:
         if isinstance(given, list) and not np.array_equal(np.asarray(given, float), grid):
             raise sub.fail("tuning_['lambdas']", f"differs from the lambdas {given} it tuned")
         sub.array("tuning_['lambda_per_weight']", "f", 1, (w.size,), lo=0.0)
+        sigmas = sub.array("tuning_['sigmas']", "f", 1, lo=0.0, optional=True)
+        if sigmas is not None:  # sigma chosen by each sigma's ladder's EGKL
+            sub.array("tuning_['egkl']", "f", 1, sigmas.shape, finite=False)
+            sub.number("tuning_['sigma']", lo=0.0, nan=True)
         sub.done()
     elif tuning is not None:
         s.obj("tuning_", "TuningResult")

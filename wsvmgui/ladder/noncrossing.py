@@ -4,88 +4,60 @@ The weights are fitted from the one nearest 1/2 outwards.  The first is a plain 
 SVM; every later fit is constrained not to cross its already-fitted neighbour inside the
 convex hull of the training inputs (see :mod:`wsvmgui.ladder.noncrossing_qp`).  When the
 unconstrained fit at a weight already meets those constraints it is also the constrained
-optimum and is kept without a QP (counted as a "shortcut" in the diagnostics).
+optimum and is kept (counted as a "shortcut" in the diagnostics).
+
+Two engines give the same ladder (to the solvers' tolerances, tested):
+
+``"path"`` (default)
+    The unconstrained fits are read off the exact weight path (one per lambda), and a fit
+    that crosses its neighbour is repaired by an exact active-set method warm-started
+    from the path's solution (:mod:`wsvmgui.ladder.noncrossing_frompath`).
+``"sequential"``
+    The reference: one libsvm fit per weight, and Clarabel's QP wherever it crosses
+    (:mod:`wsvmgui.ladder.noncrossing_sequential`).
 
 Guarantee: for the linear kernel no two boundaries cross, and every point's signs are
 monotone in pi, anywhere in the convex hull of the training inputs.  For a kernel the same
 holds in the hull of the training points' kernel rows (Wu & Liu section 3.2): at the
 training points and on every segment between two of them in feature space; input points
-between training points are not covered (see :mod:`wsvmgui.ladder.crossing`).
+between training points are not covered (see :mod:`wsvmgui.ladder.crossing`).  Every
+constrained fit is checked (KKT residual or duality gap, and the rows it had to meet),
+and the finished ladder is checked once more: every training point's signs must be
+monotone in pi (with the vertex constraints, the default).  A path-engine ladder that
+fails that check is fitted again by the sequential engine (said in the notes); the
+sequential engine's failing it raises :class:`~wsvmgui.errors.SolverError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
-from scipy.linalg import solve_triangular
 
 from ..errors import InputError, SolverError
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
-from ..solvers.wsvm import DEFAULT_KKT_TOL, fit_weighted_svm
+from ..solvers.wsvm import DEFAULT_KKT_TOL
 from .crossing import CrossingReport, crossing_diagnostics
 from .grid import Ladder
 from .hull_edges import hull_edges
-from .noncrossing_qp import (
-    DEFAULT_EPS,
-    DEFAULT_GAP_TOL,
-    build_constraints,
-    fit_constrained,
-    pivoted_cholesky,
-)
-from .rules import LadderEstimate
-from .weights import check_weights
+from .noncrossing_frompath import PathFitter
+from .noncrossing_qp import DEFAULT_EPS, DEFAULT_GAP_TOL
+from .noncrossing_sequential import SequentialFitter
+from .noncrossing_types import FitRecord, WeightFit
+from .rules import LadderEstimate, estimate_from_decision, signs_are_monotone
+from .weights import check_weights, full_grid
 
 CONSTRAINTS = ("auto", "hull", "pairs", "compact")
 #: How the non-crossing estimator chooses lambda (and sigma); see its ``criterion``.
 CRITERIA = ("egkl-independent", "egkl", "hinge")
+#: Engines of the ladder (module docstring).
+ENGINES = ("path", "sequential")
 #: Largest number of explicit pair rows per fit before the exact compact form is used
 #: (measured with the full-kernel QP: 2548 explicit rows cost 4x the time of the compact
 #: form at n = 100, 10100 rows 13x at n = 200, for the same answer).
 DEFAULT_MAX_CONSTRAINTS = 2_000
-
-
-@dataclass(frozen=True)
-class FitRecord:
-    """Diagnostics of one weight's fit.
-
-    Attributes
-    ----------
-    pi, lam : float
-    step : int
-        Position in the fitting order (0 = the weight nearest 1/2).
-    method : str
-        ``"unconstrained"`` (first fit), ``"shortcut"`` (unconstrained fit met the
-        constraints) or ``"qp"`` (constrained QP).
-    mode : str
-        Constraint set used (``"hull"``, ``"pairs"``, ``"compact"``, or ``""``).
-    n_rows : int
-        Constraint rows (0 for the first fit).
-    n_edges, n_vertex : int
-        Cut edges (or separated pairs) and vertex constraints.
-    n_active : int
-        Active constraint rows of a QP fit.
-    check : float
-        KKT residual (libsvm fits, margin units) or relative duality gap (QP fits).
-    violation : float
-        Largest violation of the non-crossing rows at the final fit.
-    note : str
-    """
-
-    pi: float
-    lam: float
-    step: int
-    method: str
-    mode: str = ""
-    n_rows: int = 0
-    n_edges: int = 0
-    n_vertex: int = 0
-    n_active: int = 0
-    check: float = 0.0
-    violation: float = 0.0
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,10 +106,8 @@ class NonCrossingLadder:
         return self.ladder.decision(K_cross)
 
     def estimate(self, X: np.ndarray, rule: str = "count") -> LadderEstimate:
-        """Probabilities and brackets at ``X`` (m, p)."""
-        from .rules import probabilities_from_signs
-
-        return probabilities_from_signs(self.decision_at(X) > 0, self.weights, rule)
+        """Probabilities and brackets at ``X`` (m, p) by ``rule`` (:func:`estimate_with_ends`)."""
+        return estimate_with_ends(self.decision_at(X), self.weights, rule)
 
     def crossing(self, space: str | None = None, **kwargs) -> CrossingReport:
         """:func:`~wsvmgui.ladder.crossing.crossing_diagnostics` on this ladder.
@@ -150,6 +120,23 @@ class NonCrossingLadder:
         return crossing_diagnostics(
             self.decision_at, self.X_train, self.weights, space=space, **kwargs
         )
+
+
+@dataclass(frozen=True)
+class KernelRowsView:
+    """A fitted non-crossing ladder as the tuning search scores it: by kernel rows.
+
+    Attributes
+    ----------
+    model : NonCrossingLadder
+    """
+
+    model: NonCrossingLadder
+    engine: ClassVar[str] = "noncrossing"
+
+    def estimate(self, K_cross: np.ndarray, rule: str = "count") -> LadderEstimate:
+        """Estimates at new points from their kernel rows ``K_cross`` (m, n); shape (m,)."""
+        return estimate_with_ends(self.model.decision(K_cross), self.model.weights, rule)
 
 
 def fitting_order(weights: np.ndarray) -> list[tuple[int, int | None, int]]:
@@ -194,6 +181,43 @@ def _resolve_mode(constraints: str, kernel: Kernel, X: np.ndarray):
     return ("pairs" if constraints == "auto" else constraints), None, notes
 
 
+def estimate_with_ends(
+    decision: np.ndarray, weights: np.ndarray, rule: str = "count"
+) -> LadderEstimate:
+    """:func:`~wsvmgui.ladder.rules.estimate_from_decision`, with the ends of the weight range.
+
+    ``rule="interpolate"`` reads ``p`` where the straight line between the decision values
+    at the two weights around the sign change crosses zero.  For a point negative at every
+    weight (or positive at every weight) that bracket reaches 0 (or 1), where the weighted
+    SVM's limits are known: ``f = +1`` as pi -> 0 and ``f = -1`` as pi -> 1 (METHODS
+    section 2); the line runs to those values instead of taking the bracket's midpoint.
+    Other rules are passed through.
+
+    Parameters
+    ----------
+    decision : ndarray, shape (m, M - 1)
+    weights : ndarray, shape (M - 1,)
+    rule : {"count", "extreme", "interpolate"}
+
+    Returns
+    -------
+    LadderEstimate
+    """
+    est = estimate_from_decision(decision, weights, rule)
+    if rule != "interpolate":
+        return est
+    D = np.atleast_2d(np.asarray(decision, dtype=float))
+    grid = full_grid(weights)
+    count = (D > 0).sum(axis=1)
+    p = est.p.copy()
+    low = count == 0  # f(0) = +1 > 0 >= f(pi_1)
+    p[low] = grid[1] / (1.0 - D[low, 0])
+    high = count == D.shape[1]  # f(pi_{M-1}) > 0 > f(1) = -1
+    t = D[high, -1] / (D[high, -1] + 1.0)
+    p[high] = grid[-2] + t * (1.0 - grid[-2])
+    return LadderEstimate(p=p, lo=est.lo, hi=est.hi, monotone=est.monotone)
+
+
 def fit_noncrossing_ladder(
     X: np.ndarray,
     y: np.ndarray,
@@ -202,6 +226,7 @@ def fit_noncrossing_ladder(
     kernel: Kernel,
     *,
     K: np.ndarray | None = None,
+    engine: str = "path",
     constraints: str = "auto",
     max_constraints: int = DEFAULT_MAX_CONSTRAINTS,
     lam_grid: np.ndarray | None = None,
@@ -229,6 +254,8 @@ def fit_noncrossing_ladder(
     kernel : Kernel
     K : ndarray, shape (n, n), optional
         ``kernel(X)`` when already built (the tuning search shares one per sigma).
+    engine : {"path", "sequential"}
+        See the module docstring.
     constraints : {"auto", "hull", "pairs", "compact"}
         "auto": hull edges for the linear kernel in low dimension, otherwise separated
         pairs, replaced by the exact compact form above ``max_constraints`` rows.
@@ -240,208 +267,160 @@ def fit_noncrossing_ladder(
     X_tune, y_tune : ndarrays, shapes (m, p) and (m,), optional
     shortcut : bool
         Keep an unconstrained fit that already meets the constraints (exact; faster).
+        The path engine always does.
     vertex_constraints : bool
         Also require the new fit to keep its sign at the training (hull) points on the
         previous fit's negative side (default; needed for monotone signs everywhere in the
         hull).  False gives the paper's constraint set, on the boundary only.
     eps, gap_tol, kkt_tol : float
-        Constraint safety margin, QP duality-gap tolerance, libsvm KKT tolerance.
+        Constraint safety margin, QP duality-gap tolerance, KKT tolerance (libsvm fits,
+        paths and repairs).
     progress, should_cancel
         Reported after every weighted fit; polled between fits.
 
     Returns
     -------
     NonCrossingLadder
+
+    Raises
+    ------
+    SolverError
+        A fit fails its check, or the finished ladder is not monotone at a training point
+        (after the sequential engine's refit, for the path engine).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     weights = check_weights(weights)
+    if engine not in ENGINES:
+        raise InputError(f"unknown non-crossing engine {engine!r}; choose {', '.join(ENGINES)}")
     n, p = X.shape
     m = weights.size
     if lam_grid is not None:
         if X_tune is None or y_tune is None:
             raise InputError("per-weight tuning of lambda needs a tuning set")
-        cands = [float(v) for v in np.ravel(lam_grid)]
+        options = [float(v) for v in np.ravel(lam_grid)]
         K_tune = kernel(np.asarray(X_tune, dtype=float), X)
         y_tu = np.asarray(y_tune, dtype=float)
     else:
         lam_arr = np.broadcast_to(np.asarray(lam, dtype=float), (m,)).copy()
         if not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
             raise InputError(f"lambda must be a positive number, got {lam!r}")
-        cands = None
     mode, hull, notes = _resolve_mode(constraints, kernel, X)
     K = kernel(X) if K is None else np.asarray(K, dtype=float)
     linear = kernel.name == "linear"
-    if linear:
-        Phi, Pen, lift = X, np.eye(p), None
-    else:
-        # The QP works in the span of the kernel functions at the pivots of a pivoted
-        # Cholesky factor K ~ L L' (exact to 1e-12 relative): f = L u + b, J = |u|^2; the
-        # duality gap is still checked against the full K.
-        piv, L = pivoted_cholesky(K)
-        R = L[piv]  # lower triangular in pivot order: K[piv][:, piv] = R R'
-        Phi, Pen, lift = L, np.eye(L.shape[1]), (piv, R)
-    per_weight = 1 if cands is None else len(cands)
+    common = dict(
+        K=K, X=X, y=y, linear=linear, mode=mode, hull=hull, max_constraints=max_constraints,
+        shortcut=shortcut, vertex=vertex_constraints, eps=eps, gap_tol=gap_tol,
+        kkt_tol=kkt_tol,
+    )  # fmt: skip
+    fitter: SequentialFitter = (
+        PathFitter(**common, weights=weights) if engine == "path" else SequentialFitter(**common)
+    )
+    per_weight = 1 if lam_grid is None else len(options)
     tracker = ProgressTracker(m * per_weight, progress, should_cancel)
     tracker.check()
 
-    coef = np.zeros((m, p if linear else n))
-    intercept = np.zeros(m)
-    f_train = np.zeros((m, n))
-    lams = np.zeros(m)
-    checks = np.zeros(m)
-    records: list[FitRecord | None] = [None] * m
+    fits: list[WeightFit | None] = [None] * m
     for step, (k, prev, direction) in enumerate(fitting_order(weights)):
         pi = float(weights[k])
-        options = [float(lam_arr[k])] if cands is None else cands
-        best: Any = None
-        for lam_k in options:
-            fit = _fit_one(
-                K,
-                Phi,
-                Pen,
-                X,
-                y,
-                pi,
-                lam_k,
-                linear,
-                None if prev is None else f_train[prev],
-                direction,
-                mode,
-                hull,
-                max_constraints,
-                shortcut,
-                eps,
-                gap_tol,
-                kkt_tol,
-                step,
-                vertex_constraints,
-                lift,
-            )
+        f_prev = None if prev is None else fits[prev].f_train  # type: ignore[union-attr]
+        best: WeightFit | None = None
+        best_score = np.inf
+        for lam_k in [float(lam_arr[k])] if lam_grid is None else options:
+            fit = fitter.fit(step, pi, lam_k, f_prev, direction)
             tracker.step(partial=_event(fit, pi, lam_k, X, kernel))
-            if cands is None:
+            if lam_grid is None:
                 best = fit
                 break
-            f_t = K_tune @ (fit[4]) + fit[1]
-            score = _weighted_hinge(f_t, y_tu, pi)
-            if best is None or score < best[5] - 1e-12:
-                best = (*fit[:5], score)
-        u, b, f, rec, _c = best[:5]
-        coef[k], intercept[k], f_train[k], lams[k] = u, b, f, rec.lam
-        checks[k] = rec.check
-        records[k] = rec
-        for note in (rec.note,):
-            if note and note not in notes:
-                notes.append(note)
-
-    if linear:
-        # Minimum-norm kernel coefficients with X' c = w, so the Ladder form is exact.
-        c_all = np.linalg.lstsq(X.T, coef.T, rcond=None)[0].T
-        linear_coef = coef.copy()
-    else:
-        c_all, linear_coef = coef, None
+            score = _weighted_hinge(K_tune @ fit.coef + fit.intercept, y_tu, pi)
+            if best is None or score < best_score - 1e-12:
+                best, best_score = fit, score
+        assert best is not None
+        fits[k] = best
+        if best.record.note and best.record.note not in notes:
+            notes.append(best.record.note)
+    done = [f for f in fits if f is not None]
+    coef = np.vstack([f.coef for f in done])
+    intercept = np.array([f.intercept for f in done])
+    records = [f.record for f in done]
+    lams = np.array([r.lam for r in records])
+    if vertex_constraints:
+        try:
+            _check_monotone(np.column_stack([f.f_train for f in done]), weights)
+        except SolverError as exc:
+            if engine != "path":
+                raise
+            ref = fit_noncrossing_ladder(
+                X, y, weights, lam, kernel, K=K, engine="sequential", constraints=constraints,
+                max_constraints=max_constraints, lam_grid=lam_grid, X_tune=X_tune,
+                y_tune=y_tune, shortcut=shortcut, eps=eps, gap_tol=gap_tol, kkt_tol=kkt_tol,
+                should_cancel=should_cancel,
+            )  # fmt: skip
+            ref.diagnostics["notes"].insert(0, f"path engine: {exc}; refitted by the "
+                                            "sequential engine")  # fmt: skip
+            return ref
+    for note in getattr(fitter, "notes", []):
+        if note not in notes:
+            notes.append(note)
+    linear_coef = coef @ X if linear else None
     lam_single = float(lams[0]) if np.all(lams == lams[0]) else float("nan")
+    checks = np.array([r.check for r in records])
     ladder = Ladder(
-        weights=weights, lam=lam_single, coef=c_all, intercept=intercept, kkt_residual=checks
+        weights=weights, lam=lam_single, coef=coef, intercept=intercept, kkt_residual=checks
     )
-    recs = [r for r in records if r is not None]
-    qp = [r for r in recs if r.method == "qp"]
-    diagnostics = {
+    return NonCrossingLadder(
+        ladder, kernel, X, lams, linear_coef, records, _diagnostics(records, notes, engine,
+        constraints, eps, vertex_constraints, getattr(fitter, "n_paths", 0)),
+    )  # fmt: skip
+
+
+def _check_monotone(F: np.ndarray, weights: np.ndarray) -> None:
+    """Every training point's signs must be non-increasing in pi; F (n, M - 1)."""
+    bad = np.flatnonzero(~signs_are_monotone(F > 0))
+    if bad.size:
+        raise SolverError(
+            f"non-crossing ladder: the signs of {bad.size} training point(s) are not "
+            f"monotone in pi (first: point {bad[0]}); a constrained fit is wrong"
+        )
+
+
+def _diagnostics(records, notes, engine, constraints, eps, vertex, n_paths) -> dict:
+    qp = [r for r in records if r.method == "qp"]
+    repaired = [r for r in records if r.method == "active-set"]
+    return {
+        "engine": engine,
         "constraints_requested": constraints,
-        "constraints_used": sorted({r.mode for r in recs if r.mode}),
+        "constraints_used": sorted({r.mode for r in records if r.mode}),
         "notes": notes,
-        "n_fits": len(recs),
+        "n_fits": len(records),
+        "n_paths": int(n_paths),
         "n_qp": len(qp),
-        "n_shortcut": sum(r.method == "shortcut" for r in recs),
-        "max_rows": max((r.n_rows for r in recs), default=0),
-        "total_rows": int(sum(r.n_rows for r in recs)),
-        "n_active": int(sum(r.n_active for r in recs)),
-        "max_duality_gap": max((r.check for r in qp), default=0.0),
-        "max_kkt_residual": max((r.check for r in recs if r.method != "qp"), default=0.0),
-        "max_violation": max((r.violation for r in recs), default=0.0),
+        "n_active_set": len(repaired),
+        "n_shortcut": sum(r.method == "shortcut" for r in records),
+        "n_events": int(sum(r.n_events for r in records)),
+        "max_rows": max((r.n_rows for r in records), default=0),
+        "total_rows": int(sum(r.n_rows for r in records)),
+        "n_active": int(sum(r.n_active for r in records)),
+        "max_duality_gap": max((abs(r.gap) for r in qp + repaired), default=0.0),
+        "max_kkt_residual": max((r.check for r in records if r.method != "qp"), default=0.0),
+        "max_violation": max((r.violation for r in records), default=0.0),
         "eps": eps,
-        "vertex_constraints": vertex_constraints,
+        "vertex_constraints": vertex,
     }
-    return NonCrossingLadder(ladder, kernel, X, lams, linear_coef, recs, diagnostics)
 
 
-def _event(fit, pi: float, lam: float, X: np.ndarray, kernel: Kernel):
+def _event(fit: WeightFit, pi: float, lam: float, X: np.ndarray, kernel: Kernel):
     """A progress event for live views: the fit as a WeightedFit over the rows of X."""
     from ..solvers.wsvm import WeightedFit, penalty_to_C
     from .grid import FitEvent
 
-    _u, b, _f, rec, kc = fit[:5]
     wf = WeightedFit(
-        pi, lam, penalty_to_C(lam, X.shape[0]), np.abs(kc), kc, float(b), float(rec.check)
+        pi,
+        lam,
+        penalty_to_C(lam, X.shape[0]),
+        np.abs(fit.coef),
+        fit.coef,
+        float(fit.intercept),
+        float(fit.record.check),
     )
     return FitEvent("final", wf, X, kernel)
-
-
-def _fit_one(
-    K,
-    Phi,
-    Pen,
-    X,
-    y,
-    pi,
-    lam,
-    linear,
-    f_prev,
-    direction,
-    mode,
-    hull,
-    max_constraints,
-    shortcut,
-    eps,
-    gap_tol,
-    kkt_tol,
-    step,
-    vertex=True,
-    lift=None,
-):
-    """One weight: unconstrained fit, then the constrained QP when it crosses.
-
-    Returns ``(u, b, f_train, record, kernel_coef)``; ``u`` is ``w`` (linear) or the
-    kernel coefficients.
-    """
-    free = None
-    if f_prev is None or shortcut:
-        free = fit_weighted_svm(K, y, pi, lam, kkt_tol=kkt_tol)
-        f_free = K @ free.coef + free.intercept
-    if f_prev is None:
-        assert free is not None
-        u = X.T @ free.coef if linear else free.coef
-        rec = FitRecord(pi, lam, step, "unconstrained", check=free.kkt_residual)
-        return u, free.intercept, f_free, rec, free.coef
-    cons, note = build_constraints(f_prev, direction, mode, hull, max_constraints, eps, vertex)
-    counts: dict[str, Any] = dict(
-        mode=cons.mode, n_rows=cons.n_rows, n_edges=cons.n_edges, n_vertex=cons.n_vertex, note=note
-    )
-    if free is not None:
-        ok, viol = cons.satisfied_by(f_free)
-        if ok:
-            u = X.T @ free.coef if linear else free.coef
-            rec = FitRecord(
-                pi, lam, step, "shortcut", check=free.kkt_residual, violation=viol, **counts
-            )
-            return u, free.intercept, f_free, rec, free.coef
-    sol = fit_constrained(Phi, Pen, K, y, pi, lam, cons, gap_tol)
-    if linear:
-        kc = np.linalg.lstsq(X.T, sol.coef, rcond=None)[0]
-        u, f = sol.coef, sol.f_train
-    else:
-        # Kernel coefficients on the pivots: R' theta_piv = u (R lower triangular).
-        piv, R = lift
-        kc = np.zeros(K.shape[0])
-        kc[piv] = solve_triangular(R.T, sol.coef, lower=False)
-        u, f = kc, K @ kc + sol.intercept
-    _, viol = cons.satisfied_by(f)
-    if viol > 0.5 * cons.eps:
-        raise SolverError(
-            f"non-crossing fit at pi={pi:.4g}, lambda={lam:.4g}: the fit violates a "
-            f"non-crossing constraint by {viol:.3g} after mapping to kernel coefficients"
-        )
-    rec = FitRecord(
-        pi, lam, step, "qp", n_active=sol.n_active, check=sol.gap, violation=viol, **counts
-    )
-    return u, sol.intercept, f, rec, kc
