@@ -130,6 +130,14 @@ ACTIONS: tuple[Item, ...] = (
     ),
     Entry(
         "File",
+        "Export table with probabilities\u2026",
+        "files.export_table_dialog",
+        "export_table",
+        tip="The input table, every row and column as read, with the probability columns appended",
+        enabled=False,
+    ),
+    Entry(
+        "File",
         "Export plot\u2026",
         "files.export_plot_dialog",
         "export_plot",
