@@ -30,6 +30,7 @@ import numpy as np
 
 from ._version import __version__
 from .app.analysis import engine_notes
+from .app.presets import default_scheme
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
@@ -178,7 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
         "rows' mean and standard deviation)",
     )
     fit.add_argument("--settings", help="start from a saved settings JSON file")
-    fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
+    fit.add_argument(
+        "--scheme",
+        choices=list(SCHEMES),
+        help="probability scheme (default: binary for two classes, pairwise for 3 or 4, "
+        "bp1 for more)",
+    )
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
     fit.add_argument("--degree", type=_int_in(1, MAX_DEGREE), help="polynomial degree")
     fit.add_argument(
@@ -464,6 +470,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             check_kernel_scale(
                 rows, settings.kernel, settings.degree, settings.coef0, settings.poly_gamma
             )
+    settings = _default_scheme(args, settings, train)
     _check_classes(train, settings)
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
     with _interrupt_cancels() as cancelled:
@@ -508,6 +515,21 @@ def _setting(settings: dict, key: str, default: float) -> Any:
     value = settings.get(key, default)
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     return value if ok else default
+
+
+def _default_scheme(
+    args: argparse.Namespace, settings: RunSettings, train: PreparedRows
+) -> RunSettings:
+    """Without --scheme (or a settings file) the scheme follows the number of classes, as
+    in the app (:func:`wsvmgui.app.presets.default_scheme`), and a note says which."""
+    if args.scheme is not None or args.settings:
+        return settings
+    k = int(np.unique(train.data.y.astype(str)).size)
+    scheme = default_scheme(k)
+    if scheme == settings.scheme:
+        return settings
+    _note(args, f"{k} classes: scheme {scheme} (the default for {k} classes; --scheme chooses)")
+    return replace(settings, scheme=scheme).validate()
 
 
 #: A class needs this many training rows for a multiclass scheme to fit it.

@@ -1,0 +1,67 @@
+"""Smaller items of issue 21 in the real window: the scheme follows K, the title names
+the data once, PNGs at a chosen resolution, whole names in the slice table, the info
+line forgets the last result's counts while a run goes."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import TINY, run_and_wait
+from PySide6.QtGui import QImage
+
+
+def test_the_scheme_follows_the_number_of_classes(window):
+    from wsvmgui.app.presets import default_scheme
+
+    panel = window.settings_panel
+    assert window.data_panel.load_builtin("sklearn:iris")
+    assert panel.settings().scheme == default_scheme(3)
+    assert "the default for 3 classes" in window.messages.text()
+    assert window.data_panel.load_builtin("design:wuliu2011_ex1")  # K = 2 after K = 3
+    assert panel.settings().scheme == default_scheme(2) == "binary"
+    assert "the default for 2 classes" in window.messages.text()
+
+
+def test_the_title_names_the_data_once(window):
+    assert window.data_panel.load_builtin("sklearn:wine")
+    title = window.windowTitle()
+    assert title.count("wsvmgui") == 1 and "wine" in title
+
+
+def test_png_at_twice_the_screen_resolution_is_drawn_again(qtbot, window, tmp_path):
+    run_and_wait(qtbot, window, TINY)
+    one, two = tmp_path / "1.png", tmp_path / "2.png"
+    view = window.boundary_view
+    assert window.files.export_plot(str(one), view, 1.0)
+    assert window.files.export_plot(str(two), view, 2.0)
+    a, b = QImage(str(one)), QImage(str(two))
+    assert (b.width(), b.height()) == (2 * a.width(), 2 * a.height())
+    assert round(b.dotsPerMeterX() * 0.0254) == 192
+
+    # drawn again, not enlarged pixels: more distinct colours along the edges
+    def colours(img):
+        arr = np.frombuffer(img.convertToFormat(QImage.Format.Format_RGB32).constBits(), np.uint32)
+        return np.unique(arr).size
+
+    assert colours(b) > colours(a)
+    assert not window.files.export_plot(str(tmp_path / "x.png"), view, 100.0)
+
+
+def test_slice_table_shows_whole_names(window):
+    from wsvmgui.gui.views.boundary_parts import breakable
+
+    assert window.data_panel.load_builtin("sklearn:wine")
+    table = window.boundary_view.slice_panel.table
+    names = [table.item(i, 0).toolTip() for i in range(table.rowCount())]
+    assert "od280/od315_of_diluted_wines" in names
+    for i, name in enumerate(names):
+        assert table.item(i, 0).text() == breakable(name)
+        assert table.item(i, 0).text().replace("\u200b", "") == name
+    assert table.textElideMode().name == "ElideNone" and table.wordWrap()
+
+
+def test_the_info_line_forgets_the_last_result_while_running(qtbot, window):
+    run_and_wait(qtbot, window, TINY)
+    before = window.boundary_view.info.text()
+    window.boundary_view.begin_run()
+    assert window.boundary_view.info.text() != before
+    assert "Running" in window.boundary_view.info.text()
