@@ -110,3 +110,30 @@ def test_the_non_crossing_note_counts_what_the_panel_draws(qtbot, window):
     checks = result.crossing_checks[layer.title]
     hull_pairs = {tuple(p) for p in checks["input"]["pairs"]} if "input" in checks else set()
     assert int(said.group(1)) == len(hull_pairs | drawn)
+
+
+def test_the_apps_report_holds_every_section_and_the_plots(qtbot, window, tmp_path):
+    from wsvmgui.app.report import SECTIONS
+
+    assert not window.menu_actions["export_report"].isEnabled()
+    window.settings_panel.compare.setChecked(True)
+    result = run_and_wait(qtbot, window, TINY)
+    assert result is not None and window.menu_actions["export_report"].isEnabled()
+    qtbot.waitUntil(lambda: window.runs.baselines is not None, timeout=60000)
+    path = tmp_path / "r.html"
+    assert window.files.export_report(str(path)), window.messages.text()
+    text = path.read_text()
+    for anchor, _title in SECTIONS:
+        assert f'id="{anchor}"' in text
+    # the calibration diagram and one inline SVG per plot view, nothing linked
+    assert text.count("<svg") >= 1 + 4 and "<?xml" not in text and "src=" not in text
+    assert "non-crossing (test)" in text and "logistic regression (test)" in text
+    assert result.split.dataset.digest() in text
+    assert "Wang, J., Shen, X. and Liu, Y. (2008)" in text
+    # every id once on the page: one figure's clip paths never clip another's plot
+    import re
+
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids)) and any("clip" in i for i in ids)
+    for ref in set(re.findall(r"url\(#([^)]+)\)", text)):
+        assert ref in ids

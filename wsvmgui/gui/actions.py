@@ -138,6 +138,15 @@ ACTIONS: tuple[Item, ...] = (
     ),
     Entry(
         "File",
+        "Export report\u2026",
+        "files.export_report_dialog",
+        "export_report",
+        tip="One HTML file for a paper's supplement: data, settings, versions, tuning, "
+        "measures against the baselines, calibration, the plots and the references",
+        enabled=False,
+    ),
+    Entry(
+        "File",
         "Export plot\u2026",
         "files.export_plot_dialog",
         "export_plot",

@@ -212,3 +212,71 @@ def load_settings(path: str | os.PathLike) -> RunSettings:
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     return RunSettings.from_json(text)
+
+
+def report_input(result: Any, baselines: Any = None, figures: list | None = None) -> Any:
+    """What the app's run report shows (:class:`wsvmgui.app.report.ReportInput`): the
+    measures of every part, the non-crossing comparison and the baselines, the test rows'
+    calibration (the training rows' without a test part), and ``figures`` ((title, SVG))."""
+    from ..app.measures import aligned_proba
+    from ..app.report import ReportInput
+    from ..app.tuning_view import tuning_notes
+
+    ds = result.split.dataset
+    measures = {part: dict(v) for part, v in result.metrics.items() if part != "tune"}
+    for part, values in result.comparison_metrics.items():
+        if part != "tune":
+            measures[f"non-crossing ({part})"] = dict(values)
+    if baselines is not None:
+        for name, values in baselines.metrics.items():
+            measures[f"{name} ({baselines.part})"] = dict(values)
+    rows = result.split.test if result.split.test.size else result.split.train
+    proba = aligned_proba(result.report, ds.classes)[rows.index]
+    data = {
+        "name": ds.name,
+        "sha256": ds.digest(),
+        "n": int(ds.X.shape[0]),
+        "rows_dropped": int(ds.n_dropped),
+        "missing": ds.missing,
+        "label": ds.label_name,
+        "id": ds.id_name if ds.ids is not None else None,
+        "classes": [str(c) for c in ds.classes],
+        "features": list(ds.feature_names),
+    }
+    notes = [*tuning_notes(list(result.tunings)), *result.notes]
+    return ReportInput(
+        data,
+        result.settings.to_dict(),
+        result.settings.scheme,
+        measures,
+        proba,
+        np.asarray(rows.y),
+        np.asarray(ds.classes),
+        list(result.tunings),
+        list(figures or []),
+        notes,
+        "wsvmgui desktop app",
+    )
+
+
+def export_report(
+    path: str | os.PathLike,
+    result: Any,
+    baselines: Any,
+    views: list,
+    prepare: Any = None,
+) -> None:
+    """The run report (:mod:`wsvmgui.app.report`) with ``views`` ((title, view)) as SVG;
+    ``prepare(view)``, when given, makes a view ready to be drawn (shown, laid out)."""
+    from ..app.report import write_report
+
+    figures = []
+    for title, view in views:
+        if prepare is not None:
+            prepare(view)
+        try:
+            svg = svg_bytes(view.export_item()).decode("utf-8")
+        except InputError:
+            continue  # not a plot
+        figures.append((title, svg))
+    write_report(path, report_input(result, baselines, figures))

@@ -28,6 +28,7 @@ from .export import (
     SCREEN_DPI,
     export_plot,
     export_probabilities,
+    export_report,
     export_table,
     load_settings,
     save_settings,
@@ -204,6 +205,41 @@ class FileActions(QObject):
             return False
         self.window.show_info(f"Wrote the table ({n} rows) with its probabilities to {path}.")
         return True
+
+    def export_report_dialog(self) -> None:
+        if self.window.result is None:
+            self.window.show_error("Nothing to report yet: run an analysis first.")
+            return
+        stem = Path(self.window.result.split.dataset.name).stem
+        path = self.ask_save_path("Export report", f"{stem}-report.html", "HTML (*.html)")
+        if path:
+            self.export_report(path)
+
+    def export_report(self, path: str) -> bool:
+        """The run report: one self-contained HTML file with the views as inline SVG."""
+        result = self.window.result
+        if result is None:
+            self.window.show_error("Nothing to report yet: run an analysis first.")
+            return False
+        deck = self.window.deck
+        views = list(zip(deck.titles(), deck.views, strict=True))
+        shown = deck.tabs.currentIndex()
+        try:
+            export_report(path, result, self.window.runs.baselines, views, self._laid_out)
+        except (InputError, OSError) as exc:
+            self.window.show_error(f"Export failed: {exc}")
+            return False
+        finally:
+            deck.show_tab(shown)
+        self.window.show_info(f"Wrote the run report to {path}.")
+        return True
+
+    def _laid_out(self, view: View) -> None:
+        """Bring ``view`` to the front and let Qt lay it out (a hidden tab's plots have
+        no size, and some views draw only when shown)."""
+        self.window.deck.tabs.setCurrentWidget(view)  # type: ignore[arg-type]
+        for _ in range(3):  # the resize, then the plots' layout, then their view boxes
+            QApplication.processEvents()
 
     def export_plot_dialog(self) -> None:
         view = self.window.deck.current()

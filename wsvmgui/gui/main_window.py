@@ -76,7 +76,7 @@ APP_NAME = "wsvmgui"
 SWITCH_INTERVAL = 0.002
 RUN_ANYWAY, LIGHTER = "Run anyway", "Use the quick preset"
 #: Menu actions that need a result.
-RESULT_ACTIONS = ("export_csv", "export_table", "save_model")
+RESULT_ACTIONS = ("export_csv", "export_table", "export_report", "save_model")
 
 
 class MainWindow(QMainWindow):
