@@ -93,8 +93,8 @@ def test_the_digest_names_the_data():
 
 
 def test_table_with_probabilities_appends_columns_and_keeps_every_row():
-    from wsvmgui.io.results import table_with_probabilities
     from wsvmgui.estimators.report import ProbabilityReport
+    from wsvmgui.io.results import table_with_probabilities
 
     proba = np.array([[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]])
     report = ProbabilityReport.from_proba(np.array(["a", "b"]), proba)

@@ -103,7 +103,7 @@ def test_the_non_crossing_note_counts_what_the_panel_draws(qtbot, window):
     drawn = {tuple(p) for p in layer.crossing_pairs[0].tolist()}
     marks = len(layer.crossings[0])
     note = window.boundary_view.info.text() + " " + window.boundary_view.info.toolTip()
-    said = re.search(r"In the input space, where they do not hold, (\d+) pairs? cross", note)
+    said = re.search(r"Input space: (\d+) pairs? cross", note)
     assert said is not None, note
     assert int(said.group(1)) >= len(drawn)
     assert f"{marks} mark" in note and f"{len(drawn)} pair" in note

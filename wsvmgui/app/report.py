@@ -120,6 +120,7 @@ class ReportInput:
 def package_versions() -> dict[str, str]:
     """Python's and each package's version ("not installed" when absent)."""
     import importlib
+    import importlib.util
     import sys
 
     out = {"Python": platform.python_version()}

@@ -171,8 +171,8 @@ def tuning_notes(surfaces: list[TuningSurface]) -> list[str]:
         ]
     named = "; ".join(f"{s.name}: {' and '.join(e)}" for s, e in at_edge)
     return [
-        f"The tuned optimum sits on the grid's edge for {len(at_edge)} of {len(surfaces)} "
-        f"sub-problems ({named}): a wider grid may do better."
+        f"Optimum on the grid's edge in {len(at_edge)} of {len(surfaces)} sub-problems "
+        f"({named}): a wider grid may do better."
     ]
 
 

@@ -573,27 +573,25 @@ class BoundaryView(QWidget):
         found["input"] |= {(int(j), int(k)) for j, k in drawn}
         n_points = max((int(c.get("n_points", 0)) for c in checks.values()), default=0)
         marks = layer.crossings[0] if layer.crossings else np.empty((0, 2))
-        where = (f"whole hull, {n_points:,} points, and this plane" if checks else "this plane") + (
-            f": {_count(len(drawn), 'pair')} at the {_count(len(marks), 'mark')} inside the "
-            "dashed outline"
+        sample = f"a {n_points:,}-point sample of the hull" if checks else ""
+        where = (f"{sample} and this plane" if sample else "this plane") + (
+            f"; {_count(len(drawn), 'pair')} at the {_count(len(marks), 'mark')} inside the outline"
         )
+        n_input = _count(len(found["input"]), "pair")
         if res.settings.kernel == "linear":
             plane_is = ", this plane" if plane.reference.size <= 2 else ""
             return (
                 f"Its constraints hold in the training hull (input space{plane_is}): "
-                f"{_count(len(found['input']), 'pair')} of its boundaries cross there "
-                f"({where})."
+                f"{n_input} of its boundaries cross there ({where})."
             )
         feature = (
-            f": {_count(len(found['feature']), 'pair')} of its boundaries cross there "
-            f"(whole hull, {n_points:,} points)"
+            f": {_count(len(found['feature']), 'pair')} cross there ({sample})"
             if "feature" in checks
             else ""
         )
         return (
-            "Its constraints hold in the hull of the kernel rows (feature space), not in "
-            f"this plane{feature}. In the input space, where they do not hold, "
-            f"{_count(len(found['input']), 'pair')} cross ({where})."
+            f"Its constraints hold in feature space (the kernel rows' hull), not in this "
+            f"plane{feature}. Input space: {n_input} cross ({where})."
         )
 
     def _draw_layer(self, panel: BoundaryPanel, layer: BoundaryLayer, k: int) -> str:

@@ -52,7 +52,7 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No run yet: press Run.")
-        fixed_lines(self.summary, 4)
+        fixed_lines(self.summary, 5)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
