@@ -8,6 +8,8 @@ import numpy as np
 from conftest import TINY, run_and_wait
 from PySide6.QtGui import QImage
 
+from wsvmgui.app.settings import RunSettings
+
 
 def test_the_scheme_follows_the_number_of_classes(window):
     from wsvmgui.app.presets import default_scheme
@@ -65,3 +67,22 @@ def test_the_info_line_forgets_the_last_result_while_running(qtbot, window):
     window.boundary_view.begin_run()
     assert window.boundary_view.info.text() != before
     assert "Running" in window.boundary_view.info.text()
+
+
+def test_a_class_too_small_for_the_split_is_refused_before_the_run(window, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(41, 2))
+    y = ["a"] * 20 + ["b"] * 20 + ["c"]  # one row of class c: it cannot be fitted
+    path = tmp_path / "small.csv"
+    path.write_text(
+        "x1,x2,label\n"
+        + "".join(f"{a!r},{b!r},{c}\n" for (a, b), c in zip(X.tolist(), y, strict=True))
+    )
+    assert window.data_panel.open_file(str(path)), window.messages.text()
+    window.settings_panel.set_settings(RunSettings(scheme="pairwise", n_weights=5, n_jobs=1))
+    assert window.start_run() is None
+    assert not window.runs.is_running() and window.result is None
+    message = window.messages.text()
+    assert (
+        window.messages.level == "error" and "class 'c'" in message and "test fraction" in message
+    )

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QToolBar
 
 from ..app.phases import CONFIRM_SECONDS, format_seconds
 from ..app.plane import DEFAULT_GRID
-from ..app.run_inputs import RunRequest, fit_inputs, scheme_label
+from ..app.run_inputs import RunRequest, check_class_sizes, fit_inputs, scheme_label
 from ..app.schemes import make_estimator
 from ..app.settings import RunSettings
 from ..errors import InputError
@@ -326,7 +326,8 @@ class MainWindow(QMainWindow):
             raise InputError("no data loaded")
         make_estimator(settings, ds.n_classes)  # options and classes, without fitting
         split = self._make_split(settings)
-        fit_inputs(settings, split)  # tune-set mode without a tuning part
+        _X, y_fit, _Xt, _yt = fit_inputs(settings, split)  # tune-set without a tuning part
+        check_class_sizes(y_fit, ds.classes)  # a class too small for the split
         if self._split is not None and split.same_as(self._split):
             split = self._split  # keep the object the views already show
         ix, iy = self.boundary_view.plane()
