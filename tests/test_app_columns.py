@@ -68,7 +68,14 @@ def test_a_text_id_column_loads_and_a_text_feature_is_named(tmp_path):
     rows = [[f"p{i:02d}", i * 0.5, i % 2] for i in range(6)]
     path = _write(tmp_path / "t.csv", "patient,a,label", rows)
     guess = guess_columns(read_table(path))
-    assert guess.text == {"patient": (1, "p00")}  # row 1 = the first data row
+    # a different text in every row: the id, with a note; the load is not blocked
+    assert guess.id_column == "patient" and guess.features == ["a"] and guess.text == {}
+    assert "'patient' holds a different text in every row" in guess.notes[0]
+    # a text column that repeats is no id: named, with its first text cell's row
+    rows = [[f"g{i % 2}", i * 0.5, i % 2] for i in range(6)]
+    path2 = _write(tmp_path / "t2.csv", "group,a,label", rows)
+    guess2 = guess_columns(read_table(path2))
+    assert guess2.id_column is None and guess2.text == {"group": (1, "g0")}  # row 1 = first
     message = text_column_message("patient", 1, "p00", unique=True)
     assert "id column" in message and "'patient'" in message and "--" not in message
     ds = dataset_from_table(path, "label", ["a"], id_column="patient")

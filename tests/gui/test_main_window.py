@@ -248,7 +248,7 @@ def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
     # readable, but the guessed columns do not work: the panel still shows the data in
     # use, and a dialog asks for the columns
     text = tmp_path / "text.csv"
-    text.write_text("a,b,label\n1.5,x,0\n2,y,1\n3,z,0\n4,w,1\n5,v,0\n6,u,1\n")
+    text.write_text("a,b,label\n1.5,x,0\n2,y,1\n3,x,0\n4,y,1\n5,x,0\n6,y,1\n")
     assert not panel.open_file(str(text))
     message = window.messages.text()
     assert window.messages.level == "error" and "'b' holds text" in message
@@ -263,10 +263,10 @@ def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
         item.setCheckState(
             item.checkState().Checked if item.text() == "a" else item.checkState().Unchecked
         )
-    assert dialog.id_column.currentData() == "b"  # a different text in every row: the id
+    assert dialog.id_column.currentData() is None  # repeated texts: no id proposed
     dialog.done(QDialog.DialogCode.Accepted)
     assert panel.dataset is not before and panel.dataset.feature_names == ["a"]
-    assert list(panel.dataset.ids) == ["x", "y", "z", "w", "v", "u"]
+    assert panel.dataset.ids is None
     assert (
         panel.source.currentText() == "File: text.csv" and "1 features" in panel.label_column.text()
     )

@@ -86,3 +86,15 @@ def test_a_class_too_small_for_the_split_is_refused_before_the_run(window, tmp_p
     assert (
         window.messages.level == "error" and "class 'c'" in message and "test fraction" in message
     )
+
+
+def test_a_text_id_column_does_not_block_the_load(window, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    rows = [f"S-{i:03d},{a!r},{b!r},{'ab'[i % 2]}\n" for i, (a, b) in enumerate(X.tolist())]
+    path = tmp_path / "samples.csv"
+    path.write_text("sample,x1,x2,label\n" + "".join(rows))
+    assert window.data_panel.open_file(str(path)), window.messages.text()
+    ds = window.data_panel.dataset
+    assert window.data_panel.id_column == "sample" and ds.feature_names == ["x1", "x2"]
+    assert ds.ids[0] == "S-000" and "'sample'" in window.messages.text()

@@ -358,9 +358,9 @@ def guess_columns(
     A column is proposed as the id (not a feature) when its name is ``id`` or ends in
     ``_id`` (numbers or text), or when it holds integers that are all different and step
     by one (row numbers); the first such column is the id and any other is left out of
-    the features too.  The other columns holding text are named in
-    :attr:`ColumnGuess.text`: they cannot be features, and the user decides whether one
-    names the rows.
+    the features too.  Without one, a text column with a different value in every row is
+    the id.  The other columns holding text are named in :attr:`ColumnGuess.text`: they
+    cannot be features, and the user decides whether one names the rows.
 
     Parameters
     ----------
@@ -405,6 +405,17 @@ def guess_columns(
         else:
             left_out.add(name)
             notes.append(f"Column {name!r} {why} too: left out of the features.")
+    if id_column is None:
+        # a text column with a different value in every row names the rows (sample codes)
+        for name in text:
+            cells = [c.strip() for c in table.column(name)]
+            if all(c not in na for c in cells) and len(set(cells)) == len(cells):
+                id_column = name
+                notes.append(
+                    f"Column {name!r} holds a different text in every row: used as the rows' "
+                    "id, not as a feature."
+                )
+                break
     features = [c for c in columns if c not in (label, id_column) and c not in left_out]
     text = {c: v for c, v in text.items() if c in features}
     return ColumnGuess(label, features, id_column, notes, text)
