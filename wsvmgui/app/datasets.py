@@ -408,8 +408,8 @@ def guess_columns(
     if id_column is None:
         # a text column with a different value in every row names the rows (sample codes)
         for name in text:
-            cells = [c.strip() for c in table.column(name)]
-            if all(c not in na for c in cells) and len(set(cells)) == len(cells):
+            strings = [c.strip() for c in table.column(name)]
+            if all(c not in na for c in strings) and len(set(strings)) == len(strings):
                 id_column = name
                 notes.append(
                     f"Column {name!r} holds a different text in every row: used as the rows' "
