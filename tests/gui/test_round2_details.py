@@ -98,3 +98,27 @@ def test_a_text_id_column_does_not_block_the_load(window, tmp_path):
     ds = window.data_panel.dataset
     assert window.data_panel.id_column == "sample" and ds.feature_names == ["x1", "x2"]
     assert ds.ids[0] == "S-000" and "'sample'" in window.messages.text()
+
+
+def test_the_pi_bar_title_stays_beside_its_gradient_after_being_hidden(qtbot, window):
+    """Hidden by a scheme without ladders while the window was wide, shown again in a
+    narrow one: pyqtgraph left its axis 0 pixels wide and the title over the gradient."""
+    window.resize(1600, 1000)
+    window.data_panel.n_points.setValue(150)
+    window.data_panel.discard_pending()
+    assert window.data_panel.load_builtin("design:wu2010_ex1")
+    joint = RunSettings(scheme="joint-direct", joint_n=6, lambdas=[0.01], sigmas=[1.0], n_jobs=1)
+    assert run_and_wait(qtbot, window, joint) is not None, window.messages.text()
+    bar = window.boundary_view.colorbar
+    assert not bar.isVisible()
+    window.resize(1024, 700)
+    assert window.data_panel.load_builtin("design:wuliu2011_ex1")
+    window.settings_panel.compare.setChecked(True)
+    linear = RunSettings(kernel="linear", n_weights=8, lambdas=[0.001], n_jobs=1)
+    assert run_and_wait(qtbot, window, linear) is not None, window.messages.text()
+    qtbot.wait(200)
+    assert bar.isVisible()
+    label = bar.getAxis("left").label
+    title = label.mapRectToScene(label.boundingRect())
+    gradient = bar.bar.mapRectToScene(bar.bar.boundingRect())
+    assert title.right() <= gradient.left(), (title, gradient)

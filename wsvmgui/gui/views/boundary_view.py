@@ -57,6 +57,7 @@ from .common import (
     legend_sample,
     phat,
     set_bar_title,
+    show_bar,
 )
 
 
@@ -545,7 +546,7 @@ class BoundaryView(QWidget):
         for panel, layer in zip(panels, self._plane.layers, strict=False):
             texts.append(self._draw_layer(panel, layer, k))
             ladders = ladders or not np.all(np.isnan(layer.weights[min(k, len(layer.weights) - 1)]))
-        self.colorbar.setVisible(ladders)
+        show_bar(self.colorbar, ladders)
         notes = [" ".join(texts)]
         if self._is_slice():
             notes.append(describe_cut(self._plane.hull))
@@ -623,7 +624,7 @@ class BoundaryView(QWidget):
     def _toggle_surface(self, on: bool) -> None:
         for panel in (self.left, self.right):
             panel.image.setVisible(on and self._plane is not None)
-        self.surface_bar.setVisible(on)
+        show_bar(self.surface_bar, on)
 
     def _plane_changed(self) -> None:
         if self._updating:
