@@ -132,3 +132,25 @@ def test_a_session_file_that_is_not_utf8_is_refused(tmp_path):
     path.write_bytes(b'{"session_version": 1, "x": "\xe9\xff"}')
     with pytest.raises(InputError, match="not UTF-8"):
         load_session(path)
+
+
+def test_a_moved_folder_keeps_its_sessions_working(tmp_path):
+    """The data path is stored relative to the session file: move both, still found."""
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (folder / "data").mkdir()
+    data = folder / "data" / "d.csv"
+    data.write_text("x,label\n1,a\n2,b\n")
+    path = folder / "s.json"
+    ref = {"kind": "file", "path": str(data), "label": "label", "features": ["x"], "id": None}
+    save_session(path, _session(ref))
+    assert json.loads(path.read_text())["data"]["path"] == "data/d.csv"
+    moved = tmp_path / "elsewhere"
+    folder.rename(moved)
+    back = load_session(moved / "s.json")
+    assert back.data["path"] == str(moved / "data" / "d.csv")
+    assert check_data_file(back.data) == ""
+    (moved / "data" / "d.csv").unlink()
+    with pytest.raises(InputError, match="beside the session file") as info:
+        check_data_file(back.data)
+    assert str(tmp_path) not in str(info.value)  # the file's name, no absolute path

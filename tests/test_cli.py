@@ -558,3 +558,19 @@ def test_interrupt_during_a_fit_leaves_nothing(tmp_path):
     assert proc.returncode == EXIT_CANCELLED, err
     assert "interrupted" in err and "Traceback" not in err
     assert os.listdir(tmp_path) == ["t.csv"]
+
+
+def test_without_scheme_three_classes_get_the_k3_default_and_a_note(capsys, tmp_path):
+    from wsvmgui.app.presets import default_scheme
+
+    d = simulate("wu2010_ex1", 90, seed=0)
+    train = _csv(
+        tmp_path / "k3.csv", d.X, np.array(["a", "b", "c"])[np.unique(d.y, return_inverse=True)[1]]
+    )
+    out = tmp_path / "p.csv"
+    _stdout, err = _fit(capsys, train, out, "--weights", "4", "--lambda", "0.01", "--sigma", "1")
+    frame, settings, _meta = read_probabilities_csv(out)
+    assert settings["scheme"] == default_scheme(3) != "binary"
+    assert f"scheme {default_scheme(3)}" in err and "--scheme" in err
+    p = frame[["p_a", "p_b", "p_c"]].to_numpy()
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-9)

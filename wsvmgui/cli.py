@@ -30,6 +30,7 @@ import numpy as np
 
 from ._version import __version__
 from .app.analysis import engine_notes
+from .app.presets import default_scheme
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
 from .errors import Cancelled, CostLimitError, InputError, SolverError, WSVMError
@@ -231,7 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
         "rows' mean and standard deviation)",
     )
     fit.add_argument("--settings", help="start from a saved settings JSON file")
-    fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
+    fit.add_argument(
+        "--scheme",
+        choices=list(SCHEMES),
+        help="probability scheme (default: binary for two classes, pairwise for 3 or 4, "
+        "bp1 for more)",
+    )
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
     fit.add_argument("--degree", type=_int_in(1, MAX_DEGREE), help="polynomial degree")
     fit.add_argument(
@@ -307,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("--out", required=True, help="probabilities CSV to write (and OUT.json)")
     fit.add_argument("--model", help="also save the fitted model here (e.g. model.wsvm)")
+    fit.add_argument(
+        "--report",
+        metavar="REPORT.html",
+        help="also write a run report: one self-contained HTML file (data, settings, "
+        "versions, tuning, measures against baselines, calibration, references)",
+    )
     fit.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     _add_cost_option(fit)
 
@@ -502,7 +514,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     """``wsvmgui fit``."""
     settings = _settings_from_args(args)
     check_outputs(
-        {"--out": args.out, "sidecar": sidecar_path(args.out), "--model": args.model},
+        {
+            "--out": args.out,
+            "sidecar": sidecar_path(args.out),
+            "--model": args.model,
+            "--report": args.report,
+        },
         {
             "training data": args.train,
             "tuning data": args.tune,
@@ -530,6 +547,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             check_kernel_scale(
                 rows, settings.kernel, settings.degree, settings.coef0, settings.poly_gamma
             )
+    settings = _default_scheme(args, settings, train)
     _check_classes(train, settings)
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
     with _cost_limit(args), _interrupt_cancels() as cancelled:
@@ -567,13 +585,96 @@ def cmd_fit(args: argparse.Namespace) -> int:
     report = estimator.report(new.X)
     _write(args.out, new, report, settings.to_dict(), meta, model_file)
     print(f"wrote {new.data.n} rows of probabilities to {args.out}")
+    if args.report:
+        from .app.report import write_report
+
+        write_report(args.report, _report_input(args, settings, estimator, train, new, report))
+        print(f"wrote the run report to {args.report}")
     return 0
+
+
+def _report_input(
+    args: argparse.Namespace,
+    settings: RunSettings,
+    estimator: Any,
+    train: PreparedRows,
+    new: PreparedRows,
+    report: Any,
+) -> Any:
+    """What ``fit --report`` shows: measures of the model and of three baselines fitted
+    on the training rows, on the predicted rows when they are labelled, else in-sample on
+    the training rows (and said so)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from .app.measures import aligned_proba
+    from .app.report import ReportInput
+    from .app.tuning_view import tuning_notes, tuning_surfaces
+    from .estimators.report import ProbabilityReport
+    from .evaluation.metrics import label_metrics
+
+    y_train = np.asarray(train.data.y).astype(str)
+    classes = np.unique(y_train)
+    labelled = args.predict and new.data.y is not None and not any(v is None for v in new.data.y)
+    target, part = (new, "predicted rows") if labelled else (train, "training rows, in-sample")
+    y = np.asarray(target.data.y).astype(str)
+    ok = np.isin(y, classes)
+    p_model = aligned_proba(report if target is new else estimator.report(train.X), classes)
+    measures = {f"{settings.scheme} ({part})": label_metrics(p_model[ok], y[ok], classes)}
+    for name, model in (
+        ("logistic regression", LogisticRegression(max_iter=2000)),
+        ("k nearest neighbours (k=15)", KNeighborsClassifier(n_neighbors=min(15, len(y_train)))),
+    ):
+        model.fit(train.X, y_train)
+        rep = ProbabilityReport.from_proba(model.classes_, model.predict_proba(target.X))
+        measures[f"{name} ({part})"] = label_metrics(
+            aligned_proba(rep, classes)[ok], y[ok], classes
+        )
+    surfaces = tuning_surfaces(estimator)
+    data = {
+        "name": os.path.basename(args.train),
+        "sha256": train.data.sha256,
+        "n": int(train.X.shape[0]),
+        "rows_dropped": int(train.n_read - train.data.n),
+        "missing": settings.missing,
+        "label": args.label,
+        "id": args.id,
+        "classes": classes.tolist(),
+        "features": list(train.data.feature_names),
+    }
+    return ReportInput(
+        data,
+        settings.to_dict(),
+        settings.scheme,
+        measures,
+        p_model[ok],
+        y[ok],
+        classes,
+        surfaces,
+        notes=tuning_notes(surfaces),
+        made_by=f"wsvmgui {__version__} (command line: fit)",
+    )
 
 
 def _setting(settings: dict, key: str, default: float) -> Any:
     value = settings.get(key, default)
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     return value if ok else default
+
+
+def _default_scheme(
+    args: argparse.Namespace, settings: RunSettings, train: PreparedRows
+) -> RunSettings:
+    """Without --scheme (or a settings file) the scheme follows the number of classes, as
+    in the app (:func:`wsvmgui.app.presets.default_scheme`), and a note says which."""
+    if args.scheme is not None or args.settings:
+        return settings
+    k = int(np.unique(np.asarray(train.data.y).astype(str)).size)
+    scheme = default_scheme(k)
+    if scheme == settings.scheme:
+        return settings
+    _note(args, f"{k} classes: scheme {scheme} (the default for {k} classes; --scheme chooses)")
+    return replace(settings, scheme=scheme).validate()
 
 
 #: A class needs this many training rows for a multiclass scheme to fit it.

@@ -51,3 +51,28 @@ def test_zero_counts_as_negative():
     segs = zero_contour(xs, xs, Z)
     # the boundary between "not positive" (x = 0) and positive is at x = 0
     np.testing.assert_allclose(segs[..., 0], 0.0)
+
+
+def test_crossings_are_real_ones_with_their_pair_and_one_mark_per_cell():
+    from wsvmgui.app.contours import contour_crossings, one_per_cell
+
+    xs = ys = np.linspace(-1, 1, 41)
+    X, Y = np.meshgrid(xs, ys)
+    # boundary 0: x = 0; boundary 1: y = 0 (they cross at the origin: at corners with
+    # x < 0 and y > 0 the smaller weight's boundary says "not above" where the larger
+    # one's says "above"); boundary 2: x = 0.3 + 1e-9 y, beside 0, never crossing it
+    values = np.column_stack([X.ravel(), Y.ravel(), (X - 0.3 - 1e-9 * Y).ravel()])
+    points, pairs = contour_crossings(xs, ys, values)
+    assert points.shape == (len(pairs), 2) and len(pairs) >= 1
+    assert {tuple(p) for p in pairs.tolist()} == {(0, 1), (1, 2)}
+    origin = points[(pairs == [0, 1]).all(axis=1)]
+    np.testing.assert_allclose(origin, 0.0, atol=1e-12)
+    np.testing.assert_allclose(points[(pairs == [1, 2]).all(axis=1)], [[0.3, 0.0]], atol=1e-9)
+    # two touching contours (identical signs at every corner) are no crossing
+    twin = np.column_stack([X.ravel(), X.ravel() + 1e-12 * Y.ravel()])
+    assert contour_crossings(xs, ys, twin)[0].shape == (0, 2)
+    # three crossings in one cell are marked once
+    cell = np.array([[0.01, 0.01], [0.02, 0.03], [0.5, 0.5]])
+    kept, index = one_per_cell(cell, xs, ys)
+    np.testing.assert_array_equal(index, [0, 2])
+    np.testing.assert_array_equal(kept, cell[[0, 2]])

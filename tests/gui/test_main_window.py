@@ -182,7 +182,7 @@ def test_new_run_cancels_the_old_one(qtbot, window):
 
 
 def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
-    from wsvmgui.io.results import read_probabilities_csv
+    from wsvmgui.io.results import read_probabilities_csv, read_results
 
     result = run_and_wait(qtbot, window, TINY)
     path = tmp_path / "probs.csv"
@@ -190,7 +190,13 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
     frame, settings, meta = read_probabilities_csv(path)
     test = result.split.test
     assert len(frame) == test.size
-    np.testing.assert_array_equal(frame["row"].to_numpy(), test.index)
+    # rows numbered from 1 = the first data row, as the sidecar says; labels beside
+    np.testing.assert_array_equal(frame["row"].to_numpy(), test.index + 1)
+    described = {c["name"]: c["description"] for c in read_results(path)[1]["columns"]}
+    assert "1 = first data row" in described["row"]
+    np.testing.assert_array_equal(
+        frame["observed"].astype(str).to_numpy(), result.split.dataset.y[test.index]
+    )
     assert set(frame["split"]) == {"test"}
     for k, c in enumerate(result.report.classes):
         np.testing.assert_allclose(
@@ -242,9 +248,12 @@ def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
     # readable, but the guessed columns do not work: the panel still shows the data in
     # use, and a dialog asks for the columns
     text = tmp_path / "text.csv"
-    text.write_text("a,b,label\n1,x,0\n2,y,1\n3,z,0\n4,w,1\n5,v,0\n6,u,1\n")
+    text.write_text("a,b,label\n1.5,x,0\n2,y,1\n3,x,0\n4,y,1\n5,x,0\n6,y,1\n")
     assert not panel.open_file(str(text))
-    assert window.messages.level == "error" and "not numeric" in window.messages.text()
+    message = window.messages.text()
+    assert window.messages.level == "error" and "'b' holds text" in message
+    assert "id column" in message and "--" not in message  # no command-line flags
+    assert str(tmp_path) not in message  # no absolute paths
     assert panel.dataset is before and panel.path is None
     assert (panel.source.currentText(), panel.summary.text()) == shown
     dialog = panel.pending_dialog
@@ -254,8 +263,10 @@ def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
         item.setCheckState(
             item.checkState().Checked if item.text() == "a" else item.checkState().Unchecked
         )
+    assert dialog.id_column.currentData() is None  # repeated texts: no id proposed
     dialog.done(QDialog.DialogCode.Accepted)
     assert panel.dataset is not before and panel.dataset.feature_names == ["a"]
+    assert panel.dataset.ids is None
     assert (
         panel.source.currentText() == "File: text.csv" and "1 features" in panel.label_column.text()
     )

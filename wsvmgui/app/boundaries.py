@@ -19,16 +19,17 @@ from ..errors import Cancelled
 from ..estimators.views import LadderViews, SubproblemViews
 from ..ladder.rules import signs_are_monotone
 from .capabilities import ladders_of
-from .contours import contour_crossings, zero_contour
+from .contours import contour_crossings, one_per_cell, zero_contour
 from .datasets import DataSplit
 from .measures import aligned_proba
-from .plane import DEFAULT_GRID, default_reference, plane_grid, split_by_hull, surface_colors
+from .plane import DEFAULT_GRID, default_reference, in_hull, plane_grid, surface_colors
 from .run_inputs import scheme_label
 from .settings import RunSettings
 from .slices import closeness, slice_hull
 from .view_data import BoundaryLayer, LadderInfo, PlaneData
 
-HullSplit = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: ``hull_split(points (c, 2)) -> inside`` (bool, shape (c,)): in the training hull's cut.
+HullSplit = Callable[[np.ndarray], np.ndarray]
 
 
 class PlaneSource(Protocol):
@@ -48,8 +49,8 @@ class PlaneSource(Protocol):
     def fit_rows(self) -> np.ndarray: ...
 
 
-def _all_inside(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return points, points[:0]
+def _all_inside(points: np.ndarray) -> np.ndarray:
+    return np.ones(points.shape[0], dtype=bool)
 
 
 def _ladder_layer(
@@ -64,16 +65,18 @@ def _ladder_layer(
     hull_split: HullSplit,
 ) -> BoundaryLayer:
     size = xs.size
-    segs, shares, inside, outside = [], [], [], []
+    segs, shares, inside, outside, pairs = [], [], [], [], []
     for D in decisions:  # (size*size, M-1)
         if should_cancel():
             raise Cancelled("cancelled by the user")
         segs.append([zero_contour(xs, ys, D[:, m].reshape(size, size)) for m in range(D.shape[1])])
         shares.append(float(np.mean(~signs_are_monotone(D > 0))))
-        a, b = hull_split(contour_crossings(xs, ys, D))
-        inside.append(a)
-        outside.append(b)
-    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows, inside, outside)
+        points, crossing = contour_crossings(xs, ys, D)
+        in_hull = hull_split(points)
+        inside.append(one_per_cell(points[in_hull], xs, ys)[0])
+        outside.append(one_per_cell(points[~in_hull], xs, ys)[0])
+        pairs.append(np.unique(crossing[in_hull], axis=0).reshape(-1, 2))
+    return BoundaryLayer(title, names, weights, segs, shares, crossing_rows, inside, outside, pairs)
 
 
 def _class_border_layer(
@@ -96,6 +99,7 @@ def _class_border_layer(
         [np.empty(0, dtype=int)],
         [np.empty((0, 2))],
         [np.empty((0, 2))],
+        [np.empty((0, 2), dtype=int)],
     )
 
 
@@ -111,8 +115,8 @@ def boundary_layer(
 ) -> BoundaryLayer:
     """The boundaries of ``estimator`` on a plane grid (computed here, drawn by the GUI).
 
-    ``hull_split(points (c, 2)) -> (inside, outside)`` sorts crossing points by the training
-    hull (default: all inside).
+    ``hull_split(points (c, 2)) -> inside (c,)`` sorts crossing points by the training hull
+    (default: all inside).
     """
     split_fn = hull_split or _all_inside
     rows = [lad.nonmonotone for lad in ladders]
@@ -174,8 +178,8 @@ def compute_plane(
     hull = slice_hull(X_hull, ref, ix, iy) if p > 1 and ix != iy else np.empty((0, 2))
     near = closeness(split.dataset.X, ref, ix, iy) if ix != iy else np.ones(len(split.dataset.X))
 
-    def hull_split(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return split_by_hull(points, hull)
+    def hull_split(points: np.ndarray) -> np.ndarray:
+        return in_hull(points, hull)
 
     layers = [
         boundary_layer(

@@ -77,8 +77,9 @@ def crossing_checks(estimator: Any, X_fit: np.ndarray) -> dict[str, dict]:
     Returns
     -------
     dict
-        ``"input"`` and ``"feature"`` -> :meth:`CrossingReport.summary` (empty for an
-        estimator without :class:`LadderViews`).
+        ``"input"`` and ``"feature"`` -> :meth:`CrossingReport.summary` plus ``"pairs"``,
+        the crossing pairs ``[j, k]`` of weight indices (empty for an estimator without
+        :class:`LadderViews`).
     """
     if not isinstance(estimator, LadderViews):
         return {}
@@ -90,7 +91,7 @@ def crossing_checks(estimator: Any, X_fit: np.ndarray) -> dict[str, dict]:
             rep = crossing_diagnostics(estimator, X_fit, space=space, n_samples=5000, seed=0)
         except (InputError, ValueError, AttributeError):
             continue
-        out[space] = rep.summary()
+        out[space] = {**rep.summary(), "pairs": rep.crossing_pairs.tolist()}
     return out
 
 

@@ -109,32 +109,44 @@ def segments_to_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return flat[:, 0], flat[:, 1]
 
 
-def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Points where the zero contours of different functions on one grid cross.
+def contour_crossings(
+    xs: np.ndarray, ys: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points where the zero contours of a ladder's boundaries really cross.
 
     Contours are straight within a grid cell, so two of them can only cross inside a cell
     both pass through (cells with exactly two cut edges; saddle cells are left out); the
-    crossing is the intersection of their two segments there.
+    crossing is the intersection of their two segments there.  It is kept only when a
+    corner of that cell *witnesses* it, as the whole-hull check
+    (:func:`wsvmgui.ladder.crossing.crossing_from_values`) counts crossings: the smaller
+    weight's value is not positive where the larger one's is (``f_j <= 0 < f_k``,
+    ``j < k``), so the signs are not monotone there.  Two contours that nearly coincide
+    (touching boundaries, which the non-crossing constraints allow) cut each other's
+    straight pieces without any such corner: they are not crossings.
 
     Parameters
     ----------
     xs : ndarray, shape (nx,)
     ys : ndarray, shape (ny,)
     values : ndarray, shape (ny * nx, m)
-        Column j holds function j on the grid, row ``i * nx + j`` at ``(xs[j], ys[i])``.
+        Column j holds boundary j's function on the grid, row ``i * nx + j`` at
+        ``(xs[j], ys[i])``; columns in increasing order of weight.
 
     Returns
     -------
-    ndarray, shape (c, 2)
+    points : ndarray, shape (c, 2)
         One point per crossing of a pair of contours (each pair counted once per cell).
+    pairs : ndarray of int, shape (c, 2)
+        The columns ``(j, k)``, ``j < k``, of each crossing.
     """
     values = np.asarray(values, dtype=float)
     xs = np.asarray(xs, dtype=float)
     ys = np.asarray(ys, dtype=float)
     ny, nx = ys.size, xs.size
     m = values.shape[1]
+    none = (np.empty((0, 2)), np.empty((0, 2), dtype=int))
     if m < 2 or ny < 2 or nx < 2:
-        return np.empty((0, 2))
+        return none
     ids, starts, ends, owner = [], [], [], []
     for j in range(m):
         rows, cols, points, cut, _c, _k = _cut_cells(xs, ys, values[:, j].reshape(ny, nx))
@@ -151,7 +163,7 @@ def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.
     # Only cells that two or more contours pass through can hold a crossing: few of them,
     # grouped by how many contours pass (a handful of distinct counts).
     order = np.lexsort((who, cell))
-    cell, start, end = cell[order], start[order], end[order]
+    cell, start, end, who = cell[order], start[order], end[order], who[order]
     uniq, first, counts = np.unique(cell, return_index=True, return_counts=True)
     a_idx, b_idx = [], []
     for k in np.unique(counts[counts >= 2]):
@@ -160,8 +172,8 @@ def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.
         a_idx.append((base[:, None] + ia[None, :]).ravel())
         b_idx.append((base[:, None] + ib[None, :]).ravel())
     if not a_idx:
-        return np.empty((0, 2))
-    a, b = np.concatenate(a_idx), np.concatenate(b_idx)
+        return none
+    a, b = np.concatenate(a_idx), np.concatenate(b_idx)  # who[a] < who[b] (sorted)
     p, r = start[a], end[a] - start[a]
     q, s = start[b], end[b] - start[b]
     denom = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
@@ -170,4 +182,29 @@ def contour_crossings(xs: np.ndarray, ys: np.ndarray, values: np.ndarray) -> np.
         t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / denom
         u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
     hit = (denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
-    return p[hit] + t[hit, None] * r[hit]
+    a, b, t = a[hit], b[hit], t[hit]
+    # the cell's four corners (grid rows of ``values``) witness the pair (j, k)
+    i, c = np.divmod(cell[a], nx - 1)
+    corners = np.stack([i * nx + c, i * nx + c + 1, (i + 1) * nx + c, (i + 1) * nx + c + 1])
+    fj, fk = values[corners, who[a]], values[corners, who[b]]
+    real = np.any((fj <= 0) & (fk > 0), axis=0)
+    a, b, t = a[real], b[real], t[real]
+    points = start[a] + t[:, None] * (end[a] - start[a])
+    return points, np.column_stack([who[a], who[b]]).astype(int)
+
+
+def one_per_cell(
+    points: np.ndarray, xs: np.ndarray, ys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first of ``points`` (c, 2) in each grid cell, and the index of each kept one.
+
+    Where many boundaries of nearby weights cross in one place, every pair crosses in the
+    same cell; a mark per cell shows the place once.
+    """
+    if points.shape[0] == 0:
+        return points, np.empty(0, dtype=int)
+    col = np.clip(np.searchsorted(xs, points[:, 0], side="right") - 1, 0, xs.size - 2)
+    row = np.clip(np.searchsorted(ys, points[:, 1], side="right") - 1, 0, ys.size - 2)
+    _, keep = np.unique(row * (xs.size - 1) + col, return_index=True)
+    keep = np.sort(keep)
+    return points[keep], keep

@@ -10,6 +10,7 @@ standardised by training means and spreads), as the command line and model files
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -49,6 +50,20 @@ class Dataset:
         with "impute": the split fills them with training medians).
     n_dropped : int
         Rows left out for missing values ("drop").
+    rows : ndarray of int, shape (n,), or None
+        Each row's number in the file it was read from (1 = the first data row after the
+        header); None for built-in data (their rows are numbered 1..n).
+    ids : ndarray, shape (n,), or None
+        The id column's cells, when the table has one: carried into every export, never
+        a feature.
+    id_name : str
+        The id column's name, or ``"row"`` without one.
+    sha256 : str
+        Digest of the file's bytes ("" for built-in data: :meth:`digest` hashes the
+        values instead).
+    table : Table or None
+        The file's cells as written (:mod:`wsvmgui.io.tables`), for exports that append
+        to the input table; None for built-in data.
     """
 
     name: str
@@ -60,6 +75,46 @@ class Dataset:
     label_name: str = "label"
     missing: str = "error"
     n_dropped: int = 0
+    rows: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    id_name: str = "row"
+    sha256: str = ""
+    table: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def row_numbers(self) -> np.ndarray:
+        """Each row's 1-based number in its source (file rows, else 1..n); shape (n,)."""
+        if self.rows is not None:
+            return np.asarray(self.rows)
+        return np.arange(1, self.X.shape[0] + 1)
+
+    def input_columns(self) -> dict[str, np.ndarray]:
+        """The input table's columns, shape (N,) each: the file's cells as written (every
+        row, also those left out), or the features and the label of built-in data."""
+        if self.table is not None:
+            return {name: self.table.column(name) for name in self.table.columns}
+        cols = {name: self.X[:, j] for j, name in enumerate(self.feature_names)}
+        cols[self.label_name if self.label_name not in cols else "label"] = self.y
+        return cols
+
+    def input_rows(self) -> np.ndarray:
+        """The input table's row (0-based, in :meth:`input_columns`) of each row; (n,)."""
+        return self.row_numbers - 1
+
+    @property
+    def row_ids(self) -> np.ndarray:
+        """Each row's identity in exports: the id column's cells, else the row numbers."""
+        return self.ids if self.ids is not None else self.row_numbers
+
+    def digest(self) -> str:
+        """SHA-256 of the source file, or of the values (features, labels) of built-in
+        data; hex."""
+        if self.sha256:
+            return self.sha256
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self.X, dtype="<f8").tobytes())
+        h.update("\n".join(str(v) for v in self.y).encode("utf-8"))
+        return h.hexdigest()
 
     @property
     def n_missing(self) -> int:
@@ -80,7 +135,7 @@ class Dataset:
         classes = ", ".join(str(c) for c in self.classes[:10])
         more = ", ..." if self.n_classes > 10 else ""
         truth = "; true probabilities known" if self.p_true is not None else ""
-        gaps = ""
+        gaps = f"; rows named by {self.id_name!r}" if self.ids is not None else ""
         if self.n_dropped:
             gaps += f"; {self.n_dropped} rows with missing values dropped"
         if self.n_missing:
@@ -186,29 +241,36 @@ def dataset_from_table(
     features: list[str] | None = None,
     missing: str = "error",
     na_values: tuple[str, ...] = (),
+    id_column: str | None = None,
+    table: Any = None,
 ) -> Dataset:
-    """Read a CSV/TSV file and pick its label and feature columns (InputError if bad).
+    """Read a CSV/TSV file and pick its label, feature and id columns (InputError if bad).
 
     Parameters
     ----------
     path : path-like
     label : str
     features : list of str, optional
-        Default: every other column.
+        Default: every other column (but the id column).
     missing : {"error", "drop", "impute"}
         A missing feature value is an error (naming the first one), drops its row, or is
         kept as NaN for the split to impute.  A missing label is an error, or drops its
         row with "drop".
     na_values : tuple of str
         Further cell values that mean "missing".
+    id_column : str, optional
+        A column that names the rows: carried into exports, never a feature.
+    table : Table, optional
+        The file's cells, already read (:func:`wsvmgui.io.tables.read_table`).
     """
     from pathlib import Path
 
     from ..io.preprocessing import check_complete, check_missing_choice
-    from ..io.tables import read_data
+    from ..io.tables import labelled_data, read_table
 
     check_missing_choice(missing)
-    data = read_data(path, label, features, na_values=na_values)
+    table = read_table(path) if table is None else table
+    data = labelled_data(table, label, features, id_column=id_column, na_values=na_values)
     n_read = data.n
     if missing == "error":
         check_complete(data, "rows")
@@ -231,10 +293,144 @@ def dataset_from_table(
         y,
         list(data.feature_names),
         None,
-        str(path),
+        Path(path).name,
         label_name=label,
         missing=missing,
         n_dropped=n_read - data.n,
+        rows=np.asarray(data.rows),
+        ids=None if data.ids is None else np.asarray(data.ids).astype(str),
+        id_name=data.id_name,
+        sha256=data.sha256,
+        table=table,
+    )
+
+
+LABEL_GUESSES = ("label", "labels", "class", "y", "target", "species")
+
+
+def guess_label(columns: list[str]) -> str:
+    """The column named like a label, else the last one."""
+    return next((c for c in columns if c.lower() in LABEL_GUESSES), columns[-1])
+
+
+def id_like_name(name: str) -> bool:
+    """``id`` or a name ending in ``_id`` (any case): a column that names rows."""
+    low = name.strip().lower()
+    return low == "id" or low.endswith("_id")
+
+
+@dataclass(frozen=True)
+class ColumnGuess:
+    """The columns proposed for a table: label, features, id, and why.
+
+    Attributes
+    ----------
+    label : str
+    features : list of str
+        The numeric columns but the label and the id (and other id-like columns).
+    id_column : str or None
+    notes : list of str
+        One sentence per column the guess kept out of the features.
+    text : dict of str to (int, str)
+        Columns (not the label) holding a cell that is not a number: the row number and
+        the cell of the first one.
+    """
+
+    label: str
+    features: list[str]
+    id_column: str | None
+    notes: list[str]
+    text: dict[str, tuple[int, str]]
+
+
+def _steps_by_one(values: np.ndarray) -> bool:
+    """Integers, all different, that fill a run ``a, a + 1, ..., a + n - 1``."""
+    if values.size < 3 or not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+        return False
+    return np.unique(values).size == values.size and values.max() - values.min() == values.size - 1
+
+
+def guess_columns(
+    table: Any, label: str | None = None, na_values: tuple[str, ...] = ()
+) -> ColumnGuess:
+    """Propose the label, feature and id columns of a table (no column is read twice).
+
+    A column is proposed as the id (not a feature) when its name is ``id`` or ends in
+    ``_id`` (numbers or text), or when it holds integers that are all different and step
+    by one (row numbers); the first such column is the id and any other is left out of
+    the features too.  Without one, a text column with a different value in every row is
+    the id.  The other columns holding text are named in :attr:`ColumnGuess.text`: they
+    cannot be features, and the user decides whether one names the rows.
+
+    Parameters
+    ----------
+    table : Table
+        :func:`wsvmgui.io.tables.read_table`.
+    label : str, optional
+        The label column (default: :func:`guess_label`).
+    na_values : tuple of str
+        Further cell values meaning missing.
+    """
+    from ..io.numbers import parse_numbers
+    from ..io.tables import FEATURE_NA_SET
+
+    columns = [str(c) for c in table.columns]
+    label = label if label in columns else guess_label(columns)
+    na = FEATURE_NA_SET | {str(v).strip() for v in na_values}
+    text: dict[str, tuple[int, str]] = {}
+    numeric: dict[str, np.ndarray] = {}
+    for name in columns:
+        if name == label:
+            continue
+        cells = np.asarray([c.strip() for c in table.column(name)], dtype=object)
+        present = np.flatnonzero([c not in na for c in cells])
+        values, bad = parse_numbers(cells[present])
+        if bad >= 0:
+            i = int(present[bad])
+            text[name] = (int(table.rows[i]), str(table.column(name)[i]))
+        elif present.size == cells.size:
+            numeric[name] = values
+    id_column, notes, left_out = None, [], set()
+    for name in columns:
+        if name == label:
+            continue
+        by_name = id_like_name(name)
+        steps = name in numeric and _steps_by_one(numeric[name])
+        if not (by_name or steps):
+            continue
+        why = "is named like an id" if by_name else "holds integers stepping by one"
+        if id_column is None:
+            id_column = name
+            notes.append(f"Column {name!r} {why}: used as the rows' id, not as a feature.")
+        else:
+            left_out.add(name)
+            notes.append(f"Column {name!r} {why} too: left out of the features.")
+    if id_column is None:
+        # a text column with a different value in every row names the rows (sample codes)
+        for name in text:
+            strings = [c.strip() for c in table.column(name)]
+            if all(c not in na for c in strings) and len(set(strings)) == len(strings):
+                id_column = name
+                notes.append(
+                    f"Column {name!r} holds a different text in every row: used as the rows' "
+                    "id, not as a feature."
+                )
+                break
+    features = [c for c in columns if c not in (label, id_column) and c not in left_out]
+    text = {c: v for c, v in text.items() if c in features}
+    return ColumnGuess(label, features, id_column, notes, text)
+
+
+def text_column_message(name: str, row: int, cell: str, unique: bool) -> str:
+    """Why a text column cannot be a feature, and what it can be instead."""
+    what = (
+        "a different value in every row: if it names the rows, choose it as the id column"
+        if unique
+        else "choose it as the id column if it names the rows, or leave it out"
+    )
+    return (
+        f"column {name!r} holds text ({cell!r} in row {row}), not numbers, so it cannot be "
+        f"a feature; {what}"
     )
 
 

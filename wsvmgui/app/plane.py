@@ -4,7 +4,7 @@ A plane is a square grid over two features (raw units); with more than two featu
 a slice through a reference point, the other features held at its values
 (:func:`plane_grid`).  Its colour is the most probable class's, paler where the classes
 are nearly tied (:func:`surface_colors`); crossing points are sorted by the training
-hull's cut by the plane (:func:`split_by_hull`).
+hull's cut by the plane (:func:`in_hull`).
 """
 
 from __future__ import annotations
@@ -132,14 +132,13 @@ def inside_polygon(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
     return np.all(cross >= -1e-12, axis=1) | np.all(cross <= 1e-12, axis=1)
 
 
-def split_by_hull(points: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Crossing points (c, 2) inside and outside the training hull's cut ``ring``.
+def in_hull(points: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Whether each crossing point (c, 2) lies in the training hull's cut ``ring``; bool (c,).
 
     With more than two features the cut is traced by support directions
     (:func:`wsvmgui.app.slices.slice_hull`): a polygon inscribed in the exact cut, whose
     edges lie within a fraction of a percent of it.
     """
-    if points.size == 0:
-        return points, points
-    inside = inside_polygon(points, ring) if ring.size else np.zeros(len(points), dtype=bool)
-    return points[inside], points[~inside]
+    if points.size == 0 or ring.size == 0:
+        return np.zeros(points.shape[0], dtype=bool)
+    return inside_polygon(points, ring)

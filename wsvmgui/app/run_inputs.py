@@ -87,6 +87,26 @@ def fit_inputs(
     )
 
 
+#: Rows of each class a run needs among the rows it fits on (as ``wsvmgui fit`` asks).
+MIN_CLASS_ROWS = 2
+
+
+def check_class_sizes(y_fit: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse a run, before it starts, when a class has fewer than :data:`MIN_CLASS_ROWS`
+    rows among those the fit uses (``y_fit``, shape (n,)); ``classes`` (K,) are the data
+    set's (InputError naming the class)."""
+    y_fit = np.asarray(y_fit)
+    for c in classes:
+        n = int(np.sum(y_fit == c))
+        if n < MIN_CLASS_ROWS:
+            rows = "row" if n == 1 else "rows"
+            raise InputError(
+                f"class {str(c)!r} has {n} {rows} among the {y_fit.size} rows the fit uses "
+                f"(the test part holds out the others); every class needs at least "
+                f"{MIN_CLASS_ROWS}: lower the test fraction, or leave the class out of the data"
+            )
+
+
 def comparison_scheme(settings: RunSettings, n_classes: int) -> tuple[str | None, str]:
     """The non-crossing scheme to show beside a binary ladder, or None with the reason."""
     if n_classes != 2:

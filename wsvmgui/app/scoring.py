@@ -14,14 +14,23 @@ def score_table(model: FittedModel, source: str, out: str) -> str:
     """Probabilities of a table's rows from ``model``, written to ``out``; a summary line.
 
     The table needs the model's feature columns; its label column, when present, is
-    written beside the probabilities and scored.
+    written beside the probabilities and scored.  Rows are named as in the app's export:
+    by the id column the model was fitted with (``model.meta["id"]``) when the table has
+    it, else by their 1-based row numbers.
     """
     from ..io.tables import labelled_data, read_table
     from .calibration import proper_scores
 
     table = read_table(source)
     label = model.label if model.label in table.columns else None
-    data = labelled_data(table, label, list(model.feature_names), require_label=False)
+    id_column = model.meta.get("id") if isinstance(model.meta, dict) else None
+    data = labelled_data(
+        table,
+        label,
+        list(model.feature_names),
+        id_column=id_column if id_column in table.columns else None,
+        require_label=False,
+    )
     rows, report = model.predict(data)
     write_results(
         out,

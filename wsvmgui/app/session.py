@@ -48,7 +48,9 @@ class Session:
     ----------
     data : dict
         ``{"kind": "builtin", "name", "n"?, "seed"?}`` or
-        ``{"kind": "file", "path", "sha256", "label", "features"}``.
+        ``{"kind": "file", "path", "sha256", "label", "features", "id"?}``; in the file the
+        path is relative to the session file's folder (``/`` separators), in memory as
+        loaded it is the path to open.
     split : dict
         ``{"test_fraction": float, "standardise": bool}``.
     settings : RunSettings
@@ -108,14 +110,37 @@ def _finite(obj: Any) -> Any:
     return _plain(obj)
 
 
+def _relative(data_path: str, session_path: str | os.PathLike) -> str:
+    """A data file's path relative to the session file's folder (``/`` separators), so
+    that a folder moved with both keeps working; absolute only where no relative path
+    exists (another drive)."""
+    folder = os.path.dirname(os.path.abspath(session_path))
+    try:
+        rel = os.path.relpath(os.path.abspath(data_path), folder)
+    except ValueError:
+        return os.path.abspath(data_path)
+    return Path(rel).as_posix()
+
+
+def _resolve(data_path: str, session_path: str | os.PathLike) -> str:
+    """A session's data path as a path to open: relative ones from the session's folder."""
+    if os.path.isabs(data_path):
+        return data_path
+    folder = os.path.dirname(os.path.abspath(session_path))
+    return os.path.normpath(os.path.join(folder, *data_path.split("/")))
+
+
 def save_session(path: str | os.PathLike, session: Session) -> None:
-    """Write ``session`` as JSON, atomically; a data file's digest is recorded now."""
+    """Write ``session`` as JSON, atomically; a data file's digest is recorded now and
+    its path relative to the session file."""
     data = dict(session.data)
     if data.get("kind") == "file":
         try:
             data["sha256"] = file_digest(data["path"])
         except OSError as exc:
-            raise InputError(f"cannot read the data file {data['path']}: {exc}") from None
+            name = os.path.basename(data["path"])
+            raise InputError(f"cannot read the data file {name}: {exc.strerror or exc}") from None
+        data["path"] = _relative(data["path"], path)
     body = Session(
         data,
         session.split,
@@ -174,6 +199,9 @@ def load_session(path: str | os.PathLike) -> Session:
         _require(data, "path", str, "data")
         _require(data, "label", str, "data")
         _require(data, "features", list, "data")
+        if data.get("id") is not None:
+            _require(data, "id", str, "data")
+        data = {**data, "path": _resolve(data["path"], path)}
     else:
         raise InputError(f"session file: unknown data kind {kind!r}")
     split = _require(body, "split", dict, "the session")
@@ -216,7 +244,10 @@ def check_data_file(data: dict[str, Any]) -> str:
         return ""
     path = data["path"]
     if not os.path.isfile(path):
-        raise InputError(f"the session's data file {path} is not there any more")
+        raise InputError(
+            f"the session's data file {os.path.basename(path)} is not there any more "
+            "(it is looked for beside the session file, where it was when saved)"
+        )
     digest = data.get("sha256")
     if digest and file_digest(path) != digest:
         return f"the data file {os.path.basename(path)} changed since the session was saved"

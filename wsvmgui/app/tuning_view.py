@@ -48,6 +48,29 @@ class TuningSurface:
     score_name: str
     best: tuple[int, int]
 
+    @property
+    def chosen(self) -> tuple[float, float]:
+        """The grid values of the chosen candidate (the second NaN without one)."""
+        return float(self.xs[self.best[0]]), float(self.ys[self.best[1]])
+
+    def edges(self) -> list[str]:
+        """Where the chosen candidate sits on the grid's edge: ``"the smallest λ"``, ...
+
+        A parameter tuned over two or more values whose chosen value is its smallest or
+        largest: the best may lie beyond the grid.
+        """
+        out = []
+        for axis, (values, name) in enumerate(((self.xs, self.x_name), (self.ys, self.y_name))):
+            finite = np.isfinite(values)
+            if not name or finite.sum() < 2:
+                continue
+            i = self.best[axis]
+            if values[i] == np.nanmin(values):
+                out.append(f"the smallest {name}")
+            elif values[i] == np.nanmax(values):
+                out.append(f"the largest {name}")
+        return out
+
 
 def _from_result(name: str, tuning: TuningResult) -> TuningSurface:
     score = np.where(np.isfinite(tuning.egkl), tuning.egkl, np.inf).astype(float)
@@ -134,4 +157,55 @@ def tuning_surfaces(estimator: Any) -> list[TuningSurface]:
     return []
 
 
-__all__ = ["TuningSurface", "tuning_surfaces"]
+def tuning_notes(surfaces: list[TuningSurface]) -> list[str]:
+    """Sentences about optima on the edge of their grids (nothing when none is)."""
+    at_edge = [(s, s.edges()) for s in surfaces]
+    at_edge = [(s, e) for s, e in at_edge if e]
+    if not at_edge:
+        return []
+    if len(surfaces) == 1:
+        s, e = at_edge[0]
+        return [
+            f"The tuned optimum sits on the grid's edge ({' and '.join(e)} of the grid): "
+            "a wider grid may do better."
+        ]
+    named = "; ".join(f"{s.name}: {' and '.join(e)}" for s, e in at_edge)
+    return [
+        f"Optimum on the grid's edge in {len(at_edge)} of {len(surfaces)} sub-problems "
+        f"({named}): a wider grid may do better."
+    ]
+
+
+def used_values(estimator: Any, surfaces: list[TuningSurface]) -> list[str]:
+    """The penalty and width the final fit used, and how they relate to the grid.
+
+    With ``refit`` the final fit on all rows keeps the tuned ``C = 1 / (2 n lambda)``, so
+    its lambda is the grid's value rescaled to its own number of rows; both are said.
+    """
+    info = getattr(estimator, "fit_info_", None) or {}
+    lam: Any = getattr(estimator, "lambda_", getattr(estimator, "lam_", None))
+    sigma = getattr(estimator, "sigma_", None)
+    out: list[str] = []
+    finite = isinstance(lam, (int, float)) and bool(np.isfinite(lam))
+    lam = float(lam) if finite else float("nan")
+    if finite:
+        n = info.get("n_train")
+        text = f"\u03bb = {lam:.4g}"
+        if isinstance(n, (int, np.integer)) and n > 0:
+            text += f" (C = {1.0 / (2.0 * n * lam):.4g}, final fit on {int(n)} rows)"
+        out.append(text)
+    if len(surfaces) == 1 and finite:
+        grid_lam = surfaces[0].chosen[0]
+        if np.isfinite(grid_lam) and not np.isclose(grid_lam, lam, rtol=1e-6):
+            out.append(
+                f"tuned \u03bb = {grid_lam:.4g} on the grid, for the tuning fits' rows (the "
+                "final fit keeps its C)"
+            )
+    elif len(surfaces) > 1:
+        out.append(f"\u03bb and \u03c3 tuned per sub-problem ({len(surfaces)} grids)")
+    if isinstance(sigma, (int, float)) and np.isfinite(sigma):
+        out.append(f"\u03c3 = {sigma:.4g}")
+    return out
+
+
+__all__ = ["TuningSurface", "tuning_notes", "tuning_surfaces", "used_values"]

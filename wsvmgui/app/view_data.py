@@ -95,6 +95,13 @@ class BoundaryLayer:
         training hull's cut by the plane, shape (c, 2).
     crossings_outside : list of ndarray
         Per sub-problem: crossing points outside that cut, shape (c', 2).
+    crossing_pairs : list of ndarray
+        Per sub-problem: the boundaries ``(j, k)`` (indices into its weights, ``j < k``)
+        that cross inside the cut, shape (P, 2) of int.
+
+    Crossings are the places where a cell corner of the plane's grid witnesses them (the
+    smaller weight's boundary says "not above" where the larger one's says "above":
+    :func:`wsvmgui.app.contours.contour_crossings`), one mark per grid cell.
     """
 
     title: str
@@ -105,6 +112,7 @@ class BoundaryLayer:
     crossing_rows: list[np.ndarray]
     crossings: list[np.ndarray] = field(default_factory=list)
     crossings_outside: list[np.ndarray] = field(default_factory=list)
+    crossing_pairs: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

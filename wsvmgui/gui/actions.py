@@ -130,6 +130,23 @@ ACTIONS: tuple[Item, ...] = (
     ),
     Entry(
         "File",
+        "Export table with probabilities\u2026",
+        "files.export_table_dialog",
+        "export_table",
+        tip="The input table, every row and column as read, with the probability columns appended",
+        enabled=False,
+    ),
+    Entry(
+        "File",
+        "Export report\u2026",
+        "files.export_report_dialog",
+        "export_report",
+        tip="One HTML file for a paper's supplement: data, settings, versions, tuning, "
+        "measures against the baselines, calibration, the plots and the references",
+        enabled=False,
+    ),
+    Entry(
+        "File",
         "Export plot\u2026",
         "files.export_plot_dialog",
         "export_plot",

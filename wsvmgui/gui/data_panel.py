@@ -33,66 +33,106 @@ from PySide6.QtWidgets import (
 
 from ..app.datasets import (
     DEFAULT_DESIGN_N,
+    ColumnGuess,
     Dataset,
     DataSplit,
     builtin_label,
     builtin_names,
     dataset_from_table,
+    guess_columns,
+    guess_label,
     is_simulation,
     load_builtin,
     split_dataset,
+    text_column_message,
 )
 from ..errors import InputError
 from ..io.preprocessing import MissingValuesError
 
 FILE_ITEM = "__file__"
-LABEL_GUESSES = ("label", "labels", "class", "y", "target", "species")
+#: The id choice "no id column" (rows are named by their numbers).
+NO_ID = "(none: row numbers)"
 #: Pause after the last change of n or seed before the simulation is drawn again (ms).
 RELOAD_DELAY_MS = 500
 
 
-def guess_label(columns: list[str]) -> str:
-    """The column named like a label, else the last one."""
-    return next((c for c in columns if c.lower() in LABEL_GUESSES), columns[-1])
-
-
 class ColumnDialog(QDialog):
-    """Choose the label column and the feature columns of a table."""
+    """Choose the label, feature and id columns of a table.
 
-    def __init__(self, name: str, columns: list[str], label: str, parent=None) -> None:
+    The id column names the rows in every export and is never a feature; the dialog
+    proposes one (:func:`wsvmgui.app.datasets.guess_columns`) and says why.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        columns: list[str],
+        label: str,
+        parent=None,
+        features: list[str] | None = None,
+        id_column: str | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Columns of {name}")
         self.label = QComboBox()
         self.label.addItems(columns)
         self.label.setCurrentText(label)
         self.label.setToolTip("The column that holds the classes")
+        self.id_column = QComboBox()
+        self.id_column.addItem(NO_ID, None)
+        for c in columns:
+            self.id_column.addItem(c, c)
+        self.id_column.setCurrentIndex(max(self.id_column.findData(id_column), 0))
+        self.id_column.setToolTip(
+            "A column that names the rows (a sample or patient id): carried into every "
+            "export beside the probabilities, never used as a feature"
+        )
+        checked = set(features) if features is not None else set(columns)
         self.features = QListWidget()
         self.features.setToolTip("Checked columns are the features (numbers)")
         for c in columns:
             item = QListWidgetItem(c)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked if c == label else Qt.CheckState.Checked)
+            on = c in checked and c not in (label, id_column)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             self.features.addItem(item)
+        self.note = QLabel(" ".join(notes or []))
+        self.note.setWordWrap(True)
+        self.note.setVisible(bool(notes))
+        self.id_column.currentIndexChanged.connect(self._id_chosen)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
-        form.addRow(QLabel(f"<b>{name}</b>: choose the label and the feature columns."))
+        form.addRow(QLabel(f"<b>{name}</b>: choose the label, id and feature columns."))
         form.addRow("Label column", self.label)
+        form.addRow("Id column", self.id_column)
+        form.addRow(self.note)
         form.addRow("Features", self.features)
         form.addRow(buttons)
 
-    def choice(self) -> tuple[str, list[str]]:
+    def _id_chosen(self, _index: int) -> None:
+        """The id column is no feature."""
+        chosen = self.id_column.currentData()
+        for i in range(self.features.count()):
+            item = self.features.item(i)
+            if item.text() == chosen:
+                item.setCheckState(Qt.CheckState.Unchecked)
+
+    def choice(self) -> tuple[str, list[str], str | None]:
+        """The label, the features and the id column (None: none)."""
         label = self.label.currentText()
+        id_column = self.id_column.currentData()
         features = [
             self.features.item(i).text()
             for i in range(self.features.count())
             if self.features.item(i).checkState() == Qt.CheckState.Checked
-            and self.features.item(i).text() != label
+            and self.features.item(i).text() not in (label, id_column)
         ]
-        return label, features
+        return label, features, id_column
 
 
 class DataPanel(QWidget):
@@ -193,8 +233,11 @@ class DataPanel(QWidget):
         self.columns: list[str] = []
         self.label: str | None = None
         self.features: list[str] = []
+        self.id_column: str | None = None
+        #: What the last load decided about the columns (id proposed, ...), one sentence each.
+        self.load_notes: list[str] = []
         self.pending_dialog: ColumnDialog | None = None
-        self._pending_file: tuple[str, str | None, list[str]] | None = None
+        self._pending_file: tuple[str, str | None, list[str] | None, str | None] | None = None
         self._reload = QTimer(self)
         self._reload.setSingleShot(True)
         self._reload.setInterval(RELOAD_DELAY_MS)
@@ -220,7 +263,8 @@ class DataPanel(QWidget):
         if not self._accept(ds):
             return False
         self.path = None
-        self.columns, self.label, self.features = [], None, []
+        self.columns, self.label, self.features, self.id_column = [], None, [], None
+        self.load_notes = []
         self._pending_file = None
         self._shown_source = name
         self._show_source()
@@ -230,7 +274,7 @@ class DataPanel(QWidget):
         name = self.source.currentData()
         if name == FILE_ITEM:
             if self.path and self._shown_source != FILE_ITEM:
-                self.open_file(self.path, self.label, self.features)
+                self.open_file(self.path, self.label, self.features, self.id_column)
             return
         if name != self._shown_source or self.path is not None:
             self.load_builtin(name)
@@ -264,57 +308,108 @@ class DataPanel(QWidget):
 
     # ------------------------------------------------------------------------------ files
     def open_file(
-        self, path: str, label: str | None = None, features: list[str] | None = None
+        self,
+        path: str,
+        label: str | None = None,
+        features: list[str] | None = None,
+        id_column: str | None = None,
     ) -> bool:
-        """Read a CSV/TSV file with the given (or guessed) label and feature columns.
+        """Read a CSV/TSV file with the given (or guessed) label, feature and id columns.
 
-        On failure the data set, file and columns in use stay and an error is signalled;
-        when the file is readable but the guessed columns are not usable, a column dialog
-        opens (without blocking) to choose them.
+        Without ``features`` the columns are guessed (:func:`guess_columns`): a column
+        named like an id, or holding integers that step by one, becomes the rows' id and
+        not a feature, with a note (:attr:`load_notes`).  On failure the data set, file
+        and columns in use stay and an error is signalled; when the file is readable but
+        the columns are not usable, a column dialog opens (without blocking).
         """
         from ..io.tables import read_table
 
+        name = os.path.basename(path)
         try:
-            frame = read_table(path)
+            table = read_table(path)
         except (InputError, OSError) as exc:
-            self.error.emit(f"Could not open {os.path.basename(path)}. {exc}")
+            self.error.emit(f"Could not open {name}. {exc}")
             return False
-        columns = [str(c) for c in frame.columns]
-        chosen_label = label if label in columns else guess_label(columns)
-        chosen = [c for c in (features or columns) if c in columns and c != chosen_label]
+        columns = [str(c) for c in table.columns]
+        guess: ColumnGuess | None = None
+        if features is None:
+            guess = guess_columns(table, label)
+            chosen_label, chosen, id_column = guess.label, guess.features, guess.id_column
+            notes = guess.notes
+        else:
+            chosen_label = label if label in columns else guess_label(columns)
+            chosen = [c for c in features if c in columns and c not in (chosen_label, id_column)]
+            id_column = id_column if id_column in columns else None
+            notes = []
+        text = guess.text if guess is not None else {}
+        if text:
+            self._refuse_text(path, table, columns, chosen_label, chosen, id_column, text)
+            return False
         try:
-            ds = dataset_from_table(path, chosen_label, chosen, self.missing.currentText())
+            ds = dataset_from_table(
+                path, chosen_label, chosen, self.missing.currentText(), (), id_column, table
+            )
         except MissingValuesError as exc:
             self.error.emit(
                 f"{exc}. The data in use did not change; choose drop or impute under "
                 "Missing values."
             )
-            self._pending_file = (path, chosen_label, chosen)
+            self._pending_file = (path, chosen_label, chosen, id_column)
             self._show_missing_row(True)
             return False
         except InputError as exc:
+            text = guess_columns(table, chosen_label).text
+            text = {c: v for c, v in text.items() if c in chosen}
+            if text:
+                self._refuse_text(path, table, columns, chosen_label, chosen, id_column, text)
+                return False
             self.error.emit(
-                f"{os.path.basename(path)}: {exc}. The data in use did not change; choose "
-                "the label and feature columns."
+                f"{name}: {exc}. The data in use did not change; choose the label and "
+                "feature columns."
             )
-            self._ask_columns(path, columns, chosen_label)
+            self._ask_columns(path, columns, chosen_label, chosen, id_column)
             return False
-        if not self._accept(ds):
+        if not self._accept(ds, notes):
             return False
         self.path = path
         self.columns, self.label, self.features = columns, chosen_label, chosen
+        self.id_column = id_column
         self._pending_file = None
         self._shown_source = FILE_ITEM
         self._show_source()
         self.file_loaded.emit(path)
         return True
 
+    def _refuse_text(
+        self,
+        path: str,
+        table,
+        columns: list[str],
+        label: str,
+        chosen: list[str],
+        id_column: str | None,
+        text: dict[str, tuple[int, str]],
+    ) -> None:
+        """Chosen features that hold text: say which and ask (proposing an id)."""
+        first = next(iter(text))
+        row, cell = text[first]
+        unique = len(set(table.column(first))) == table.shape[0]
+        self.error.emit(
+            f"{os.path.basename(path)}: {text_column_message(first, row, cell, unique)}. "
+            "The data in use did not change; choose the columns."
+        )
+        if id_column is None and unique:
+            id_column = first
+        features = [c for c in chosen if c not in text]
+        note = [f"Column {first!r} holds text: it can be the id column, not a feature."]
+        self._ask_columns(path, columns, label, features, id_column, note)
+
     def _missing_chosen(self, *_args) -> None:
         """Read the file again with the new choice: the one that failed for missing
         values, else the file in use."""
         target = self._pending_file
         if target is None and self.path and self._shown_source == FILE_ITEM:
-            target = (self.path, self.label, self.features)
+            target = (self.path, self.label, self.features, self.id_column)
         if target is None:
             return
         if not self.open_file(*target):
@@ -334,50 +429,65 @@ class DataPanel(QWidget):
     def choose_columns(self) -> None:
         """Open the column dialog for the file in use."""
         if self.path:
-            self._ask_columns(self.path, self.columns, self.label or guess_label(self.columns))
+            label = self.label or guess_label(self.columns)
+            self._ask_columns(self.path, self.columns, label, self.features, self.id_column)
 
-    def _ask_columns(self, path: str, columns: list[str], label: str) -> None:
-        dialog = ColumnDialog(os.path.basename(path), columns, label, self)
+    def _ask_columns(
+        self,
+        path: str,
+        columns: list[str],
+        label: str,
+        features: list[str] | None = None,
+        id_column: str | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        dialog = ColumnDialog(
+            os.path.basename(path), columns, label, self, features, id_column, notes
+        )
         self.pending_dialog = dialog
 
         def done(code: int) -> None:
             self.pending_dialog = None
             if code == QDialog.DialogCode.Accepted:
-                chosen_label, chosen = dialog.choice()
+                chosen_label, chosen, chosen_id = dialog.choice()
                 if not chosen:
                     self.error.emit("Bad column choice: choose at least one feature column")
                     return
-                self.open_file(path, chosen_label, chosen)
+                self.open_file(path, chosen_label, chosen, chosen_id)
             dialog.deleteLater()
 
         dialog.finished.connect(done)
         dialog.open()
 
-    def apply_columns(self, label: str, features: list[str]) -> bool:
-        """Use other columns of the file in use (InputError message if they do not work)."""
+    def apply_columns(self, label: str, features: list[str], id_column: str | None = None) -> bool:
+        """Use other columns of the file in use (an error message if they do not work)."""
         if not self.path:
             return False
         if not features:
             self.error.emit("Bad column choice: choose at least one feature column")
             return False
         try:
-            ds = dataset_from_table(self.path, label, features, self.missing.currentText())
+            ds = dataset_from_table(
+                self.path, label, features, self.missing.currentText(), (), id_column
+            )
         except (InputError, OSError) as exc:
             self.error.emit(f"Bad column choice: {exc}")
             return False
         if not self._accept(ds):
             return False
-        self.label, self.features = label, list(features)
+        self.label, self.features, self.id_column = label, list(features), id_column
         self._show_source()
         return True
 
     # ----------------------------------------------------------------------------- state
-    def _accept(self, ds: Dataset) -> bool:
-        """Make ``ds`` the data in use if the main window agrees; emits dataset_changed."""
+    def _accept(self, ds: Dataset, notes: list[str] | None = None) -> bool:
+        """Make ``ds`` the data in use if the main window agrees; emits dataset_changed
+        (``notes``, what the load decided about the columns, are :attr:`load_notes`)."""
         if not self.confirm_change():
             self._show_source()
             return False
         self.dataset = ds
+        self.load_notes = list(notes or [])
         self.dataset_changed.emit(ds)
         return True
 
@@ -410,7 +520,8 @@ class DataPanel(QWidget):
         self._form.setRowVisible(self._cols_row, file_mode)
         self._show_missing_row(file_mode or self.missing.currentText() != "error")
         if file_mode:
-            self.label_column.setText(f"{self.label} ({len(self.features)} features)")
+            named = f", id {self.id_column}" if self.id_column else ""
+            self.label_column.setText(f"{self.label} ({len(self.features)} features{named})")
         sim = is_simulation(self._shown_source or "")
         self._form.setRowVisible(self.n_points, sim)
         self._form.setRowVisible(self.data_seed, sim)
@@ -423,6 +534,7 @@ class DataPanel(QWidget):
                 "path": os.path.abspath(self.path),
                 "label": self.label,
                 "features": list(self.features),
+                "id": self.id_column,
                 "missing": self.missing_choice(),
             }
         ref = {"kind": "builtin", "name": self._shown_source}

@@ -23,7 +23,16 @@ from ..app.scoring import score_table
 from ..errors import InputError
 from ..io.modelfile import FittedModel, check_rows, load_model, save_model
 from ..io.results import plain_json
-from .export import ROW_CHOICES, export_plot, export_probabilities, load_settings, save_settings
+from .export import (
+    ROW_CHOICES,
+    SCREEN_DPI,
+    export_plot,
+    export_probabilities,
+    export_report,
+    export_table,
+    load_settings,
+    save_settings,
+)
 from .views.base import View
 
 if TYPE_CHECKING:
@@ -33,6 +42,8 @@ if TYPE_CHECKING:
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt")
 TABLE_FILTER = "Tables (*.csv *.tsv *.tab *.txt);;All files (*)"
 MAX_RECENT = 8
+#: Resolutions offered for PNG plots: times the size on screen.
+PNG_SCALES = (1, 2, 3, 4)
 
 
 class FileActions(QObject):
@@ -170,18 +181,94 @@ class FileActions(QObject):
         self.window.show_info(f"Wrote {n} rows to {path}.")
         return True
 
+    def export_table_dialog(self) -> None:
+        if self.window.result is None:
+            self.window.show_error("Nothing to export yet: run an analysis first.")
+            return
+        stem = Path(self.window.result.split.dataset.name).stem
+        path = self.ask_save_path(
+            "Export the table with probabilities", f"{stem}-with-probabilities.csv", "CSV (*.csv)"
+        )
+        if path:
+            self.export_table(path)
+
+    def export_table(self, path: str) -> bool:
+        """The input table with the probability columns appended (CSV and sidecar)."""
+        result = self.window.result
+        if result is None:
+            self.window.show_error("Nothing to export yet: run an analysis first.")
+            return False
+        try:
+            n = export_table(path, result)
+        except (InputError, OSError) as exc:
+            self.window.show_error(f"Export failed: {exc}")
+            return False
+        self.window.show_info(f"Wrote the table ({n} rows) with its probabilities to {path}.")
+        return True
+
+    def export_report_dialog(self) -> None:
+        if self.window.result is None:
+            self.window.show_error("Nothing to report yet: run an analysis first.")
+            return
+        stem = Path(self.window.result.split.dataset.name).stem
+        path = self.ask_save_path("Export report", f"{stem}-report.html", "HTML (*.html)")
+        if path:
+            self.export_report(path)
+
+    def export_report(self, path: str) -> bool:
+        """The run report: one self-contained HTML file with the views as inline SVG."""
+        result = self.window.result
+        if result is None:
+            self.window.show_error("Nothing to report yet: run an analysis first.")
+            return False
+        deck = self.window.deck
+        views = list(zip(deck.titles(), deck.views, strict=True))
+        shown = deck.tabs.currentIndex()
+        try:
+            export_report(path, result, self.window.runs.baselines, views, self._laid_out)
+        except (InputError, OSError) as exc:
+            self.window.show_error(f"Export failed: {exc}")
+            return False
+        finally:
+            deck.show_tab(shown)
+        self.window.show_info(f"Wrote the run report to {path}.")
+        return True
+
+    def _laid_out(self, view: View) -> None:
+        """Bring ``view`` to the front and let Qt lay it out (a hidden tab's plots have
+        no size, and some views draw only when shown)."""
+        self.window.deck.tabs.setCurrentWidget(view)  # type: ignore[arg-type]
+        for _ in range(3):  # the resize, then the plots' layout, then their view boxes
+            QApplication.processEvents()
+
     def export_plot_dialog(self) -> None:
         view = self.window.deck.current()
         name = self.window.deck.current_title().split()[0].lower()
         path = self.ask_save_path("Export plot", f"{name}.png", "PNG image (*.png);;SVG (*.svg)")
-        if path:
-            self.export_plot(path, view)
+        if not path:
+            return
+        scale = 1.0
+        if path.lower().endswith(".png"):
+            size = view.export_item().size()
+            choices = [
+                f"{k}\u00d7 ({k * size.width()} \u00d7 {k * size.height()} pixels, "
+                f"{round(k * SCREEN_DPI)} dpi)"
+                for k in PNG_SCALES
+            ]
+            chosen, ok = QInputDialog.getItem(
+                self.window, "PNG resolution", "Resolution of the picture:", choices, 1, False
+            )
+            if not ok:
+                return
+            scale = float(PNG_SCALES[choices.index(chosen)])
+        self.export_plot(path, view, scale)
 
-    def export_plot(self, path: str, view: View | None = None) -> bool:
-        """Save ``view`` (default: the one in front) as PNG or SVG, by the suffix."""
+    def export_plot(self, path: str, view: View | None = None, scale: float = 1.0) -> bool:
+        """Save ``view`` (default: the one in front) as SVG or PNG (at ``scale`` times its
+        size on screen), by the suffix."""
         view = view or self.window.deck.current()
         try:
-            export_plot(path, view.export_item())
+            export_plot(path, view.export_item(), scale)
         except (InputError, OSError) as exc:
             self.window.show_error(f"Export failed: {exc}")
             return False
@@ -240,6 +327,7 @@ class FileActions(QObject):
         split, ds = res.split, res.split.dataset
         meta: dict[str, Any] = {
             "data": ds.name,
+            "id": ds.id_name if ds.ids is not None else None,
             "rows": {"train": split.train.size, "tune": split.tune.size, "test": split.test.size},
             "metrics": res.metrics,
             "made_by": "wsvmgui desktop app",

@@ -18,7 +18,10 @@ them), shows the boundaries, the probabilities and how well they are calibrated.
 <li><b>Data</b> (left, tab <i>Data</i>): a built-in data set, or <b>File &#9656; Open
 data</b> (Ctrl+O), or drop a CSV/TSV file on the window.  Simulation designs know the true
 probabilities; changing their <i>n</i> or <i>seed</i> draws them again at once.</li>
-<li>If the label column is not guessed right, <b>File &#9656; Choose columns</b>.</li>
+<li>If the label column is not guessed right, <b>File &#9656; Choose columns</b>.  A
+column named <i>id</i> or <i>&hellip;_id</i>, or holding integers that step by one (row
+numbers), is taken as the rows' <b>id</b>: never a feature, and carried into every
+export; the message line says so, and the dialog changes it.</li>
 <li>A share of the rows is held out as the <i>test</i> part: every measure, the
 calibration diagram and the probability bars use it.  Features are standardised by the
 training part unless you untick it; plots stay in the original units.</li>
@@ -30,7 +33,11 @@ training part unless you untick it; plots stay in the original units.</li>
 seconds on the built-in data, <i>standard</i> uses the library's defaults (more
 penalties, widths and folds; can take minutes).  Editing a field makes them
 <i>custom</i>.  Hover over any field for what it does.</li>
-<li><b>weights M</b> sets the resolution: the probabilities come out on a 1/M grid.</li>
+<li><b>Engine</b> and <b>weights M</b>: the default engine, the exact <i>path</i> in
+&pi;, gives each point's probability exactly where its own decision value changes sign,
+on no grid; M only sets how many boundaries (and ladder steps) the views draw.  The
+<i>grid</i> engine fits M &minus; 1 weighted SVMs instead, and its probabilities come out
+on a 1/M grid (ends 1/(2M) and 1 &minus; 1/(2M)).</li>
 <li>Before anything is fitted the app counts the run's fits and times a few of them on
 the data (about a second); a run expected to take more than a minute asks first and
 offers the quick preset.  The status line starts with the time left.</li>
@@ -72,8 +79,14 @@ final fit keeps the chosen C, so its &lambda; is for its own number of points).<
 
 <h3>5. Saving</h3>
 <ul>
-<li><b>File &#9656; Export probabilities</b> (Ctrl+E): a CSV with the settings in its
-header.  <b>Export plot</b> (Ctrl+Shift+E): the current view as PNG or SVG.</li>
+<li><b>File &#9656; Export probabilities</b> (Ctrl+E): a CSV of the rows' ids (the id
+column, or row numbers from 1 = the first data row), parts, predicted and observed
+classes, probabilities and brackets, with a JSON sidecar of the settings.  <b>Export
+table with probabilities</b>: the input table as read, every row and column, with the
+probability columns appended.  <b>Export plot</b> (Ctrl+Shift+E): the current view as
+SVG, or as PNG at the resolution you choose.  <b>Export report</b>: one HTML file with
+the data, settings, package versions, measures against the baselines, the plots and the
+papers behind the scheme.</li>
 <li><b>File &#9656; Save session</b> (Ctrl+S) stores the data reference, settings, view
 and the probabilities; <b>Open session</b> (Ctrl+Shift+O) loads it, runs it again and
 checks that it reproduces the saved probabilities.</li>

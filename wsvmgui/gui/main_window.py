@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QToolBar
 from ..app.cost import plan_request
 from ..app.phases import CONFIRM_SECONDS, format_seconds
 from ..app.plane import DEFAULT_GRID
-from ..app.run_inputs import RunRequest, fit_inputs
+from ..app.run_inputs import RunRequest, check_class_sizes, fit_inputs, scheme_label
 from ..app.schemes import make_estimator
 from ..app.settings import RunSettings
 from ..errors import InputError
@@ -71,9 +71,13 @@ DEMO_SETTINGS = RunSettings(
     n_jobs=1,
     seed=0,
 )
+#: The application's display name, which Qt appends to a window title not ending in it.
+APP_NAME = "wsvmgui"
 #: Python thread switch interval while the app runs (seconds).
 SWITCH_INTERVAL = 0.002
 RUN_ANYWAY, LIGHTER = "Run anyway", "Use the quick preset"
+#: Menu actions that need a result.
+RESULT_ACTIONS = ("export_csv", "export_table", "export_report", "save_model")
 
 
 class MainWindow(QMainWindow):
@@ -94,7 +98,7 @@ class MainWindow(QMainWindow):
         pg.setConfigOptions(antialias=False, background="w", foreground="k")
         # A GUI thread waiting for the GIL gets it after at most this long (default 5 ms).
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
-        self.setWindowTitle("wsvmgui \u2014 class probabilities from weighted SVMs")
+        self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
         self.state = state or AppState()
         self.runs = RunController(self)
@@ -240,7 +244,9 @@ class MainWindow(QMainWindow):
         self.runs.clear_result()
         self._clear_views()
         self.selection.clear()
-        self.settings_panel.refresh_availability(ds.n_classes)
+        # "data - app", the desktops' habit; ending in the display name, Qt adds no other
+        self.setWindowTitle(f"{ds.name} \u2014 {APP_NAME}")
+        chosen = self.settings_panel.refresh_availability(ds.n_classes)
         self.status.show_progress(0, "")
         try:
             split = self._make_split(self._settings_or_default())
@@ -251,7 +257,10 @@ class MainWindow(QMainWindow):
         self.settings_panel.set_training_data(split.train.X, split.train.y)
         self.boundary_view.set_split(split)
         self.results_view.clear(f"{ds.summary()}. Press Run.")
-        self.show_info(f"Loaded {ds.summary()}.")
+        notes = "".join(f" {n}" for n in self.data_panel.load_notes)
+        if chosen is not None:
+            notes += f" Scheme: {scheme_label(chosen)}, the default for {ds.n_classes} classes."
+        self.show_info(f"Loaded {ds.summary()}.{notes}")
 
     def _on_split_options(self, *_args: Any) -> None:
         """Test fraction or standardisation changed: a new split for the next run."""
@@ -318,7 +327,8 @@ class MainWindow(QMainWindow):
             raise InputError("no data loaded")
         make_estimator(settings, ds.n_classes)  # options and classes, without fitting
         split = self._make_split(settings)
-        fit_inputs(settings, split)  # tune-set mode without a tuning part
+        _X, y_fit, _Xt, _yt = fit_inputs(settings, split)  # tune-set without a tuning part
+        check_class_sizes(y_fit, ds.classes)  # a class too small for the split
         if self._split is not None and split.same_as(self._split):
             split = self._split  # keep the object the views already show
         ix, iy = self.boundary_view.plane()
@@ -427,7 +437,7 @@ class MainWindow(QMainWindow):
     def _show_result(self, result: RunResult) -> None:
         """Every view shows ``result`` (the one in front now, the others in later turns)."""
         self.deck.show_result(result, self.runs.baselines)
-        for name in ("export_csv", "save_model"):
+        for name in RESULT_ACTIONS:
             self.menu_actions[name].setEnabled(True)
         test = result.split.test.index
         row = self.selection.row
@@ -439,7 +449,7 @@ class MainWindow(QMainWindow):
     def _clear_views(self) -> None:
         """No result: every view empty, nothing to export."""
         self.deck.clear()
-        for name in ("export_csv", "save_model"):
+        for name in RESULT_ACTIONS:
             self.menu_actions[name].setEnabled(False)
 
     def _restore_views(self) -> None:

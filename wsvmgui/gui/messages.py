@@ -6,6 +6,8 @@ on a dark one, each with a contrast of at least 4.5 : 1 to the window colour.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -15,6 +17,37 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+#: Advice worded for the command line (:mod:`wsvmgui.io`, :mod:`wsvmgui.app` share it with
+#: ``wsvmgui fit``) as the app's controls say it.
+APP_WORDS = (
+    ("(--missing drop)", "(Missing values: drop)"),
+    ("(--missing impute)", "(Missing values: impute)"),
+    ("use --missing drop", "choose drop under Missing values"),
+    ("choose the feature columns with --features", "choose the feature columns (File \u25b8 "
+     "Choose columns)"),
+    ("; if the value means missing, add it to --na-values", ""),
+    ("(or drop --no-standardize)", "(or tick 'standardise features')"),
+    ("use a lower --degree", "use a lower degree"),
+    ("a Dask cluster (--scheduler)", "a Dask cluster (Settings \u25b8 Dask scheduler)"),
+    (" or pass --no-screen for the full search", " for the full search"),
+)  # fmt: skip
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
+_ABSOLUTE = re.compile(r"(?<![\w.:/])(?:/[^\s/'\",;:()]+)+/([^\s/'\",;:()]+)")
+
+
+def app_wording(text: str) -> str:
+    """``text`` as the app says it: no command-line flags, no absolute paths.
+
+    Advice for the command line (``--missing drop``) names the app's control instead
+    (:data:`APP_WORDS`; any other flag becomes its setting's name), and an absolute path
+    becomes the file's name.
+    """
+    for cli, app in APP_WORDS:
+        text = text.replace(cli, app)
+    text = _FLAG.sub(lambda m: f"the {m.group(1).replace('-', ' ')!r} setting", text)
+    return _ABSOLUTE.sub(lambda m: m.group(1), text)
+
 
 LIGHT = {"error": "#b00020", "info": "#1b5e20"}
 DARK = {"error": "#ff8a80", "info": "#a5d6a7"}
@@ -79,6 +112,7 @@ class MessageArea(QWidget):
         self._show("info", message, details)
 
     def _show(self, level: str, message: str, details: str) -> None:
+        message = app_wording(message)
         self.level = level
         self.history.append((level, message))
         color = message_color(level, self.palette())

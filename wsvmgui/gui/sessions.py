@@ -125,7 +125,9 @@ class SessionActions(QObject):
         panel.test_fraction.setValue(float(session.split["test_fraction"]))
         panel.set_options(session.settings.missing, bool(session.split["standardise"]))
         if data["kind"] != "builtin":
-            return panel.open_file(data["path"], data["label"], list(data["features"]))
+            return panel.open_file(
+                data["path"], data["label"], list(data["features"]), data.get("id")
+            )
         if "n" in data:
             panel.n_points.setValue(int(data["n"]))
         if "seed" in data:

@@ -317,8 +317,16 @@ class SettingsPanel(QWidget):
             self.scheme.setCurrentIndex(names.index(current))
         self.scheme.blockSignals(False)
 
-    def refresh_availability(self, n_classes: int) -> None:
-        """Enable the schemes that can run on data with ``n_classes`` classes."""
+    def refresh_availability(self, n_classes: int) -> str | None:
+        """Enable the schemes that can run on data with ``n_classes`` classes.
+
+        The scheme follows the number of classes: one that cannot run on them, or the
+        default of the previous number (:func:`default_scheme`, which the user kept), is
+        replaced by the default for ``n_classes``.  Returns the scheme chosen so, or None
+        when the scheme stays.
+        """
+        before = self.scheme.currentData()
+        follows = before == default_scheme(self._n_classes) != default_scheme(n_classes)
         self._n_classes = n_classes
         self._sync_schemes()
         model = self._scheme_model()
@@ -332,7 +340,7 @@ class SettingsPanel(QWidget):
             tip = scheme.description + (f"\nOptions: {opts}" if opts else "")
             item.setToolTip(tip if ok else f"Unavailable: {why}")
         current = model.item(self.scheme.currentIndex())
-        if current is not None and not current.isEnabled():
+        if current is not None and (follows or not current.isEnabled()):
             preferred = [n for n in (default_scheme(n_classes), "pairwise") if n in SCHEMES]
             rows = [self.scheme.findData(n) for n in preferred] + list(range(model.rowCount()))
             for row in rows:
@@ -340,6 +348,8 @@ class SettingsPanel(QWidget):
                     self.scheme.setCurrentIndex(row)
                     break
         self._update_visibility()
+        after = self.scheme.currentData()
+        return after if after != before else None
 
     def scheme_enabled(self, name: str) -> bool:
         self.refresh_availability(self._n_classes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
-from .messages import MessageArea
+from .messages import MessageArea, app_wording
 
 #: How long a warning stays in the status bar (ms).
 WARNING_MS = 15000
@@ -61,4 +61,4 @@ class RunStatusBar(QStatusBar):
 
     def show_warning(self, source: str, text: str) -> None:
         """A warning raised inside a job of kind ``source``, for :data:`WARNING_MS`."""
-        self.showMessage(f"Warning ({source}): {text}", WARNING_MS)
+        self.showMessage(f"Warning ({source}): {app_wording(text)}", WARNING_MS)

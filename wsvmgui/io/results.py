@@ -197,7 +197,20 @@ def results_files(
     n = report.proba.shape[0]
     ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
     columns, descriptions = probability_columns(report, ids, id_name, observed, split)
+    return table_files(path, columns, descriptions, settings, meta)
+
+
+def table_files(
+    path: str | os.PathLike,
+    columns: Mapping[str, np.ndarray],
+    descriptions: Mapping[str, str],
+    settings: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
+    """A CSV of ``columns`` (name -> (n,) values) and its sidecar describing each column,
+    recording ``settings``, ``meta`` and the CSV's sha256 (see :func:`results_files`)."""
     data = csv_bytes(columns)
+    n = len(next(iter(columns.values()))) if columns else 0
     sidecar = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -205,12 +218,69 @@ def results_files(
         "csv": os.path.basename(os.fspath(path)),
         "csv_sha256": hashlib.sha256(data).hexdigest(),
         "rows": int(n),
-        "columns": [{"name": k, "description": v} for k, v in descriptions.items()],
+        "columns": [{"name": k, "description": descriptions[k]} for k in columns],
         "settings": plain_json(dict(settings or {})),
         "meta": plain_json(dict(meta or {})),
     }
     text = json.dumps(sidecar, indent=2, sort_keys=True, allow_nan=False) + "\n"
     return sidecar, [(os.fspath(path), data), (sidecar_path(path), text.encode("utf-8"))]
+
+
+def unique_name(name: str, taken: set[str] | list[str]) -> str:
+    """``name``, or ``name_2``, ``name_3``, ... the first not in ``taken``."""
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}_{k}" in taken:
+        k += 1
+    return f"{name}_{k}"
+
+
+def table_with_probabilities(
+    table: Mapping[str, np.ndarray],
+    report: ProbabilityReport,
+    at: np.ndarray,
+    split: np.ndarray | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """An input table with the probability columns appended (the Orange and JASP habit).
+
+    Parameters
+    ----------
+    table : mapping of str to ndarray, shape (N,) each
+        The input table's columns, cells as written (ids among them, untouched).
+    report : ProbabilityReport
+        For m of its rows.
+    at : ndarray of int, shape (m,)
+        The table row (0-based) of each report row; the other rows (left out for
+        missing values) get empty cells.
+    split : ndarray of str, shape (m,), optional
+        Part of the data set of each report row.
+
+    Returns
+    -------
+    columns : dict of str to ndarray, shape (N,) each
+        The table's columns, then ``split``, ``predicted`` and ``p_<class>``; a name the
+        table already uses gets a suffix (``p_a_2``).
+    descriptions : dict of str to str
+    """
+    cols: dict[str, np.ndarray] = {k: np.asarray(v, dtype=object) for k, v in table.items()}
+    desc = {k: "column of the input table, as written" for k in cols}
+    n = len(next(iter(cols.values()))) if cols else 0
+    at = np.asarray(at, dtype=int)
+
+    def add(name: str, values: Any, text: str) -> None:
+        out = np.full(n, None, dtype=object)
+        out[at] = list(np.asarray(values))
+        key = unique_name(name, set(cols))
+        cols[key] = out
+        desc[key] = text + " (empty: the row was not used)"
+
+    if split is not None:
+        add("split", split, "part of the data set the row belongs to")
+    add("predicted", report.label, "most probable class")
+    for k, c in enumerate(report.classes):
+        add(f"p_{c}", report.proba[:, k], f"estimated probability of class {str(c)!r}")
+    return cols, desc
 
 
 def write_results(
@@ -285,15 +355,22 @@ def write_probabilities_csv(
     report: ProbabilityReport,
     settings: Any,
     meta: dict[str, Any] | None = None,
-    index: np.ndarray | None = None,
+    ids: np.ndarray | None = None,
     split: np.ndarray | None = None,
+    *,
+    id_name: str = "row",
+    observed: np.ndarray | None = None,
 ) -> None:
-    """The app's export: :func:`write_results` with ``index`` as the ``row`` column.
+    """The app's export: :func:`write_results` with the rows' ids (1-based row numbers
+    by default, or an id column's cells under ``id_name``) and labels.
 
     ``settings`` is a ``RunSettings`` (its ``to_dict()`` is recorded) or a dict.
     """
     settings_dict = settings.to_dict() if hasattr(settings, "to_dict") else dict(settings)
-    write_results(path, report, ids=index, split=split, settings=settings_dict, meta=meta)
+    write_results(
+        path, report, ids=ids, id_name=id_name, observed=observed, split=split,
+        settings=settings_dict, meta=meta,
+    )  # fmt: skip
 
 
 def read_probabilities_csv(path: str | os.PathLike):

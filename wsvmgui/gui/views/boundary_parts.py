@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ...app.contours import segments_to_xy
 from ...app.view_data import LiveBoundary
-from .common import SELECT_PEN, add_title, compact_rows, configure_plot, pi_colors
+from .common import SELECT_PEN, add_title, configure_plot, pi_colors
 
 #: Largest number of boundaries drawn antialiased.
 SMOOTH_MAX = 20
@@ -33,6 +34,86 @@ RING_PEN = pg.mkPen(255, 140, 0, 255, width=2.5)
 PI_PEN = pg.mkPen(0, 0, 0, 255, width=3, style=Qt.PenStyle.DashLine)
 #: Steps of the pi slider.
 PI_STEPS = 1000
+#: A zero-width space: where a long name may break onto the next line.
+BREAK = "\u200b"
+
+
+def breakable(name: str) -> str:
+    """``name`` with a break allowed after every ``_``, ``/``, ``.`` and ``-`` (names like
+    ``od280/od315_of_diluted_wines`` have no spaces to wrap at)."""
+    for ch in "_/.-":
+        name = name.replace(ch, ch + BREAK)
+    return name
+
+
+class BoundaryCurves(pg.GraphicsObject):
+    """Every boundary of a panel in one plot item: one path and pen per weight.
+
+    One item instead of one per boundary: adding dozens of plot items to a view costs
+    milliseconds each on the GUI thread (the scene and the view box register every one),
+    and a result's boundaries arrive all at once.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._paths: list[QPainterPath] = []
+        self._pens: list[QPen] = []
+        self._data: list[tuple[np.ndarray, np.ndarray]] = []
+        self._bounds = QRectF()
+        self.antialias = True
+
+    def set_curves(
+        self, data: list[tuple[np.ndarray, np.ndarray]], colors: list, antialias: bool
+    ) -> None:
+        """Draw ``data`` (x, y pairs of segment ends, ``connect="pairs"``) in ``colors``."""
+        self.prepareGeometryChange()
+        self._data, self._paths, self._pens = [], [], []
+        self._bounds = QRectF()
+        self.antialias = antialias
+        for (x, y), color in zip(data, colors, strict=True):
+            self._append(x, y, color)
+        self.update()
+
+    def add_curve(self, x: np.ndarray, y: np.ndarray, color) -> None:
+        """One more boundary (a live one), drawn fast (no antialiasing)."""
+        self.prepareGeometryChange()
+        self.antialias = False
+        self._append(x, y, color)
+        self.update()
+
+    def _append(self, x: np.ndarray, y: np.ndarray, color) -> None:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        self._data.append((x, y))
+        path = pg.functions.arrayToQPath(x, y, connect="pairs") if x.size else QPainterPath()
+        self._paths.append(path)
+        pen = pg.mkPen(color, width=2)
+        pen.setCosmetic(True)
+        self._pens.append(pen)
+        if x.size:
+            self._bounds = self._bounds.united(path.boundingRect())
+
+    def data(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(x, y) arrays of every boundary, in order."""
+        return list(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        # a margin for the 2-pixel strokes at the outermost segments
+        r = self._bounds
+        return r.adjusted(
+            -0.02 * r.width(), -0.02 * r.height(), 0.02 * r.width(), 0.02 * r.height()
+        )
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # noqa: N802 - pyqtgraph API
+        return None  # the plot's range follows the points, never the boundaries
+
+    def paint(self, painter, *_args) -> None:
+        painter.setRenderHint(painter.RenderHint.Antialiasing, self.antialias)
+        for path, pen in zip(self._paths, self._pens, strict=True):
+            painter.setPen(pen)
+            painter.drawPath(path)
 
 
 class BoundaryPanel:
@@ -45,7 +126,9 @@ class BoundaryPanel:
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-10)
         plot.addItem(self.image)
-        self.curves: list[pg.PlotDataItem] = []
+        self.curves = BoundaryCurves()
+        self.curves.setZValue(2)
+        plot.addItem(self.curves)
         self.points = pg.ScatterPlotItem(
             size=8, pen=pg.mkPen(20, 20, 20, 150), hoverable=True, tip=None
         )
@@ -74,42 +157,25 @@ class BoundaryPanel:
         for z, item in ((3, self.pi_halo), (4, self.pi_curve)):
             item.setZValue(z)
             plot.addItem(item)
-        self.n_live = 0
 
-    def _curve(self, i: int) -> pg.PlotDataItem:
-        while len(self.curves) <= i:
-            curve = pg.PlotDataItem(connect="pairs")
-            curve.setZValue(2)
-            self.plot.addItem(curve)
-            self.curves.append(curve)
-        return self.curves[i]
+    @property
+    def n_live(self) -> int:
+        """Boundaries drawn so far (live ones during a run)."""
+        return len(self.curves)
 
     def set_boundaries(self, weights: np.ndarray, segments: list[np.ndarray]) -> None:
-        """One curve per weight (segments (s, 2, 2)), coloured by pi; extra curves cleared."""
-        colors = pi_colors(weights)
+        """One curve per weight (segments (s, 2, 2)), coloured by pi."""
         # Smooth lines cost about 2.5 times as much to paint: keep them for up to
         # SMOOTH_MAX boundaries, so that one repaint stays well under the 50 ms budget.
-        smooth = len(segments) <= SMOOTH_MAX
-        for i, seg in enumerate(segments):
-            x, y = segments_to_xy(seg)
-            curve = self._curve(i)
-            curve.opts["antialias"] = smooth
-            curve.setPen(pg.mkPen(colors[i], width=2))
-            curve.setData(x, y, connect="pairs")
-            curve.setVisible(True)
-        for curve in self.curves[len(segments) :]:
-            curve.setData([], [])
-            curve.setVisible(False)
-        self.n_live = 0
+        self.curves.set_curves(
+            [segments_to_xy(seg) for seg in segments],
+            pi_colors(weights),
+            len(segments) <= SMOOTH_MAX,
+        )
 
     def add_live(self, live: LiveBoundary) -> None:
-        curve = self._curve(self.n_live)
-        curve.opts["antialias"] = False  # live ones fast
         x, y = segments_to_xy(live.segments)
-        curve.setPen(pg.mkPen(pi_colors(np.array([live.weight]))[0], width=2))
-        curve.setData(x, y, connect="pairs")
-        curve.setVisible(True)
-        self.n_live += 1
+        self.curves.add_curve(x, y, pi_colors(np.array([live.weight]))[0])
 
     def clear_boundaries(self) -> None:
         self.set_boundaries(np.empty(0), [])
@@ -120,15 +186,8 @@ class BoundaryPanel:
         self.image.clear()
 
     def boundary_data(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(x, y) arrays of every visible boundary curve (for tests and exports)."""
-        out = []
-        for curve in self.curves:
-            if curve.isVisible():
-                x, y = curve.getData()
-                out.append(
-                    (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
-                )
-        return out
+        """(x, y) arrays of every boundary curve (for tests and exports)."""
+        return self.curves.data()
 
 
 class SlicePanel(QWidget):
@@ -152,7 +211,10 @@ class SlicePanel(QWidget):
         self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["feature", "value"])
         self.table.verticalHeader().setVisible(False)
-        compact_rows(self.table)
+        # whole names, on as many lines as they need: never shortened with "..."
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(
             1, QHeaderView.ResizeMode.ResizeToContents
@@ -195,7 +257,7 @@ class SlicePanel(QWidget):
         self._updating = True
         self.table.setRowCount(len(names))
         for j, name in enumerate(names):
-            item = QTableWidgetItem(name)
+            item = QTableWidgetItem(breakable(name))
             item.setToolTip(name)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.table.setItem(j, 0, item)

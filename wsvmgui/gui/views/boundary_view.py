@@ -56,6 +56,8 @@ from .common import (
     legend_line,
     legend_sample,
     phat,
+    set_bar_title,
+    show_bar,
 )
 
 
@@ -205,20 +207,15 @@ class BoundaryView(QWidget):
         self.right.plot.setYLink(self.left.plot)
         self.right.plot.disableAutoRange()
         self.colorbar = pg.ColorBarItem(
-            values=(0, 1),
-            colorMap=pg.colormap.get(PI_COLORMAP),
-            interactive=False,
-            label="weight \u03c0 of a boundary",
-            width=12,
+            values=(0, 1), colorMap=pg.colormap.get(PI_COLORMAP), interactive=False, width=12
         )
         self.surface_bar = pg.ColorBarItem(
-            values=(0, 1), colorMap=self._surface_map(2), interactive=False, label=PHAT, width=12
+            values=(0, 1), colorMap=self._surface_map(2), interactive=False, width=12
         )
-        label_room = self.fontMetrics().height() + 8
+        set_bar_title(self.colorbar, "weight \u03c0 of a boundary")
+        set_bar_title(self.surface_bar, PHAT)
         for bar in (self.colorbar, self.surface_bar):
             bar.getAxis("right").setWidth(30)
-            # the label's side: a fixed width, or a tight layout squeezes it onto the bar
-            bar.getAxis("left").setWidth(label_room)
         ci.addItem(self.colorbar, row=1, col=2)
         ci.addItem(self.surface_bar, row=1, col=3)
         self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
@@ -238,7 +235,7 @@ class BoundaryView(QWidget):
         self.surface_bar.setColorMap(self._surface_map(K))
         self.surface_bar.setLevels((float(pos[0]), float(pos[-1])))
         label = f"surface: {phat(classes[1])}" if K == 2 else f"surface: largest {PHAT}"
-        self.surface_bar.getAxis("left").setLabel(label)
+        set_bar_title(self.surface_bar, label)
 
     def _fit_legend(self) -> None:
         fit_legend(self.legend, self.graphics.viewport().width())
@@ -336,12 +333,15 @@ class BoundaryView(QWidget):
         self._draw_points()
 
     def begin_run(self) -> None:
-        """A run started: clear the boundaries, keep the points."""
+        """A run started: clear the boundaries and what the info line said of them, keep
+        the points."""
         self._has_result = False
         self._pi_row.setEnabled(False)
         for panel in (self.left, self.right):
             panel.clear_boundaries()
         self._draw_selection()
+        self.info.setText("Running\u2026 the boundaries of the final fit are drawn as they arrive.")
+        self.info.setToolTip("")
 
     def add_live(self, live: LiveBoundary) -> None:
         self.left.add_live(live)
@@ -546,7 +546,7 @@ class BoundaryView(QWidget):
         for panel, layer in zip(panels, self._plane.layers, strict=False):
             texts.append(self._draw_layer(panel, layer, k))
             ladders = ladders or not np.all(np.isnan(layer.weights[min(k, len(layer.weights) - 1)]))
-        self.colorbar.setVisible(ladders)
+        show_bar(self.colorbar, ladders)
         notes = [" ".join(texts)]
         if self._is_slice():
             notes.append(describe_cut(self._plane.hull))
@@ -557,32 +557,43 @@ class BoundaryView(QWidget):
         self.info.setToolTip("\n".join(notes))
 
     def _guarantee_note(self) -> str:
-        """Where the non-crossing guarantee holds, and what the hull-wide checks found."""
+        """Where the non-crossing guarantee holds, and how many of its boundaries cross
+        there: the whole-hull check, together with the crossings drawn in this plane."""
         res, plane = self._result, self._plane
         if res is None or plane is None:
             return ""
-        titles = [layer.title for layer in plane.layers]
-        nc = [t for t in titles if "on-crossing" in t]
-        if not nc:
+        layers = [layer for layer in plane.layers if "on-crossing" in layer.title]
+        if not layers:
             return ""
-        kernel = res.settings.kernel
-        where = (
-            "in the training hull (input space): crossings inside the dashed outline would "
-            "break them"
-            if kernel == "linear"
-            else "in the hull of the kernel rows (feature space), not in this plane: "
-            "crossings drawn here do not break them"
+        layer = layers[0]
+        drawn = layer.crossing_pairs[0] if layer.crossing_pairs else np.empty((0, 2), int)
+        checks = res.crossing_checks.get(layer.title, {})
+        found = {space: _pairs(checks.get(space, {})) for space in ("input", "feature")}
+        # a crossing drawn inside the hull's cut lies in the input hull: the input-space
+        # count includes it whatever the sample of the whole hull found
+        found["input"] |= {(int(j), int(k)) for j, k in drawn}
+        n_points = max((int(c.get("n_points", 0)) for c in checks.values()), default=0)
+        marks = layer.crossings[0] if layer.crossings else np.empty((0, 2))
+        sample = f"a {n_points:,}-point sample of the hull" if checks else ""
+        where = (f"{sample} and this plane" if sample else "this plane") + (
+            f"; {_count(len(drawn), 'pair')} at the {_count(len(marks), 'mark')} inside the outline"
         )
-        text = f"Its constraints hold {where}."
-        checks = res.crossing_checks.get(nc[0], {})
-        if checks:
-            parts = []
-            for space, label in (("feature", "feature space"), ("input", "input space")):
-                if space in checks:
-                    pairs = int(checks[space].get("n_crossing_pairs", 0))
-                    parts.append(f"{pairs} crossing pairs in {label}")
-            text += " Whole hull, 5,000 points: " + ", ".join(parts) + "."
-        return text
+        n_input = _count(len(found["input"]), "pair")
+        if res.settings.kernel == "linear":
+            plane_is = ", this plane" if plane.reference.size <= 2 else ""
+            return (
+                f"Its constraints hold in the training hull (input space{plane_is}): "
+                f"{n_input} of its boundaries cross there ({where})."
+            )
+        feature = (
+            f": {_count(len(found['feature']), 'pair')} cross there ({sample})"
+            if "feature" in checks
+            else ""
+        )
+        return (
+            f"Its constraints hold in feature space (the kernel rows' hull), not in this "
+            f"plane{feature}. Input space: {n_input} cross ({where})."
+        )
 
     def _draw_layer(self, panel: BoundaryPanel, layer: BoundaryLayer, k: int) -> str:
         k = min(k, len(layer.subproblems) - 1)
@@ -613,7 +624,7 @@ class BoundaryView(QWidget):
     def _toggle_surface(self, on: bool) -> None:
         for panel in (self.left, self.right):
             panel.image.setVisible(on and self._plane is not None)
-        self.surface_bar.setVisible(on)
+        show_bar(self.surface_bar, on)
 
     def _plane_changed(self) -> None:
         if self._updating:
@@ -658,6 +669,11 @@ class BoundaryView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def _pairs(check: dict) -> set[tuple[int, int]]:
+    """The crossing pairs of a whole-hull check's summary (weight indices)."""
+    return {(int(j), int(k)) for j, k in check.get("pairs", [])}
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

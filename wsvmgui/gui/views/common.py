@@ -193,6 +193,32 @@ class TitleItem(pg.GraphicsWidget):
         self._item.setPos(max((self.size().width() - used) / 2, 0), 2)
 
 
+#: pyqtgraph puts a left axis's label this far (pixels) left of the axis.
+AXIS_LABEL_NUDGE = 5
+
+
+def set_bar_title(bar: pg.ColorBarItem, text: str, margin: int = 4) -> None:
+    """Title a colour bar on its left and make room for it: the axis as wide as the
+    rotated title's height (whatever font draws it), so the title never reaches the
+    gradient beside it."""
+    axis = bar.getAxis("left")
+    axis.setLabel(text)
+    height = axis.label.boundingRect().height()
+    axis.setWidth(int(np.ceil(height)) - AXIS_LABEL_NUDGE + margin)
+
+
+def show_bar(bar: pg.ColorBarItem, visible: bool) -> None:
+    """Show or hide a colour bar; shown again, its axes get their widths back (pyqtgraph
+    sets a hidden axis's width to 0 whenever its label changes, and keeps it so: the
+    title then lies over the gradient)."""
+    bar.setVisible(visible)
+    if visible:
+        for key in ("left", "right"):
+            axis = bar.getAxis(key)
+            if axis.fixedWidth is not None:
+                axis.setWidth(axis.fixedWidth)
+
+
 def add_title(plot: pg.PlotItem, text: str = "") -> TitleItem:
     """Replace ``plot``'s title by a :class:`TitleItem` in the title's place."""
     plot.titleLabel.setVisible(False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -19,10 +21,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .common import add_title, cache_axes, compact_rows, fixed_lines
+from ...app.tuning_view import tuning_notes, used_values
+from ..messages import app_wording
+from .common import add_title, cache_axes, compact_rows, fixed_lines, set_bar_title
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
+#: How the table's rows read, and what each measure is (tooltips).
+MEASURE_LABELS = {
+    "L1": ("L1 to the truth", "mean over points of sum_k |p-hat_k - p_k| (true p known)"),
+    "L2": ("L2 to the truth", "mean over points of sum_k (p-hat_k - p_k)^2 (true p known)"),
+    "EGKL": ("EGKL", "expected generalised Kullback-Leibler loss to the true p"),
+    "GKL": ("GKL", "generalised Kullback-Leibler loss to the true p"),
+    "log_likelihood": ("log-likelihood", "sum over points of log p-hat(observed class)"),
+    "cross_entropy": ("cross-entropy", "mean of -log p-hat(observed class): the log loss"),
+    "error": ("error rate", "share of points whose most probable class is not the observed one"),
+}
 
 
 class ResultsView(QWidget):
@@ -38,7 +52,7 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No run yet: press Run.")
-        fixed_lines(self.summary, 3)
+        fixed_lines(self.summary, 5)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
@@ -72,8 +86,9 @@ class ResultsView(QWidget):
         )
         self.plot.addItem(self.best)
         self.colorbar = pg.ColorBarItem(
-            values=(0, 1), colorMap=self.cmap, interactive=False, label="EGKL", width=12
+            values=(0, 1), colorMap=self.cmap, interactive=False, width=12
         )
+        set_bar_title(self.colorbar, "EGKL")
         self.colorbar.getAxis("right").setWidth(40)
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
@@ -133,11 +148,7 @@ class ResultsView(QWidget):
 
     def set_result(self, result) -> None:
         est = result.estimator
-        parts = []
-        for attr, name in (("lambda_", "\u03bb"), ("sigma_", "\u03c3")):
-            value = getattr(est, attr, None)
-            if value is not None and np.isfinite(value):
-                parts.append(f"{name} = {value:.4g}")
+        parts = used_values(est, list(result.tunings))
         info = getattr(est, "fit_info_", {}) or {}
         if "n_fits" in info:
             parts.append(f"{info['n_fits']} weighted fits")
@@ -146,16 +157,18 @@ class ResultsView(QWidget):
         parts.append(f"{result.seconds:.2f} s")
         truth = result.split.dataset.p_true is not None
         head = (
-            f"<b>{result.split.dataset.name}</b>, scheme <b>{result.settings.scheme}</b>: "
-            + ", ".join(parts)
+            f"<b>{escape(result.split.dataset.name)}</b>, scheme "
+            f"<b>{result.settings.scheme}</b>: " + ", ".join(parts)
         )
         sub = (
             "Measures against the true probabilities (L1, L2, EGKL, GKL) and the labels."
             if truth
             else "No true probabilities: measures against the observed labels."
         )
-        notes = "".join(f"<br>{n}" for n in result.notes)
-        self.summary.setText(f"{head}<br>{sub}{notes}")
+        notes = [*tuning_notes(list(result.tunings)), *result.notes]
+        self.summary.setText(
+            f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in notes)
+        )
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
         for part, values in result.comparison_metrics.items():
             if part != "tune":
@@ -183,7 +196,11 @@ class ResultsView(QWidget):
         self.table.setRowCount(len(measures))
         # names on two lines: "logistic regression (test)" is wider than its numbers
         self.table.setHorizontalHeaderLabels([c.replace(" (", "\n(") for c in cols])
-        self.table.setVerticalHeaderLabels(measures)
+        self.table.setVerticalHeaderLabels([MEASURE_LABELS.get(m, (m, ""))[0] for m in measures])
+        for i, m in enumerate(measures):
+            header = self.table.verticalHeaderItem(i)
+            if header is not None:
+                header.setToolTip(MEASURE_LABELS.get(m, (m, m))[1])
         for i, m in enumerate(measures):
             for j, c in enumerate(cols):
                 value = self._columns[c].get(m)
@@ -221,7 +238,7 @@ class ResultsView(QWidget):
             f"{surface.score_name} of each candidate on the tuning data; the final fit keeps "
             "the chosen C = 1 / (2 n \u03bb), so its \u03bb (above the table) is for its own n"
         )
-        self.colorbar.getAxis("left").setLabel(surface.score_name)
+        set_bar_title(self.colorbar, surface.score_name)
         table = np.asarray(surface.score, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
