@@ -21,12 +21,13 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._sklearn_compat import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE
+from ..ladder.final import fit_ladders
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import EGKL_FLOOR, fit_ladders
+from ..ladder.search import EGKL_FLOOR
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
@@ -64,6 +65,12 @@ _BASELINE_METHOD = {
 }
 #: Schemes with a full pairwise table, which also predict by max voting (TE2).
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
+
+
+def _shared(values: list[float]) -> float:
+    """The value every sub-problem shares (NaN where they differ or it is NaN)."""
+    first = float(values[0])
+    return first if all(float(v) == first for v in values) else float("nan")
 
 
 class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabilityClassifier):
@@ -122,13 +129,21 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     Attributes
     ----------
     classes_ : ndarray, shape (K,)
+    lambda_, sigma_, C_ : float
+        The penalty, RBF width and ``1 / (2 n_s lambda_s)`` shared by every
+        sub-problem's final fit, NaN where the sub-problems differ (each is tuned on its
+        own; its values are in ``subproblems_.fitted`` and :meth:`fitted_summary`).
+    tuning_ : dict of str to TuningResult, or None
+        Every sub-problem's EGKL table by its name; None when nothing was tuned.
     baseline_ : label or None
         The common baseline class of the baseline schemes.
     subproblems_ : SubproblemSet
         The fitted sub-problems (``subproblems_.fitted``) and their support points.
     fit_info_ : dict
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
-        kernel was held (``"kernel"``) and where the fits ran (``"backend"``).
+        kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
+        sub-problem, the axes on which its tuned cell sits at the grid's edge
+        (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -194,6 +209,25 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def _check_params(self) -> None:
         self._check_ladder_params()
 
+    def _n_weights_fitted(self) -> Any:
+        sizes = {int(f.weights.size) + 1 for f in self.subproblems_.fitted}
+        return sizes.pop() if len(sizes) == 1 else None
+
+    def _summary_extra(self) -> dict[str, Any]:
+        return {
+            "subproblems": [
+                {
+                    "name": f.spec.name,
+                    "lambda": f.lam,
+                    "sigma": f.sigma,
+                    "C": 1.0 / (2.0 * f.n_train * f.lam),
+                    "n_weights": int(f.weights.size) + 1,
+                    "n_train": f.n_train,
+                }
+                for f in self.subproblems_.fitted
+            ]
+        }
+
     # ----------------------------------------------------------------------------- fit
     def _specs(self, K: int) -> list[SubProblem]:
         c = self.classes_
@@ -215,17 +249,22 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         codes: np.ndarray,
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         n, K = codes.size, self.classes_.size
         method = _BASELINE_METHOD.get(self.scheme)
-        self.baseline_index_ = None if method is None else choose_baseline(method, X, codes, K)
+        keep = slice(None) if sample_weight is None else sample_weight > 0
+        sw = None if sample_weight is None else sample_weight[keep]
+        self.baseline_index_ = (
+            None if method is None else choose_baseline(method, X[keep], codes[keep], K, sw)
+        )
         self.baseline_ = None if method is None else self.classes_[self.baseline_index_]
         specs = self._specs(K)
-        problems = [as_ladder_problem(s, codes) for s in specs]
-        plan = self._plan(X, codes)
+        problems = [as_ladder_problem(s, codes, sample_weight) for s in specs]
+        plan = self._plan(X, codes, sample_weight)
         # One weight grid per sub-problem, sized by its final fit, for tuning and final
         # fits alike (unless final_n_weights asks for a finer final grid).
-        w_tune = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        w_tune = [self._weight_grid(p.size(plan.fit_rows, n, sample_weight)) for p in problems]
         w_fit = (
             w_tune
             if self.final_n_weights is None
@@ -250,21 +289,29 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
+            sample_weight=sample_weight,
         )
         fitted = [
             fitted_subproblem(s, f, w, t)
             for s, f, w, t in zip(specs, fits, w_fit, tunings, strict=True)
         ]
         self.subproblems_ = SubproblemSet(fitted, X)
+        self.lambda_ = _shared([f.lam for f in fitted])
+        self.sigma_ = _shared([f.sigma for f in fitted])
+        self.C_ = _shared([1.0 / (2.0 * f.n_train * f.lam) for f in fitted])
+        self.tuning_ = (
+            None if plan.folds is None else {s.name: t for s, t in zip(specs, tunings, strict=True)}
+        )
         return {
             "scheme": self.scheme,
             "n_subproblems": len(fitted),
             "n_fits": tracker.done,
             "subproblem_seconds": {f.spec.name: f.seconds for f in fitted},
-            "n_train": int(plan.fit_rows.size),
+            "n_train": plan.size(plan.fit_rows),
             "n_jobs": n_threads(self.n_jobs),
             "kernel": fits[0].storage,
             "backend": fits[0].backend,
+            "tuning_edge": {s.name: dict(t.edge) for s, t in zip(specs, tunings, strict=True) if t},
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 

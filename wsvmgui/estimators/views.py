@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..ladder.crossing import LadderDecisions
 from ..ladder.rules import LadderEstimate, estimate_from_decision
 
 
@@ -62,7 +63,7 @@ class LadderView(NamedTuple):
     hi: np.ndarray
 
 
-class LadderViews:
+class LadderViews(LadderDecisions):
     """Capability: one fitted binary ladder (see the module docstring).
 
     Subclasses provide ``_ladder_decision(X)`` for validated inputs, the fitted
