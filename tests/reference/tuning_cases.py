@@ -86,7 +86,7 @@ def _cases() -> dict[str, tuple[Any, str, int, int]]:
             90,
             13,
         ),
-        "joint_linear_cv3": (JointWSVMClassifier(N=8, cv=3), "wu2010_ex1", 90, 14),
+        "joint_linear_cv3": (JointWSVMClassifier(N=8, kernel="linear", cv=3), "wu2010_ex1", 90, 14),
         "probing": (
             ProbingClassifier(
                 n_thresholds=6, param_grid={"min_samples_leaf": [2, 10], "max_depth": [2, 4]}
