@@ -244,12 +244,14 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         elif self._takes_sample_weight():
             weighted: Any = self._fit
             info = weighted(X, codes, progress, should_cancel, sample_weight=sw)
+            info["sample_weight"] = "weighted fits"
         else:
             counts = as_repeats(sw, type(self).__name__)
             cv = self.get_params(deep=False).get("cv", "auto")
             with self._swapped(cv=repeat_cv(cv, codes, counts)):
                 rows = np.repeat(np.arange(codes.size), counts)
                 info = self._fit(X[rows], codes[rows], progress, should_cancel)
+            info["sample_weight"] = "repeated rows"
         self._complete_vocabulary(info)
         self.fit_info_ = {**info, "seconds": time.perf_counter() - start}
         return self

@@ -42,12 +42,14 @@ fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of al
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._sklearn_compat import StrOptions
+from ..ladder.engines import AnyLadder
 from ..ladder.gridsearch import rescale_lambda
 from ..ladder.problems import LadderProblem
 from ..ladder.screening import Screening, screened_search
@@ -296,7 +298,9 @@ class LadderParams:
         ]
 
 
-def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str, Any]:
+def engine_info(
+    engine: str, ladders: Sequence[AnyLadder], tunings: Sequence[TuningResult | None]
+) -> dict[str, Any]:
     """``fit_info_`` entries on the engines: requested, and which answered what.
 
     Parameters
@@ -316,10 +320,10 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
         ``path_fallbacks`` (paths that broke down, the grid answering); ``auto_grid``
         (ladders for which ``"auto"`` stopped the path and chose the grid).
     """
-    final = Counter(str(getattr(lad, "engine", "grid")) for lad in ladders)
+    final = Counter(str(lad.engine) for lad in ladders)
     tuned: Counter = Counter()
-    fallbacks = sum(bool(getattr(lad, "fallback", "")) for lad in ladders)
-    switched = sum(bool(getattr(lad, "switched", "")) for lad in ladders)
+    fallbacks = sum(bool(lad.fallback) for lad in ladders)
+    switched = sum(bool(lad.switched) for lad in ladders)
     for t in tunings:
         if t is not None:
             tuned.update(t.engines)
@@ -331,6 +335,6 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
         "final_engines": dict(final),
         "tuning_engines": dict(tuned),
         "path_fallbacks": int(fallbacks),
-        "tuning_screened": sum(getattr(t, "screened", None) is not None for t in tunings),
+        "tuning_screened": sum(t is not None and t.screened is not None for t in tunings),
         "auto_grid": int(switched),
     }
