@@ -1,9 +1,12 @@
 """scikit-learn's estimator contract, and the project's own, for every public estimator.
 
-Each estimator runs scikit-learn's ``parametrize_with_checks`` with small grids (so the
-whole run stays short), in a fixed-parameter and, where it tunes, a tuned setting.  The
-tests below them pin the bugs the shared base fixed: ``predict`` before ``fit``, labels
-in object arrays, continuous targets, holes in the parameter checks.
+Each estimator runs scikit-learn's ``parametrize_with_checks`` default-constructed (its
+tuning, ``cv="auto"`` and all: the defaults users get), and with small grids in a
+fixed-parameter and, where it tunes, a tuned setting.  Every estimator takes
+``sample_weight``, so scikit-learn's sample-weight checks run too (integer weights must
+give the fit on repeated rows).  The tests below them pin the bugs the shared base
+fixed: ``predict`` before ``fit``, labels in object arrays, continuous targets, holes in
+the parameter checks.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
-from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from wsvmgui import (
@@ -22,10 +24,22 @@ from wsvmgui import (
     ProbingClassifier,
     WeightedSVMClassifier,
 )
+from wsvmgui._sklearn_compat import InvalidParameterError
 from wsvmgui.errors import InputError
 from wsvmgui.evaluation.designs import simulate
 
 GRID = {"lambdas": [0.01, 0.001], "sigmas": [0.7, 1.5], "cv": 3}
+DEFAULTS = [
+    WeightedSVMClassifier(),
+    NonCrossingLadderClassifier(),
+    PreconditionedSVC(),
+    MulticlassWeightedSVMClassifier(),
+    # The joint fit costs a whole simplex grid per tuning cell: a coarse grid (5, not 50:
+    # 6 fits per cell, not 1176) and two lambdas (not five) keep its checks to minutes;
+    # its RBF kernel, sigma grid and cv="auto" are the defaults.
+    JointWSVMClassifier(n_weights=5, lambdas=[0.05, 0.005]),
+    ProbingClassifier(),
+]
 ESTIMATORS = [
     WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0),
     WeightedSVMClassifier(n_weights=5, **GRID),
@@ -34,16 +48,21 @@ ESTIMATORS = [
     PreconditionedSVC(n_weights=4, pt_grid=(0.0, 0.2), **GRID),
     MulticlassWeightedSVMClassifier(n_weights=4, lam=0.01, sigma=1.0),
     MulticlassWeightedSVMClassifier(scheme="pairwise", n_weights=4, **GRID),
-    JointWSVMClassifier(N=5, C=1.0),
-    JointWSVMClassifier(N=5, lambdas=[0.05, 0.005], cv=3),
+    JointWSVMClassifier(n_weights=5, kernel="linear", lam=0.01),
+    JointWSVMClassifier(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.7, 1.5], cv=3),
     ProbingClassifier(n_thresholds=5),
     ProbingClassifier(n_thresholds=3, param_grid={"min_samples_leaf": [2, 10]}, cv=3),
 ]
 
 
 # No expected failures: non-numeric features raise an InputError that is also the
-# TypeError scikit-learn expects, integer labels in object arrays are fitted, and "auto"
-# tuning folds adapt to a class of three points.
+# TypeError scikit-learn expects, integer labels in object arrays are fitted, and
+# cv="auto" adapts to small classes (fewer folds, a hold-out, then no tuning).
+@parametrize_with_checks(DEFAULTS)
+def test_sklearn_checks_of_the_defaults(estimator, check):
+    check(estimator)
+
+
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
@@ -70,7 +89,7 @@ def _small(cls, **extra):
         NonCrossingLadderClassifier: dict(n_weights=4, lam=0.01, sigma=1.0),
         PreconditionedSVC: dict(n_weights=4, lam=0.01, sigma=1.0, pt=0.1),
         MulticlassWeightedSVMClassifier: dict(n_weights=4, lam=0.01, sigma=1.0),
-        JointWSVMClassifier: dict(N=5, C=1.0),
+        JointWSVMClassifier: dict(n_weights=5, kernel="linear", lam=0.01),
         ProbingClassifier: dict(n_thresholds=5),
     }[cls]
     return cls(**{**params, **extra})
@@ -102,9 +121,9 @@ def test_integer_labels_in_an_object_array(cls, binary):
     if cls is JointWSVMClassifier:
         tuned = {"lambdas": [0.05, 0.005]}
     obj = y.astype(object)
-    a = _small(cls, **({k: None for k in ("lam", "C") if k in cls().get_params()}), **tuned)
+    a = _small(cls, **({"lam": None} if "lam" in cls().get_params() else {}), **tuned)
     a.fit(X, obj)
-    b = _small(cls, **({k: None for k in ("lam", "C") if k in cls().get_params()}), **tuned)
+    b = _small(cls, **({"lam": None} if "lam" in cls().get_params() else {}), **tuned)
     b.fit(X, y)
     assert a.classes_.tolist() == [-1, 1]
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -15,7 +15,9 @@ from wsvmgui.ladder.splits import with_tuning_set
 def fitted():
     d = simulate("wu2010_ex1", 90, 5)
     labels = np.array(["a", "b", "c"])[d.y - 1]
-    est = JointWSVMClassifier(N=8, C=3.0, scheme="direct", n_jobs=2).fit(d.X, labels)
+    est = JointWSVMClassifier(
+        n_weights=8, kernel="linear", lam=1 / (2 * 90 * 3.0), scheme="direct", n_jobs=2
+    ).fit(d.X, labels)
     return est, d
 
 
@@ -27,9 +29,28 @@ def test_sklearn_contract_and_labels_kept(fitted):
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     np.testing.assert_array_equal(est.predict(d.X[:20]), est.classes_[p.argmax(axis=1)])
     params = clone(est).get_params()
-    assert params["N"] == 8 and params["scheme"] == "direct"
-    assert JointWSVMClassifier(**{"N": 10, "kernel": "rbf", "scheme": "indirect"}).N == 10
+    assert params["n_weights"] == 8 and params["scheme"] == "direct"
+    assert JointWSVMClassifier(**{"n_weights": 10, "scheme": "indirect"}).n_weights == 10
     assert est.kkt_residual_ < 1e-3 and est.grid_.shape == (21, 3)
+    assert np.isclose(est.C_, 3.0) and np.isnan(est.sigma_) and est.tuning_ is None
+
+
+def test_deprecated_names_warn_and_fit_the_same(fitted):
+    """N, d_pi and C (the duplicates of n_weights and lam), lam_ and tuning_table_ still
+    work, with a FutureWarning each."""
+    est, d = fitted
+    labels = np.array(["a", "b", "c"])[d.y - 1]
+    for old in ({"N": 8, "C": 3.0}, {"d_pi": 0.125, "C": 3.0}):
+        with pytest.warns(FutureWarning, match="deprecated") as seen:
+            same = JointWSVMClassifier(kernel="linear", scheme="direct", n_jobs=2, **old).fit(
+                d.X, labels
+            )
+        assert len(seen) == 2
+        np.testing.assert_allclose(same.predict_proba(d.X), est.predict_proba(d.X), atol=1e-9)
+        with pytest.warns(FutureWarning, match="lambda_"):
+            assert same.lam_ == same.lambda_ == pytest.approx(est.lambda_)
+    with pytest.warns(FutureWarning, match="tuning_.rows"):
+        assert est.tuning_table_ == []
 
 
 def test_gui_accessors_and_report(fitted):
@@ -62,15 +83,16 @@ def test_gui_accessors_and_report(fitted):
     [
         ({}, np.zeros((5, 2)), np.ones(5)),  # one class
         ({}, np.array([[0, 1], [np.nan, 2], [1, 1], [2, 2]]), np.array([1, 2, 3, 1])),
-        ({"N": 3}, np.arange(12.0).reshape(6, 2), np.array([1, 2, 3, 1, 2, 3])),
+        ({"n_weights": 3}, np.arange(12.0).reshape(6, 2), np.array([1, 2, 3, 1, 2, 3])),
         ({"d_pi": 0.3}, np.arange(12.0).reshape(6, 2), np.array([1, 2, 3, 1, 2, 3])),
         ({"scheme": "bogus"}, np.arange(12.0).reshape(6, 2), np.array([1, 2, 3, 1, 2, 3])),
         ({"truncation": 0.5}, np.arange(12.0).reshape(6, 2), np.array([1, 2, 3, 1, 2, 3])),
     ],
 )
+@pytest.mark.filterwarnings("ignore:JointWSVMClassifier.*deprecated:FutureWarning")
 def test_bad_inputs_raise_input_error(kwargs, X, y):
     with pytest.raises(InputError):
-        JointWSVMClassifier(lam=0.01, **kwargs).fit(X, y)
+        JointWSVMClassifier(lam=0.01, kernel="linear", **kwargs).fit(X, y)
 
 
 @pytest.mark.parametrize("refit", [False, True])
@@ -78,15 +100,19 @@ def test_tuning_picks_the_best_tuning_likelihood(refit):
     tr = simulate("wu2010_ex1", 80, 11)
     tu = simulate("wu2010_ex1", 80, 12)
     X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
-    est = JointWSVMClassifier(N=6, lambdas=[0.05, 0.001], n_jobs=2, cv=cv, refit=refit)
+    est = JointWSVMClassifier(
+        n_weights=6, kernel="linear", lambdas=[0.05, 0.001], n_jobs=2, cv=cv, refit=refit
+    )
     seen = []
     est.fit(X, y, progress=lambda d, t, p: seen.append(t))
-    table = est.tuning_table_
+    table = est.tuning_.rows()
     G = est.grid_.shape[0]
     assert len(table) == 2 and seen[-1] == (2 + refit) * G
     best = min(table, key=lambda r: r["cross_entropy"])
+    assert est.tuning_.best_params["lambda"] == best["lambda"]
+    assert est.fit_info_["tuning_edge"] == {"lambda": "max" if best["lambda"] == 0.05 else "min"}
     # The refit on training plus tuning rows keeps the tuned C = 1 / (2 n lambda).
-    assert est.lam_ == pytest.approx(best["lam"] * (80 / 160 if refit else 1.0))
+    assert est.lambda_ == pytest.approx(best["lambda"] * (80 / 160 if refit else 1.0))
     assert est.fit_info_["n_train"] == (160 if refit else 80)
     if not refit:  # the model is the one that was scored
         p = est.predict_proba(tu.X)
@@ -101,11 +127,12 @@ def test_uncentred_features_fit_as_centred_ones(seed):
     probabilities are those of the centred data."""
     d = simulate("wu2010_ex1", 100, seed)
     te = simulate("wu2010_ex1", 300, 50 + seed)
-    kw = dict(N=8, lambdas=[1 / (2 * 70 * 100.0), 1 / (2 * 70 * 3.0)], random_state=seed)
+    kw = dict(n_weights=8, kernel="linear", random_state=seed)
+    kw["lambdas"] = [1 / (2 * 70 * 100.0), 1 / (2 * 70 * 3.0)]
     far = JointWSVMClassifier(**kw).fit(d.X + 100.0, d.y)
     near = JointWSVMClassifier(**kw).fit(d.X, d.y)
     assert far.kkt_residual_ < 1e-3
-    assert far.lam_ == near.lam_
+    assert far.lambda_ == near.lambda_
     np.testing.assert_allclose(far.predict_proba(te.X + 100.0), near.predict_proba(te.X), atol=1e-6)
 
 
@@ -124,7 +151,9 @@ def test_reduced_accuracy_wu2010_ex1():
     te = simulate("wu2010_ex1", 600, 22)
     uniform = truth_metrics(np.full(te.p.shape, 1 / 3), te.p)
     for scheme in ("indirect", "direct"):
-        est = JointWSVMClassifier(N=20, C=3.0, scheme=scheme, n_jobs=2).fit(tr.X, tr.y)
+        est = JointWSVMClassifier(
+            n_weights=20, kernel="linear", lam=1 / (2 * 200 * 3.0), scheme=scheme, n_jobs=2
+        ).fit(tr.X, tr.y)
         m = truth_metrics(est.predict_proba(te.X), te.p)
         assert m["L1"] < 0.20 and m["L1"] < 0.25 * uniform["L1"]
         assert m["EGKL"] < 0.10
@@ -134,7 +163,9 @@ def test_reduced_accuracy_wu2010_ex1():
 def test_kernel_fits_classify_and_give_probabilities(kernel, extra):
     tr = simulate("wu2010_ex2", 80, 31)
     te = simulate("wu2010_ex2", 300, 32)
-    est = JointWSVMClassifier(N=6, kernel=kernel, C=3.0, n_jobs=2, **extra).fit(tr.X, tr.y)
+    lam = 1 / (2 * 80 * 3.0)
+    est = JointWSVMClassifier(n_weights=6, kernel=kernel, lam=lam, n_jobs=2, **extra)
+    est.fit(tr.X, tr.y)
     p = est.predict_proba(te.X)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     assert est.kkt_residual_ < 1e-3

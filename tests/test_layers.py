@@ -2,7 +2,8 @@
 
 Layers, lowest first (README "Layout"):
 
-0. ``errors``, ``_version``; 1. ``progress`` (plumbing every layer may use)
+0. ``errors``, ``_version``; 1. ``progress``, ``_sklearn_compat`` (plumbing every layer
+   may use)
 2. ``solvers`` (kernels, one weighted fit and its KKT check), ``executor`` (where
    independent tasks run: threads or a Dask cluster; peers)
 3. ``ladder`` (weight grids, ladders, exact path, rules, tuning, non-crossing)
@@ -37,6 +38,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
     "progress": 1,
+    "_sklearn_compat": 1,
     "executor": 2,
     "solvers": 2,
     "ladder": 3,

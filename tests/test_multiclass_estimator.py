@@ -9,7 +9,7 @@ from wsvmgui.estimators.multiclass import SCHEME_INFO, SCHEMES, MulticlassWeight
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.evaluation.metrics import l1_error
 from wsvmgui.ladder.search import EGKL_FLOOR
-from wsvmgui.ladder.splits import with_tuning_set
+from wsvmgui.ladder.splits import TuningWarning, with_tuning_set
 from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.baseline_choice import largest_class, median_distance_class
 
@@ -173,9 +173,11 @@ def test_bad_inputs_raise_input_error(three_class):
     with pytest.raises(InputError, match="one class"):
         est.fit(X, np.full(len(y), "cat"))
     y_few = y.copy()
-    y_few[0] = "yak"  # a class with a single point cannot be split for tuning
-    with pytest.raises(InputError, match="yak"):
+    y_few[0] = "yak"  # a class with a single point cannot be split for tuning: no tuning
+    with pytest.warns(TuningWarning, match="'yak' has only 1 point.*no tuning"):
         est.fit(X, y_few)
+    assert est.tuning_ is None and "yak" in est.classes_
+    np.testing.assert_allclose(est.predict_proba(X).sum(axis=1), 1.0)
     X_nan = X.copy()
     X_nan[5, 1] = np.nan
     with pytest.raises(InputError, match="row 6"):

@@ -286,6 +286,35 @@ def test_holdout_split_bad_fraction(fraction):
         holdout_split(np.array([1, -1] * 10), fraction, seed=0)
 
 
+@pytest.mark.parametrize("holdout", [False, True])
+def test_auto_cv_adapts_to_small_classes(holdout):
+    """cv="auto" never refuses where GridSearchCV goes on: the folds shrink to the
+    smallest class, then one point per small class is held out, then no tuning; each
+    step says so."""
+    from wsvmgui.ladder.splits import TuningWarning
+
+    def folds(n_small, n_big=20):
+        y = np.array([0] * n_big + [1] * n_small + [2] * n_big)
+        with pytest.warns(TuningWarning) as seen:
+            out = resolve_cv("auto", y, 0, holdout=holdout)
+        return y, out, str(seen[0].message)
+
+    if not holdout:
+        y, out, why = folds(3)
+        assert len(out) == 3 and "class 1 has only 3 points: 3-fold" in why
+        for tr, te in out:  # stratified: every class on both sides of every fold
+            assert set(y[tr]) == set(y[te]) == {0, 1, 2}
+        assert sorted(np.concatenate([te for _, te in out])) == list(range(y.size))
+    y, out, why = folds(2)
+    ((tr, te),) = out
+    assert "one point per small class" in why
+    assert np.sum(y[te] == 1) == 1 and np.sum(y[tr] == 1) == 1
+    assert set(y[tr]) == set(y[te]) == {0, 1, 2}
+    assert np.intersect1d(tr, te).size == 0 and tr.size + te.size == y.size
+    y, out, why = folds(1)
+    assert out == [] and "too few to tune on; no tuning" in why
+
+
 def test_resolve_cv_every_form():
     from sklearn.model_selection import KFold
 
@@ -299,9 +328,9 @@ def test_resolve_cv_every_form():
     big = np.arange(AUTO_CV_MAX_N + 1) % 2
     (tr, te), = resolve_cv("auto", big, 0)  # fmt: skip
     assert te.size == int(np.ceil(0.3 * big.size))
-    # A class too small for the folds is named.
+    # An explicit k too large for a class is refused, naming it.
     with pytest.raises(InputError, match="class 1 has only 3 point.*5-fold"):
-        resolve_cv("auto", np.array([0] * 20 + [1] * 3), 0)
+        resolve_cv(5, np.array([0] * 20 + [1] * 3), 0)
     (tr, te), = resolve_cv(0.4, y, 1)  # fmt: skip
     assert te.size == 20
     assert len(resolve_cv(KFold(4), y)) == 4

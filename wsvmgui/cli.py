@@ -469,18 +469,10 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
 
 
 def _fitted_summary(estimator) -> dict[str, Any]:
-    """Tuned values and fit facts that do not depend on timing."""
-    out: dict[str, Any] = {"classes": [str(c) for c in estimator.classes_]}
-    for attr in ("lambda_", "sigma_"):
-        if hasattr(estimator, attr):
-            out[attr.rstrip("_")] = getattr(estimator, attr)
-    if hasattr(estimator, "weights_"):
-        out["n_weights"] = int(np.size(estimator.weights_)) + 1
-    info = getattr(estimator, "fit_info_", None) or {}
-    out["fit"] = {k: v for k, v in info.items() if "second" not in k}
-    tuning = getattr(estimator, "tuning_", None)
-    if hasattr(tuning, "best_lambda"):
-        out["tuning_best"] = {"lambda": tuning.best_lambda, "sigma": tuning.best_sigma}
+    """Tuned values and fit facts that do not depend on timing (``fitted_summary()``)."""
+    out = estimator.fitted_summary()
+    if out["tuning"] and "best" in out["tuning"]:
+        out["tuning_best"] = out["tuning"]["best"]
     return plain_json(out)
 
 
@@ -560,9 +552,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
-    for text in engine_notes(getattr(estimator, "fit_info_", None)):
+    for text in engine_notes(estimator.fit_info_):
         _note(args, text)
-    kernel = (getattr(estimator, "fit_info_", None) or {}).get("kernel", "")
+    kernel = estimator.fit_info_.get("kernel", "")
     if "on the fly" in kernel:
         _note(args, kernel)
     model_meta = {
@@ -777,13 +769,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
-    for text in engine_notes(getattr(est, "fit_info_", None)):
+    for text in engine_notes(est.fit_info_):
         print(f"note     {text}")
-    if hasattr(est, "lambda_"):
-        print(
-            f"tuned    lambda = {est.lambda_:.4g}, sigma = {est.sigma_:.4g}, "
-            f"M = {len(est.weights_) + 1}"
-        )
+    fitted = est.fitted_summary()
+    chosen = [f"{k} = {fitted[k]:.4g}" for k in ("lambda", "sigma") if fitted[k] is not None]
+    if fitted["n_weights"] is not None:
+        chosen.append(f"M = {fitted['n_weights']}")
+    if chosen:
+        print(f"tuned    {', '.join(chosen)}")
     metrics = truth_metrics(p_hat, test.p)
     err = float(np.mean(est.classes_[p_hat.argmax(1)] != test.y))
     bayes = float(np.mean(test.classes[test.p.argmax(1)] != test.y))

@@ -304,14 +304,16 @@ def test_builtin_design_shows_truth_metrics(qtbot, window):
 def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 2))
-    labels = ["a"] * 37 + ["b"] * 3  # too few of "b" for a tuning split
+    labels = ["a"] * 37 + ["b"] * 3  # too few of "b" for the 5 folds asked for
     path = tmp_path / "small.csv"
     path.write_text(
         "x1,x2,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, labels, strict=True))
     )
     window.data_panel.test_fraction.setValue(0.0)
     assert window.data_panel.open_file(str(path))
-    settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1)
+    settings = RunSettings(
+        n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1, tuning="cv", cv_folds=5
+    )
     window.settings_panel.set_settings(settings)
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: not window.runs.runner.is_running("run"), timeout=20000)

@@ -8,41 +8,51 @@ scheme (compare ``sklearn/svm/_base.py``):
   raises :class:`ParameterError` (both scikit-learn's ``InvalidParameterError`` and the
   project's :class:`~wsvmgui.errors.InputError`), as do the cross-parameter checks of
   ``_check_params``;
-* ``fit(X, y, *, progress=None, should_cancel=None)`` validates the data once (numeric
-  and finite features named by column and row, labels of any dtype that name classes,
-  object arrays of integers included, continuous targets refused) and hands the scheme
-  ``X`` and class indices;
+* ``fit(X, y, sample_weight=None, *, progress=None, should_cancel=None)`` validates the
+  data once (numeric and finite features named by column and row, labels of any dtype
+  that name classes, object arrays of integers included, continuous targets refused,
+  sample weights as scikit-learn checks them) and hands the scheme ``X``, class indices
+  and the weights (:mod:`wsvmgui.estimators._weights`);
+* one fitted vocabulary: every fitted estimator has ``lambda_``, ``sigma_``, ``C_`` (floats,
+  NaN where the scheme has no such number or one per sub-problem) and ``tuning_`` (None
+  when nothing was tuned), and :meth:`fitted_summary`;
 * every predict-side method checks that the estimator is fitted first
   (``NotFittedError``) and validates ``X`` against the training columns;
   ``predict = classes_[argmax predict_proba]``;
 * ``report(X)`` (a :class:`~wsvmgui.estimators.report.ProbabilityReport`) and
   ``predict_bracket(X)``.
 
-A scheme implements ``_fit(X, codes, progress, should_cancel) -> dict`` (entries of
-``fit_info_``), ``_proba(X)`` and, for extra report columns, ``_report(X)``, all on
-validated arrays.  The parameter families shared by several schemes (kernel, penalty,
-ladder grid, tuning) are declared once below and merged into each scheme's constraints.
+A scheme implements ``_fit(X, codes, progress, should_cancel, sample_weight=None) -> dict``
+(entries of ``fit_info_``; a scheme whose ``_fit`` takes no ``sample_weight`` is fitted on
+integer weights as repeated rows), ``_proba(X)`` and, for extra report columns,
+``_report(X)``, all on validated arrays.  The parameter families shared by several
+schemes (kernel, penalty, ladder grid, tuning) are declared once below and merged into
+each scheme's constraints.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
+from contextlib import contextmanager
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import Interval, InvalidParameterError, StrOptions, fit_context
 from ..errors import InputError
 from ..ladder.engines import ENGINES
 from ..ladder.rules import RULES, LadderEstimate
 from ..progress import CancelCheck, ProgressCallback
 from ..solvers.kernels import KERNELS
 from ..solvers.wsvm import SOLVERS
+from ._summary import summary
 from ._validation import validate_fit_data, validate_predict_data
+from ._weights import as_repeats, fit_weights, repeat_cv
 from .cost import check_fit
 from .report import ProbabilityReport
 
@@ -158,6 +168,15 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
 
     classes_: np.ndarray
     fit_info_: dict[str, Any]
+    #: Penalty of the final fit (NaN: none, or one per sub-problem).
+    lambda_: float
+    #: RBF width of the final fit (NaN: another kernel, none, or one per sub-problem).
+    sigma_: float
+    #: ``1 / (2 n lambda)`` of the final fit, ``n`` its rows (their summed weights).
+    C_: float
+    #: The tuning table(s) (:class:`~wsvmgui.ladder.gridsearch.TuningResult`, or a dict of
+    #: them by sub-problem or stage), or None when nothing was tuned.
+    tuning_: Any
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -186,11 +205,12 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         """Checks beyond single-parameter constraints; raise :class:`ParameterError`."""
 
     # ------------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(
         self,
         X,
         y,
+        sample_weight=None,
         *,
         progress: ProgressCallback | None = None,
         should_cancel: CancelCheck | None = None,
@@ -202,6 +222,10 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         X : array-like, shape (n, p)
         y : array-like, shape (n,)
             Class labels of any dtype (text, integers, an object array of either).
+        sample_weight : array-like, shape (n,), optional
+            Row i counts ``sample_weight[i]`` times: it multiplies the row's bound
+            ``C S(y_i)`` in every SVM fit (as libsvm's per-sample weights do) and its term
+            in the tuning score (see :mod:`wsvmgui.estimators._weights`).
         progress : callable, optional
             ``progress(done, total, partial)`` after every unit of work (one fit).
         should_cancel : callable, optional
@@ -222,11 +246,77 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         """
         start = time.perf_counter()
         X, classes, codes = validate_fit_data(self, X, y, n_classes=self._n_classes)
+        sw = fit_weights(sample_weight, X, classes, codes, self._n_classes)
         self.classes_ = classes
         check_fit(self, X, codes)  # the cost guard: plan, memory caps, time limit
-        info = self._fit(X, codes, progress, should_cancel)
+        if sw is None:
+            info = self._fit(X, codes, progress, should_cancel)
+        elif self._takes_sample_weight():
+            weighted: Any = self._fit
+            info = weighted(X, codes, progress, should_cancel, sample_weight=sw)
+            info["sample_weight"] = "weighted fits"
+        else:
+            counts = as_repeats(sw, type(self).__name__)
+            cv = self.get_params(deep=False).get("cv", "auto")
+            with self._swapped(cv=repeat_cv(cv, codes, counts)):
+                rows = np.repeat(np.arange(codes.size), counts)
+                info = self._fit(X[rows], codes[rows], progress, should_cancel)
+            info["sample_weight"] = "repeated rows"
+        self._complete_vocabulary(info)
         self.fit_info_ = {**info, "seconds": time.perf_counter() - start}
         return self
+
+    def _takes_sample_weight(self) -> bool:
+        """Whether ``_fit`` takes ``sample_weight`` (else integer weights become repeats)."""
+        return "sample_weight" in inspect.signature(self._fit).parameters
+
+    @contextmanager
+    def _swapped(self, **params: Any):
+        """Parameters set to other values while fitting (restored afterwards)."""
+        old = {k: v for k, v in self.get_params(deep=False).items() if k in params}
+        for k in old:
+            setattr(self, k, params[k])
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                setattr(self, k, v)
+
+    def _complete_vocabulary(self, info: dict[str, Any]) -> None:
+        """Every fitted estimator has ``lambda_``, ``sigma_``, ``C_`` and ``tuning_``."""
+        state: dict[str, Any] = self.__dict__
+        state.setdefault("tuning_", None)
+        for name in ("lambda_", "sigma_"):
+            value = state.get(name)
+            state[name] = float("nan") if value is None else float(value)
+        if "C_" not in state:
+            n = float(info.get("n_train") or "nan")
+            self.C_ = 1.0 / (2.0 * n * self.lambda_) if self.lambda_ > 0 else float("nan")
+
+    def fitted_summary(self) -> dict[str, Any]:
+        """What was fitted, as plain values, for command lines, exports and views.
+
+        Returns
+        -------
+        dict
+            ``estimator`` (class name), ``classes`` (text), ``lambda``, ``sigma``, ``C``
+            (numbers, or None where there is none), ``n_weights`` (M of the ladder or
+            grid, or None), ``n_train``, ``tuned`` (bool), ``tuning`` (None, or the
+            score's name, the chosen cell ``best``, ``best_score`` and ``edge``; a dict
+            of those per sub-problem or stage), ``fit`` (``fit_info_`` without times),
+            and the scheme's own entries (divide and conquer: ``subproblems``, each
+            sub-problem's name, lambda, sigma, C and M).
+        """
+        check_is_fitted(self)
+        return summary(self, self._n_weights_fitted(), self._summary_extra())
+
+    def _n_weights_fitted(self) -> Any:
+        """M of the fitted ladder or grid (None for schemes without one)."""
+        return None
+
+    def _summary_extra(self) -> dict[str, Any]:
+        """The scheme's own entries of :meth:`fitted_summary`."""
+        return {}
 
     def _fit(
         self,
@@ -235,7 +325,11 @@ class BaseProbabilityClassifier(ClassifierMixin, BaseEstimator):
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
     ) -> dict[str, Any]:
-        """Fit on validated ``X`` (n, p) and class indices ``codes`` (n,); return fit info."""
+        """Fit on validated ``X`` (n, p) and class indices ``codes`` (n,); return fit info.
+
+        A scheme that takes sample weights adds the parameter
+        ``sample_weight: ndarray (n,) or None = None`` (the base passes it only then).
+        """
         raise NotImplementedError
 
     # ------------------------------------------------------------------ predict
@@ -290,9 +384,13 @@ class BinaryLadderClassifier(BaseProbabilityClassifier):
     """
 
     _n_classes: ClassVar[int | None] = 2
+    weights_: np.ndarray
 
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
         raise NotImplementedError
+
+    def _n_weights_fitted(self) -> Any:
+        return int(self.weights_.size) + 1
 
     def _proba(self, X: np.ndarray) -> np.ndarray:
         p = self._estimate(X).p

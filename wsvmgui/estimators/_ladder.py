@@ -42,14 +42,17 @@ fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of al
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from .._sklearn_compat import StrOptions
+from ..ladder.engines import AnyLadder
+from ..ladder.gridsearch import rescale_lambda
+from ..ladder.problems import LadderProblem
 from ..ladder.screening import Screening, screened_search
-from ..ladder.search import LadderProblem
 from ..ladder.splits import Fold, resolve_cv
 from ..ladder.tuning import TuningResult, default_lambda_grid, default_n_weights
 from ..ladder.weights import check_weights, weight_grid
@@ -86,23 +89,34 @@ class TuningPlan:
     Attributes
     ----------
     folds : list of (train, test), or None
-        None when nothing is tuned.
+        None when nothing is tuned (nothing left open, or ``cv="auto"`` found the data
+        too small to tune on).
     fit_rows : ndarray of int
         Rows of the final fits.
     kernel : Kernel
         Template (its RBF width replaced by each sigma).
     sigmas : ndarray, shape (S,)
         Tuning grid, or the fixed width (NaN for kernels without one).
+    sample_weight : ndarray, shape (n,), or None
+        Weight of every row (None: all equal).
     """
 
     folds: list[Fold] | None
     fit_rows: np.ndarray
     kernel: Kernel
     sigmas: np.ndarray
+    sample_weight: np.ndarray | None = None
 
     @property
     def tuned(self) -> bool:
         return self.folds is not None
+
+    def size(self, rows: np.ndarray) -> float:
+        """How many of ``rows`` there are (their summed weight when weighted)."""
+        rows = np.asarray(rows)
+        return (
+            int(rows.size) if self.sample_weight is None else float(self.sample_weight[rows].sum())
+        )
 
 
 class LadderParams:
@@ -132,6 +146,8 @@ class LadderParams:
     classes_: np.ndarray
     #: ``cv="auto"`` means the 30% hold-out at every size (see ladder.splits).
     _auto_holdout = False
+    #: The tuning score of the ladder search (:data:`wsvmgui.ladder.search.LADDER_SCORES`).
+    _tuning_score = "egkl"
 
     # ------------------------------------------------------------------ checks
     def _check_ladder_params(self) -> None:
@@ -156,25 +172,26 @@ class LadderParams:
             gamma=self.poly_gamma,
         )
 
-    def _weight_grid(self, n: int) -> np.ndarray:
+    def _weight_grid(self, n: float) -> np.ndarray:
         """Interior weights for a ladder fitted on ``n`` points; shape (M - 1,)."""
         if self.weights is not None:
             return check_weights(self.weights)
         return weight_grid(default_n_weights(n) if self.n_weights is None else self.n_weights)
 
-    def _lambda_grid(self, n: int) -> np.ndarray:
+    def _lambda_grid(self, n: float) -> np.ndarray:
         """``[lam]``, the given ``lambdas``, or the default grid for ``n`` points; (L,)."""
         if self.lam is not None:
             return np.array([float(self.lam)])
         grid = check_positive_grid("lambdas", self.lambdas)
         return default_lambda_grid(n) if grid is None else grid
 
-    def _fixed_lambda(self, n: int) -> float:
-        """Lambda of an untuned fit on ``n`` points: ``lam``, the one given, or C = 1."""
+    def _fixed_lambda(self, n: float) -> float:
+        """Lambda of an untuned fit on ``n`` points: ``lam``, the middle of the given
+        ``lambdas``, or C = 1."""
         if self.lam is not None:
             return float(self.lam)
         grid = check_positive_grid("lambdas", self.lambdas)
-        return float(grid[0]) if grid is not None else float(default_lambda_grid(n)[2])
+        return float(grid[grid.size // 2]) if grid is not None else float(default_lambda_grid(n)[2])
 
     def _needs_tuning(self) -> bool:
         lam_fixed = self.lam is not None or (
@@ -187,32 +204,41 @@ class LadderParams:
         )
         return not (lam_fixed and sig_fixed)
 
-    def _plan(self, X: np.ndarray, codes: np.ndarray) -> TuningPlan:
+    def _sigma_grid(self, X: np.ndarray, codes: np.ndarray, sw: np.ndarray | None) -> np.ndarray:
+        """The fixed RBF width, the given ``sigmas``, or ``(0.25 .. 1.5) sigma_M`` of all rows
+        (every fold and sub-problem shares it); a single NaN for other kernels."""
+        if self.kernel != "rbf":
+            return np.array([np.nan])
+        if self.sigma is not None:
+            return np.array([float(self.sigma)])
+        given = check_positive_grid("sigmas", self.sigmas)
+        if given is not None:
+            return given
+        return default_sigma_grid(X, codes, seed=seed_of(self.random_state), sample_weight=sw)
+
+    def _plan(
+        self, X: np.ndarray, codes: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> TuningPlan:
         """Folds, final rows and sigma grid for data ``X`` (n, p) with class indices ``codes``.
 
-        The default sigma grid is ``(0.25 .. 1.5) sigma_M`` of all rows (every fold and
-        sub-problem shares it).
+        Rows of zero weight are dropped from every fold and from the final rows.
         """
         n = codes.size
         kernel = self._kernel_template()
-        if self.kernel != "rbf":
-            sigmas = np.array([np.nan])
-        elif self.sigma is not None:
-            sigmas = np.array([float(self.sigma)])
-        else:
-            given = check_positive_grid("sigmas", self.sigmas)
-            sigmas = (
-                given
-                if given is not None
-                else default_sigma_grid(X, codes, seed=seed_of(self.random_state))
+        sigmas = self._sigma_grid(X, codes, sample_weight)
+        every = np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+        folds = None
+        if self._needs_tuning():
+            folds = (
+                resolve_cv(
+                    self.cv, self.classes_[codes], self.random_state, holdout=self._auto_holdout
+                )
+                or None
             )
-        if not self._needs_tuning():
-            return TuningPlan(None, np.arange(n), kernel, sigmas)
-        folds = resolve_cv(
-            self.cv, self.classes_[codes], self.random_state, holdout=self._auto_holdout
-        )
-        fit_rows = np.arange(n) if self.refit else folds[0][0]
-        return TuningPlan(folds, fit_rows, kernel, sigmas)
+        if folds is not None and sample_weight is not None:
+            folds = [(tr[sample_weight[tr] > 0], te[sample_weight[te] > 0]) for tr, te in folds]
+        fit_rows = every if folds is None or self.refit else folds[0][0]
+        return TuningPlan(folds, fit_rows, kernel, sigmas, sample_weight)
 
     def _search(
         self,
@@ -226,15 +252,14 @@ class LadderParams:
         """Tune every problem; return the tables and the (lambda, sigma) of its final fit.
 
         ``engine`` (an engine callable) replaces the ``engine`` parameter's.  The final
-        lambda keeps the tuned ``C``: it is the tuned lambda times the problem's rows in
-        the first fold's training part over its rows in the final fit.
+        lambda keeps the tuned ``C``: :func:`~wsvmgui.ladder.gridsearch.rescale_lambda` of
+        the problem's rows in the first fold's training part and in the final fit (their
+        summed weights when weighted).
         """
         assert plan.folds is not None
-        n = X.shape[0]
-        first_train = plan.folds[0][0]
-        n_first = [p.select(first_train, n)[0].size for p in problems]
-        n_final = [p.select(plan.fit_rows, n)[0].size for p in problems]
-        lambdas = [self._lambda_grid(m) for m in n_first]
+        n, sw = X.shape[0], plan.sample_weight
+        n_first = [p.size(plan.folds[0][0], n, sw) for p in problems]
+        n_final = [p.size(plan.fit_rows, n, sw) for p in problems]
         tunings = screened_search(
             X,
             problems,
@@ -242,34 +267,40 @@ class LadderParams:
             plan.kernel,
             plan.sigmas,
             weights,
-            lambdas,
+            [self._lambda_grid(m) for m in n_first],
             rule=self.rule,
             engine=self.engine if engine is None else engine,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
             screening=self._screening(),
+            score=self._tuning_score,
+            sample_weight=sw,
         )
         chosen = [
-            (t.best_lambda * a / b, t.best_sigma)
+            (rescale_lambda(t.best_lambda, a, b), t.best_sigma)
             for t, a, b in zip(tunings, n_first, n_final, strict=True)
         ]
         return tunings, chosen
 
     def _screening(self) -> Screening | None:
         """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""
-        if getattr(self, "screen", None) != "auto":
+        if self.get_params().get("screen") != "auto":  # type: ignore[attr-defined]
             return None
         return Screening(seed=seed_of(self.random_state))
 
     def _untuned(self, problems: list[LadderProblem], plan: TuningPlan, n: int) -> list:
-        """(lambda, sigma) of every problem when nothing is tuned."""
+        """(lambda, sigma) of every problem when nothing is tuned (the middle of a sigma
+        grid when ``cv="auto"`` found the data too small to tune on)."""
+        sigma = float(plan.sigmas[plan.sigmas.size // 2])
         return [
-            (self._fixed_lambda(p.select(plan.fit_rows, n)[0].size), float(plan.sigmas[0]))
+            (self._fixed_lambda(p.size(plan.fit_rows, n, plan.sample_weight)), sigma)
             for p in problems
         ]
 
 
-def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str, Any]:
+def engine_info(
+    engine: str, ladders: Sequence[AnyLadder], tunings: Sequence[TuningResult | None]
+) -> dict[str, Any]:
     """``fit_info_`` entries on the engines: requested, and which answered what.
 
     Parameters
@@ -289,10 +320,10 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
         ``path_fallbacks`` (paths that broke down, the grid answering); ``auto_grid``
         (ladders for which ``"auto"`` stopped the path and chose the grid).
     """
-    final = Counter(str(getattr(lad, "engine", "grid")) for lad in ladders)
+    final = Counter(str(lad.engine) for lad in ladders)
     tuned: Counter = Counter()
-    fallbacks = sum(bool(getattr(lad, "fallback", "")) for lad in ladders)
-    switched = sum(bool(getattr(lad, "switched", "")) for lad in ladders)
+    fallbacks = sum(bool(lad.fallback) for lad in ladders)
+    switched = sum(bool(lad.switched) for lad in ladders)
     for t in tunings:
         if t is not None:
             tuned.update(t.engines)
@@ -304,6 +335,6 @@ def engine_info(engine: str, ladders: list[Any], tunings: list[Any]) -> dict[str
         "final_engines": dict(final),
         "tuning_engines": dict(tuned),
         "path_fallbacks": int(fallbacks),
-        "tuning_screened": sum(getattr(t, "screened", None) is not None for t in tunings),
+        "tuning_screened": sum(t is not None and t.screened is not None for t in tunings),
         "auto_grid": int(switched),
     }

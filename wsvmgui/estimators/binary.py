@@ -18,6 +18,8 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
+from ..ladder.final import fit_ladders
+from ..ladder.problems import LadderProblem
 from ..ladder.recalibration import (
     CALIBRATIONS,
     LocalInterval,
@@ -27,7 +29,6 @@ from ..ladder.recalibration import (
     fit_calibration,
 )
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import LadderProblem, fit_ladders
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
@@ -78,9 +79,11 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         see docs/notes/calibration.md for why and by how much it helps.
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
-        a stratified 30% hold-out above; an int is k-fold, a float a hold-out share, a
-        splitter (``PredefinedSplit`` for a tuning set) or (train, test) pairs are used
-        as given.  Only used when something is tuned.
+        a stratified 30% hold-out above (fewer folds, or a hold-out of one point per
+        class, when a class is smaller; no tuning, with a warning, when a class has one
+        point: :func:`~wsvmgui.ladder.splits.auto_cv`); an int is k-fold, a float a
+        hold-out share, a splitter (``PredefinedSplit`` for a tuning set) or (train,
+        test) pairs are used as given.  Only used when something is tuned.
     screen : {"auto"} or None, default="auto"
         Screened tuning (:mod:`wsvmgui.ladder.screening`): where every fold's training
         part has at least 1000 rows, every (lambda, sigma) cell is first fitted on a third
@@ -102,13 +105,20 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     Attributes
     ----------
     classes_ : ndarray, shape (2,)
+    lambda_ : float
+        Penalty of the final fit (the tuned one rescaled to keep C when refitted).
+    sigma_ : float
+        RBF width of the final fit (NaN for other kernels).
+    C_ : float
+        ``1 / (2 n lambda_)``, ``n`` the final fit's rows (their summed sample weight).
+    tuning_ : TuningResult or None
+        The EGKL over lambda x sigma (:class:`~wsvmgui.ladder.gridsearch.TuningResult`),
+        None when nothing was tuned.
     ladder_ : PathLadder or Ladder
         The fitted path (or grid ladder) over the support points ``X_support_``.
     X_support_ : ndarray, shape (s, p)
     kernel_ : Kernel
-    lambda_, sigma_ : float
     weights_ : ndarray, shape (M - 1,)
-    tuning_ : TuningResult or None
     calibration_ : MonotoneMap or None
         The fitted recalibration map (None with ``calibration="none"``).
     interval_ : LocalInterval or None
@@ -117,8 +127,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
         residual, wall time, the engines (:func:`~wsvmgui.estimators._ladder.engine_info`),
         how the kernel was held (``"kernel"``: a dense matrix, or values made on the fly
-        when the matrix would not fit in memory; ``"tuning_kernel"`` while tuning) and
-        where the fits ran (``"backend"``).
+        when the matrix would not fit in memory; ``"tuning_kernel"`` while tuning), where
+        the fits ran (``"backend"``) and the axes on which the tuned cell sits at the
+        grid's edge (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -182,11 +193,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         codes: np.ndarray,
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         n = codes.size
-        problem = LadderProblem(np.arange(n), np.where(codes == 1, 1.0, -1.0))
-        plan = self._plan(X, codes)
-        weights = self._weight_grid(plan.fit_rows.size)
+        plan = self._plan(X, codes, sample_weight)
+        rows = np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+        problem = LadderProblem(rows, np.where(codes[rows] == 1, 1.0, -1.0))
+        weights = self._weight_grid(plan.size(plan.fit_rows))
         tracker = ProgressTracker(weights.size, progress, should_cancel)
         tuning: TuningResult | None = None
         if plan.tuned:
@@ -206,23 +219,25 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
+            sample_weight=sample_weight,
         )[0]
         self.ladder_: AnyLadder = fitted.ladder
         self.X_support_ = X[fitted.support]
         self.kernel_: Kernel = fitted.kernel
         self.lambda_ = fitted.lam
         self.sigma_ = fitted.sigma
+        self.C_ = 1.0 / (2.0 * fitted.n_train * fitted.lam)
         self.weights_ = weights
         self.tuning_ = tuning
         self.calibration_: MonotoneMap | None = None
         self.interval_: LocalInterval | None = None
         calibration: dict[str, Any] = {}
         if self.calibration != "none":
-            folds = calibration_folds(plan.folds, codes, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
             p_cf, y_cf = cross_fitted(
                 X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
                 rule=self.rule, engine=self.engine, solver=self.solver,
-                n_jobs=n_threads(self.n_jobs), tracker=tracker,
+                n_jobs=n_threads(self.n_jobs), tracker=tracker, sample_weight=sample_weight,
             )  # fmt: skip
             self.calibration_ = fit_calibration(
                 self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
@@ -237,6 +252,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "kernel": fitted.storage,
             "backend": fitted.backend,
             "tuning_kernel": tuning.storage if tuning is not None else "",
+            "tuning_edge": {} if tuning is None else dict(tuning.edge),
             **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 

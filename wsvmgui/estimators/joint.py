@@ -7,12 +7,14 @@ direct or the indirect scheme (METHODS section 4).
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._sklearn_compat import Hidden, Interval, StrOptions
 from ..executor import current_executor
 from ..joint.dca import minimal_truncation
 from ..joint.features import FeatureMap
@@ -33,7 +35,9 @@ from ..joint.subproblem import (
     JointProblem,
     sum_zero_basis,
 )
-from ..ladder.splits import resolve_cv
+from ..ladder.gridsearch import FoldScore, Grid, Job, JobContext, grid_search, rescale_lambda
+from ..ladder.splits import Fold, resolve_cv
+from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, default_sigma_grid
 from ._base import (
@@ -65,6 +69,14 @@ DEFAULT_H_METHOD = "continuous"
 PROBA_FLOOR = 1e-6
 
 
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"JointWSVMClassifier: {old} is deprecated and will be removed; use {new}",
+        FutureWarning,
+        stacklevel=5,
+    )
+
+
 def _resolve_truncation(truncation, K: int) -> float:
     """The truncation point ``s``: "minimal" (or None) is ``-1/(K-1)``, "none" is ``-inf``."""
     if truncation is None or (isinstance(truncation, str) and truncation == "minimal"):
@@ -79,17 +91,19 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
 
     Parameters
     ----------
-    N : int >= 3, default=50
-        Grid resolution: weights ``m / N`` with every ``m_k >= 1`` (``C(N-1, K-1)`` fits).
-    d_pi : float or None
-        Grid spacing; when given it overrides ``N`` (``N = 1 / d_pi``, an integer).
-    kernel : {"linear", "rbf", "poly"}, default="linear"
-        Unlike the ladder schemes the default is linear (the paper's main setting; an RBF
-        fit needs an eigendecomposition of the kernel and costs more per grid point).
+    n_weights : int >= 3, default=50
+        Grid resolution N: weights ``m / N`` with every ``m_k >= 1`` (``C(N-1, K-1)``
+        fits), as ``n_weights`` is M of the ladders' weights ``m / M``.
+    N, d_pi : deprecated
+        Former names of the resolution (``N = n_weights``, ``d_pi = 1 / n_weights``);
+        a FutureWarning says so.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        As every other scheme; ``"linear"`` is the paper's main setting and costs less
+        per grid point (an RBF fit needs an eigendecomposition of the kernel).
     lam : float or None
-        Penalty lambda (``C = 1 / (2 n lambda)``); None (with ``C`` None) tunes it.
-    C : float or None
-        Alternative to ``lam`` (``lam`` wins when both are given).
+        Penalty lambda (``C = 1 / (2 n lambda)``); None tunes it over ``lambdas``.
+    C : deprecated
+        Former alternative to ``lam`` (``lam = 1 / (2 n C)``); a FutureWarning says so.
     sigma : float or None
         RBF width; None tunes it over ``sigmas`` (default (1/4 .. 3/2) sigma_M of all rows).
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0)^degree``.
@@ -109,6 +123,8 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         k-fold CV costs k times as much (pass an int for it), and this fit's tuning is
         noisy enough that half the points held out did better than 30% (Wu 2010 Ex. 1,
         n = 200, 3 x 3 seeds: mean L1 0.131 against 0.136; benchmarks/core_regression.py).
+        With a class of fewer than two points it fits untuned, with a warning
+        (:func:`~wsvmgui.ladder.splits.auto_cv`).
     refit : bool, default=True
         Fit the chosen parameters again on all rows, keeping the tuned
         ``C = 1 / (2 n lambda)``; False keeps the fit on the first split's training rows.
@@ -127,26 +143,30 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
     Attributes
     ----------
     classes_ : ndarray, shape (K,)
+    lambda_ : float
+        Penalty of the final fit.
+    sigma_ : float
+        RBF width (NaN for other kernels).
+    C_ : float
+        ``1 / (2 n lambda_)`` of the final fit.
+    tuning_ : TuningResult or None
+        The tuning cross-entropy over sigma x lambda (None when nothing was tuned).
     grid_ : ndarray, shape (G, K)
         The simplex grid weights.
-    lam_, C_ : float
-        Penalty of the final fit.
-    sigma_ : float or None
-        RBF width (None for other kernels).
-    tuning_table_ : list of dict
-        ``lam``, ``sigma`` and tuning ``cross_entropy`` of every candidate.
     fit_info_ : dict
         Fits made, rows and QPs of the final grid, its largest KKT residual, wall time,
-        and where the fits ran (``"backend"``: threads, or a Dask cluster).
+        where the fits ran (``"backend"``: threads, or a Dask cluster) and the axes on
+        which the tuned cell sits at the grid's edge (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **KERNEL_CONSTRAINTS,
         **PENALTY_CONSTRAINTS,
         **TUNING_CONSTRAINTS,
-        "N": [Interval(Integral, 3, None, closed="left")],
-        "d_pi": [Interval(Real, 0, 1, closed="neither"), None],
-        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "n_weights": [Interval(Integral, 3, None, closed="left")],
+        "N": [Interval(Integral, 3, None, closed="left"), Hidden(StrOptions({"deprecated"}))],
+        "d_pi": [Interval(Real, 0, 1, closed="neither"), Hidden(StrOptions({"deprecated"}))],
+        "C": [Interval(Real, 0, None, closed="neither"), Hidden(StrOptions({"deprecated"}))],
         "scheme": [StrOptions(set(SCHEMES))],
         "h_method": [StrOptions(set(H_METHODS)), None],
         "truncation": [
@@ -162,11 +182,9 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
     def __init__(
         self,
         *,
-        N: int = 50,
-        d_pi: float | None = None,
-        kernel: str = "linear",
+        n_weights: int = 50,
+        kernel: str = "rbf",
         lam: float | None = None,
-        C: float | None = None,
         sigma: float | None = None,
         degree: int = 3,
         coef0: float = 1.0,
@@ -183,12 +201,13 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         qp_solver: str = DEFAULT_QP_SOLVER,
         kkt_tol: float = DEFAULT_KKT_TOL,
         random_state=0,
+        N: Any = "deprecated",
+        d_pi: Any = "deprecated",
+        C: Any = "deprecated",
     ) -> None:
-        self.N = N
-        self.d_pi = d_pi
+        self.n_weights = n_weights
         self.kernel = kernel
         self.lam = lam
-        self.C = C
         self.sigma = sigma
         self.degree = degree
         self.coef0 = coef0
@@ -205,22 +224,42 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         self.qp_solver = qp_solver
         self.kkt_tol = kkt_tol
         self.random_state = random_state
+        self.N = N
+        self.d_pi = d_pi
+        self.C = C
 
     # ----------------------------------------------------------------- parameters
     def _check_params(self) -> None:
-        for name in ("lam", "C", "sigma"):
+        for name in ("lam", "sigma"):
             check_finite_positive(name, getattr(self, name))
+        for old, new in (("N", "n_weights"), ("d_pi", "n_weights = 1 / d_pi"),
+                         ("C", "lam = 1 / (2 n C)")):  # fmt: skip
+            if getattr(self, old) != "deprecated":
+                _deprecated(old, new)
+        if self.C != "deprecated":
+            check_finite_positive("C", self.C)
         check_positive_grid("lambdas", self.lambdas)
         check_positive_grid("sigmas", self.sigmas)
         self._resolution()
 
     def _resolution(self) -> int:
-        if self.d_pi is None:
+        """The grid resolution: ``n_weights``, or the deprecated ``N`` / ``d_pi``."""
+        if self.d_pi != "deprecated":
+            N = round(1.0 / float(self.d_pi))
+            if abs(N * float(self.d_pi) - 1.0) > 1e-6:
+                raise ParameterError(f"1/d_pi must be an integer, got d_pi = {self.d_pi!r}")
+            return int(N)
+        if self.N != "deprecated":
             return int(self.N)
-        N = round(1.0 / float(self.d_pi))
-        if abs(N * float(self.d_pi) - 1.0) > 1e-6:
-            raise ParameterError(f"1/d_pi must be an integer, got d_pi = {self.d_pi!r}")
-        return int(N)
+        return int(self.n_weights)
+
+    def _fixed_lambda(self, n: int) -> float | None:
+        """``lam``, or the deprecated ``C`` as ``1 / (2 n C)``; None when tuned."""
+        if self.lam is not None:
+            return float(self.lam)
+        if self.C != "deprecated":
+            return 1.0 / (2.0 * n * float(self.C))
+        return None
 
     def _kernel_for(self, sigma: float | None) -> Kernel | None:
         if self.kernel == "linear":
@@ -268,21 +307,39 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         self.truncation_ = _resolve_truncation(self.truncation, K)
         self.h_method_ = self.h_method or DEFAULT_H_METHOD
         n = codes.size
-        fixed_lam = (
-            self.lam
-            if self.lam is not None
-            else (1.0 / (2.0 * n * self.C) if self.C is not None else None)
-        )
-        if fixed_lam is not None and not (self.kernel == "rbf" and self.sigma is None):
+        fixed_lam = self._fixed_lambda(n)
+        folds: list[Fold] = []
+        if fixed_lam is None or (self.kernel == "rbf" and self.sigma is None):
+            folds = resolve_cv(
+                self.cv, self.classes_[codes], self.random_state, holdout=True, holdout_share=0.5
+            )
+        lams, sigmas = self._grids(X, codes, fixed_lam, folds[0][0].size if folds else n)
+        if not folds:  # nothing left open, or too few points to tune on
+            lam, sigma = lams[len(lams) // 2], sigmas[len(sigmas) // 2]
             tracker = ProgressTracker(grid.size, progress, should_cancel)
-            fmap = FeatureMap.fit(X, self._kernel_for(self.sigma))
-            gf = self._fit_one(codes, float(fixed_lam), fmap, tracker)
-            return self._finish(fmap, gf, float(fixed_lam), self.sigma, n, [], tracker)
-        # ---- tuning by the tuning rows' cross-entropy (paper Section 4.3)
-        folds = resolve_cv(
-            self.cv, self.classes_[codes], self.random_state, holdout=True, holdout_share=0.5
+            fmap = FeatureMap.fit(X, self._kernel_for(sigma))
+            gf = self._fit_one(codes, lam, fmap, tracker)
+            return self._finish(fmap, gf, lam, sigma, n, None, tracker)
+        tracker = ProgressTracker(
+            grid.size * (len(lams) * len(sigmas) * len(folds) + int(self.refit)),
+            progress,
+            should_cancel,
         )
-        n_first = folds[0][0].size
+        tuning, (fmap, gf) = self._tune(X, codes, folds, lams, sigmas, tracker)
+        lam_b = float(tuning.best_params["lambda"])
+        sigma_b = float(tuning.best_params["sigma"])
+        n_fit = folds[0][0].size
+        if self.refit:  # keep C = 1 / (2 n lambda): lambda scales with the rows fitted
+            lam_b = rescale_lambda(lam_b, n_fit, n)
+            fmap = FeatureMap.fit(X, self._kernel_for(sigma_b))
+            gf = self._fit_one(codes, lam_b, fmap, tracker)
+            n_fit = n
+        return self._finish(fmap, gf, lam_b, sigma_b, n_fit, tuning, tracker)
+
+    def _grids(
+        self, X: np.ndarray, codes: np.ndarray, fixed_lam: float | None, n_first: int
+    ) -> tuple[list[float], list[float]]:
+        """The lambda and sigma candidates (a single NaN sigma for other kernels)."""
         given = check_positive_grid("lambdas", self.lambdas)
         if fixed_lam is not None:
             lams = [float(fixed_lam)]
@@ -290,59 +347,50 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             lams = [float(v) for v in given]
         else:
             lams = [float(v) for v in 1.0 / (2.0 * n_first * np.asarray(DEFAULT_C_GRID))]
-        sigmas: list[Any] = [None]
-        if self.kernel == "rbf":
-            grid_s = check_positive_grid(
-                "sigmas", self.sigmas if self.sigma is None else [self.sigma]
-            )
-            if grid_s is None:
-                grid_s = default_sigma_grid(X, codes, seed=seed_of(self.random_state))
-            sigmas = [float(v) for v in grid_s]
-        tracker = ProgressTracker(
-            grid.size * (len(lams) * len(sigmas) * len(folds) + int(self.refit)),
-            progress,
-            should_cancel,
-        )
-        n_test = sum(te.size for _, te in folds)
-        # Every (sigma, lambda, fold) grid fit is independent: all run as one batch (on
-        # threads or a cluster), then are scored in grid order.
-        fmaps = [[FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds] for sg in sigmas]
-        cells = [(si, lm, f) for si in range(len(sigmas)) for lm in lams for f in range(len(folds))]
-        fitted = self._fit_many(
-            [(codes[folds[f][0]], float(lm), fmaps[si][f]) for si, lm, f in cells],
-            tracker,
-        )
-        table: list[dict[str, Any]] = []
-        best: tuple[float, float, Any, tuple[FeatureMap, GridFit]] | None = None
-        for c in range(0, len(cells), len(folds)):
-            si, lm, _ = cells[c]
-            loss = 0.0
-            for f, (_, te) in enumerate(folds):
-                gf = fitted[c + f]
-                p = self._proba_from_pred(self._grid_pred(fmaps[si][f], gf, X[te]))
-                loss -= float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
-            first = (fmaps[si][0], fitted[c])  # kept for refit=False
-            score = loss / n_test
-            sg = sigmas[si]
-            table.append({"lam": float(lm), "sigma": sg, "cross_entropy": score})
-            if best is None or score < best[0]:
-                best = (score, float(lm), sg, first)
-        assert best is not None
-        _, lam_b, sigma_b, (fmap, gf) = best
-        if self.refit:  # keep C = 1 / (2 n lambda): lambda scales with the rows fitted
-            lam_b = lam_b * n_first / n
-            fmap = FeatureMap.fit(X, self._kernel_for(sigma_b))
-            gf = self._fit_one(codes, lam_b, fmap, tracker)
-            n_fit = n
-        else:
-            n_fit = n_first
-        return self._finish(fmap, gf, lam_b, sigma_b, n_fit, table, tracker)
+        if self.kernel != "rbf":
+            return lams, [float("nan")]
+        grid_s = check_positive_grid("sigmas", self.sigmas if self.sigma is None else [self.sigma])
+        if grid_s is None:
+            grid_s = default_sigma_grid(X, codes, seed=seed_of(self.random_state))
+        return lams, [float(v) for v in grid_s]
 
-    def _finish(self, fmap, gf, lam, sigma, n_fit, table, tracker) -> dict[str, Any]:
+    def _tune(self, X, codes, folds, lams, sigmas, tracker) -> tuple[TuningResult, tuple]:
+        """Cross-entropy of the tuning labels over sigma x lambda; the table and the first
+        fold's fit of the chosen cell (kept for ``refit=False``)."""
+        fmaps = [[FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds] for sg in sigmas]
+        models: dict[tuple[tuple[int, ...], int], GridFit] = {}
+
+        def fit_all(jobs: Sequence[Job]) -> list[GridFit]:
+            # Every (sigma, lambda, fold) grid fit is independent: one batch (on threads
+            # or a cluster) whose segments fit_grids parallelises.
+            fits = self._fit_many(
+                [(codes[j.train], float(j.params["lambda"]), fmaps[j.cell[0]][j.fold])
+                 for j in jobs],
+                tracker,
+            )  # fmt: skip
+            models.update({(j.cell, j.fold): f for j, f in zip(jobs, fits, strict=True)})
+            return fits
+
+        def score(model: object, job: Job, ctx: JobContext) -> FoldScore:
+            assert isinstance(model, GridFit)
+            te = job.test
+            p = self._proba_from_pred(self._grid_pred(fmaps[job.cell[0]][job.fold], model, X[te]))
+            loss = -float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
+            return FoldScore(loss, float(te.size))
+
+        cells = Grid({"sigma": np.asarray(sigmas), "lambda": np.asarray(lams)})
+        tuning = grid_search(
+            cells, folds, None, score, tracker=tracker, fit_all=fit_all,
+            score_name="cross_entropy",
+        )  # fmt: skip
+        return tuning, (fmaps[tuning.best[0]][0], models[(tuning.best, 0)])
+
+    def _finish(self, fmap, gf, lam, sigma, n_fit, tuning, tracker) -> dict[str, Any]:
         self.features_, self.fit_ = fmap, gf
-        self.lam_, self.sigma_ = float(lam), sigma
-        self.C_ = 1.0 / (2.0 * n_fit * self.lam_)
-        self.tuning_table_ = table
+        self.lambda_ = float(lam)
+        self.sigma_ = float(sigma) if self.kernel == "rbf" else float("nan")
+        self.C_ = 1.0 / (2.0 * n_fit * self.lambda_)
+        self.tuning_ = tuning
         self.n_qp_ = gf.n_qp
         self.fit_seconds_ = gf.seconds
         self.kkt_residual_ = float(gf.kkt_residual.max())
@@ -352,7 +400,34 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             "n_qp": int(np.sum(gf.n_qp)),
             "max_kkt_residual": self.kkt_residual_,
             "backend": current_executor(n_threads(self.n_jobs)).name,
+            "tuning_edge": {} if tuning is None else dict(tuning.edge),
         }
+
+    def _n_weights_fitted(self) -> Any:
+        return int(self.simplex_grid_.N)
+
+    # ----------------------------------------------------------------- deprecated names
+    @property
+    def lam_(self) -> float:
+        """Deprecated: ``lambda_``."""
+        _deprecated("lam_", "lambda_")
+        return self.lambda_
+
+    @property
+    def tuning_table_(self) -> list[dict[str, Any]]:
+        """Deprecated: ``tuning_.rows()`` (here with the former keys ``lam``, ``sigma``
+        (None for other kernels) and ``cross_entropy``)."""
+        _deprecated("tuning_table_", "tuning_.rows()")
+        if self.tuning_ is None:
+            return []
+        return [
+            {
+                "lam": r["lambda"],
+                "sigma": r["sigma"] if self.kernel == "rbf" else None,
+                "cross_entropy": r["cross_entropy"],
+            }
+            for r in self.tuning_.rows()
+        ]
 
     # ----------------------------------------------------------------- prediction
     def _grid_pred(self, fmap: FeatureMap, gf: GridFit, X: np.ndarray) -> np.ndarray:

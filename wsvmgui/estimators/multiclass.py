@@ -21,10 +21,11 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._sklearn_compat import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE
+from ..ladder.final import fit_ladders
 from ..ladder.recalibration import (
     CALIBRATIONS,
     MonotoneMap,
@@ -33,7 +34,7 @@ from ..ladder.recalibration import (
     fit_calibration,
 )
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import EGKL_FLOOR, fit_ladders
+from ..ladder.search import EGKL_FLOOR
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
@@ -71,6 +72,12 @@ _BASELINE_METHOD = {
 }
 #: Schemes with a full pairwise table, which also predict by max voting (TE2).
 VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
+
+
+def _shared(values: list[float]) -> float:
+    """The value every sub-problem shares (NaN where they differ or it is NaN)."""
+    first = float(values[0])
+    return first if all(float(v) == first for v in values) else float("nan")
 
 
 class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabilityClassifier):
@@ -146,13 +153,25 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     Attributes
     ----------
     classes_ : ndarray, shape (K,)
+    lambda_, sigma_, C_ : float
+        The penalty, RBF width and ``1 / (2 n_s lambda_s)`` shared by every
+        sub-problem's final fit, NaN where the sub-problems differ (each is tuned on its
+        own; its values are in ``subproblems_.fitted`` and :meth:`fitted_summary`).
+    tuning_ : dict of str to TuningResult, or None
+        Every sub-problem's EGKL table by its name; None when nothing was tuned.
     baseline_ : label or None
         The common baseline class of the baseline schemes.
     subproblems_ : SubproblemSet
         The fitted sub-problems (``subproblems_.fitted``) and their support points.
+    calibrations_ : list of MonotoneMap, or None
+        Every sub-problem's recalibration map (None with ``calibration="none"``).
+    tie_pairs_ : SubproblemSet or None
+        The pairs fitted among classes in contest (``ties="pairs"``; None otherwise).
     fit_info_ : dict
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
-        kernel was held (``"kernel"``) and where the fits ran (``"backend"``).
+        kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
+        sub-problem, the axes on which its tuned cell sits at the grid's edge
+        (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -224,6 +243,25 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def _check_params(self) -> None:
         self._check_ladder_params()
 
+    def _n_weights_fitted(self) -> Any:
+        sizes = {int(f.weights.size) + 1 for f in self.subproblems_.fitted}
+        return sizes.pop() if len(sizes) == 1 else None
+
+    def _summary_extra(self) -> dict[str, Any]:
+        return {
+            "subproblems": [
+                {
+                    "name": f.spec.name,
+                    "lambda": f.lam,
+                    "sigma": f.sigma,
+                    "C": 1.0 / (2.0 * f.n_train * f.lam),
+                    "n_weights": int(f.weights.size) + 1,
+                    "n_train": f.n_train,
+                }
+                for f in self.subproblems_.fitted
+            ]
+        }
+
     # ----------------------------------------------------------------------------- fit
     def _specs(self, K: int) -> list[SubProblem]:
         c = self.classes_
@@ -245,17 +283,22 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         codes: np.ndarray,
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         n, K = codes.size, self.classes_.size
         method = _BASELINE_METHOD.get(self.scheme)
-        self.baseline_index_ = None if method is None else choose_baseline(method, X, codes, K)
+        keep = slice(None) if sample_weight is None else sample_weight > 0
+        sw = None if sample_weight is None else sample_weight[keep]
+        self.baseline_index_ = (
+            None if method is None else choose_baseline(method, X[keep], codes[keep], K, sw)
+        )
         self.baseline_ = None if method is None else self.classes_[self.baseline_index_]
         specs = self._specs(K)
-        problems = [as_ladder_problem(s, codes) for s in specs]
-        plan = self._plan(X, codes)
+        problems = [as_ladder_problem(s, codes, sample_weight) for s in specs]
+        plan = self._plan(X, codes, sample_weight)
         # One weight grid per sub-problem, sized by its final fit, for tuning and final
         # fits alike (unless final_n_weights asks for a finer final grid).
-        w_tune = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        w_tune = [self._weight_grid(p.size(plan.fit_rows, n, sample_weight)) for p in problems]
         w_fit = (
             w_tune
             if self.final_n_weights is None
@@ -280,21 +323,28 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             qp_solver=self.qp_solver,
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
+            sample_weight=sample_weight,
         )
         fitted = [
             fitted_subproblem(s, f, w, t)
             for s, f, w, t in zip(specs, fits, w_fit, tunings, strict=True)
         ]
         self.subproblems_ = SubproblemSet(fitted, X)
+        self.lambda_ = _shared([f.lam for f in fitted])
+        self.sigma_ = _shared([f.sigma for f in fitted])
+        self.C_ = _shared([1.0 / (2.0 * f.n_train * f.lam) for f in fitted])
+        self.tuning_ = (
+            None if plan.folds is None else {s.name: t for s, t in zip(specs, tunings, strict=True)}
+        )
         self.calibrations_: list[MonotoneMap] | None = None
         if self.calibration != "none":
-            folds = calibration_folds(plan.folds, codes, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
             self.calibrations_ = []
             for prob, f in zip(problems, fitted, strict=True):
                 p_cf, y_cf = cross_fitted(
                     X, prob, folds, f.kernel, f.lam, f.n_train, f.weights, rule=self.rule,
                     engine=self.engine, solver=self.solver, n_jobs=n_threads(self.n_jobs),
-                    tracker=tracker,
+                    tracker=tracker, sample_weight=sample_weight,
                 )  # fmt: skip
                 self.calibrations_.append(
                     fit_calibration(self.calibration, p_cf, y_cf, seed_of(self.random_state))
@@ -311,10 +361,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "n_subproblems": len(fitted),
             "n_fits": tracker.done,
             "subproblem_seconds": {f.spec.name: f.seconds for f in fitted},
-            "n_train": int(plan.fit_rows.size),
+            "n_train": plan.size(plan.fit_rows),
             "n_jobs": n_threads(self.n_jobs),
             "kernel": fits[0].storage,
             "backend": fits[0].backend,
+            "tuning_edge": {s.name: dict(t.edge) for s, t in zip(specs, tunings, strict=True) if t},
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 
@@ -334,12 +385,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         if not pairs:
             return {"tie_pairs": 0, "tie_points": 0}
         specs = [pair_problem(a, b, self.classes_) for a, b in pairs]
-        problems = [as_ladder_problem(s, codes) for s in specs]
-        w = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        sw = plan.sample_weight
+        problems = [as_ladder_problem(s, codes, sw) for s in specs]
+        w = [self._weight_grid(p.size(plan.fit_rows, n, sw)) for p in problems]
         tracker.add_total(sum(x.size for x in w))
         if plan.tuned:  # untuned: the cells tuned for the two classes' baseline pairs
             chosen = [
-                self._borrowed_cell(a, b, p.select(plan.fit_rows, n)[0].size)
+                self._borrowed_cell(a, b, p.size(plan.fit_rows, n, sw))
                 for (a, b), p in zip(pairs, problems, strict=True)
             ]
         else:
@@ -347,14 +399,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         fits = fit_ladders(
             X, problems, plan.fit_rows, plan.kernel, chosen, w, engine=self.engine,
             solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_threads(self.n_jobs),
-            tracker=tracker,
+            tracker=tracker, sample_weight=sw,
         )  # fmt: skip
         self.tie_pairs_ = SubproblemSet(
             [fitted_subproblem(s, f, x, None) for s, f, x in zip(specs, fits, w, strict=True)], X
         )
         return {"tie_pairs": len(pairs), "tie_points": int(rows.size)}
 
-    def _borrowed_cell(self, a: int, b: int, n_rows: int) -> tuple[float, float]:
+    def _borrowed_cell(self, a: int, b: int, n_rows: float) -> tuple[float, float]:
         """(lambda, sigma) of the tie pair (a, b), untuned: the geometric means of the
         tuned C and sigma of the two classes' pairs against the baseline (a baseline
         class's own: its pair's), lambda for the pair's final rows."""

@@ -26,15 +26,25 @@ estimate.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import logit
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._sklearn_compat import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder, fit_binary_ladder
+from ..ladder.gridsearch import (
+    FoldScore,
+    Grid,
+    Job,
+    JobContext,
+    TuningResult,
+    one_split_search,
+    rescale_lambda,
+)
 from ..ladder.noncrossing import NonCrossingLadder, fit_noncrossing_ladder
 from ..ladder.precondition import (
     DEFAULT_PT_GRID,
@@ -42,6 +52,7 @@ from ..ladder.precondition import (
     check_level,
     fit_plain_svm,
     fit_svm_by_hinge,
+    hinge_score,
     precondition_labels,
 )
 from ..ladder.rules import LadderEstimate, estimate_from_decision
@@ -49,8 +60,25 @@ from ..ladder.tuning import kernel_with_sigma
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
-from ._base import BinaryLadderClassifier, ParameterError
+from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, ParameterError, n_threads
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, LadderParams, engine_info
+
+
+def rescale_lambda_array(lams: Any, n_tuned: float, n_final: float) -> Any:
+    """:func:`~wsvmgui.ladder.gridsearch.rescale_lambda` of a lambda or one per weight."""
+    return np.asarray(lams, dtype=float) * n_tuned / n_final
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """The ladder and the level SVMs of one stage (training rows, or the refit)."""
+
+    ladder: Any
+    p_train: np.ndarray
+    fits: dict[float, WeightedFit]
+    errors: dict[float, float]
+    chosen: float
+    level_tuning: TuningResult | None
 
 
 class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
@@ -84,13 +112,30 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         hold-out).
     refit : bool, default=True
         Fit the ladder and the SVMs again on all rows at the chosen parameters, keeping
-        each tuned C; False keeps the fits on the tuning split's training rows.  (No
-        ``n_jobs``: the fits here depend on each other and run one after another.)
+        each tuned C; False keeps the fits on the tuning split's training rows.
+    solver : {"libsvm", "qp"}
+        Solver of the plain SVMs and of the independent ladder's grid (the non-crossing
+        ladder has its own).
+    qp_solver : str
+        qpsolvers backend for ``solver="qp"``.
+    n_jobs : int or None
+        Threads of the independent grid ladder's weights (None: 1, -1: all cores); the
+        other fits depend on each other and run one after another.  (No ``screen``: this
+        scheme's choices are made on one split by the hinge loss, not by the EGKL search.)
     random_state : int, RandomState or None, default=0
 
     Attributes
     ----------
     classes_ : ndarray, shape (2,)
+    lambda_ : float
+        Lambda of the final SVM.
+    sigma_ : float
+        RBF width (NaN for other kernels).
+    C_ : float
+        ``1 / (2 n lambda_)`` of the final SVM, ``n`` its rows (their summed weight).
+    tuning_ : dict of str to TuningResult, or None
+        ``"kernel"``: the plain SVM's tuning hinge loss over sigma x lambda (when sigma
+        was chosen); ``"level"``: the tuning error of every level (when tuned).
     pt_ : float
     level_errors_ : dict of float to float
         Tuning error of each candidate level.
@@ -105,15 +150,15 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
     ladder_ : NonCrossingLadder, PathLadder or Ladder
     X_train_ : ndarray, shape (n, p)
     kernel_ : Kernel
-    lambda_ : float
-        Lambda of the final SVM.
-    sigma_ : float
     weights_ : ndarray, shape (M - 1,)
     fit_info_ : dict
+        Fits made, rows of the final fit, points relabelled, the engines, and the axes
+        on which a tuned choice sits at its grid's edge (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **{k: v for k, v in LADDER_SCHEME_CONSTRAINTS.items() if k != "n_jobs"},
+        **LADDER_SCHEME_CONSTRAINTS,
+        **SOLVER_CONSTRAINTS,
         "pt": [Interval(Real, 0, 0.5, closed="left"), None],
         "pt_grid": ["array-like"],
         "ladder": [StrOptions(set(LADDERS))],
@@ -140,6 +185,9 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         engine: str = DEFAULT_ENGINE,
         cv="auto",
         refit: bool = True,
+        solver: str = "libsvm",
+        qp_solver: str = "quadprog",
+        n_jobs: int | None = None,
         random_state=0,
     ) -> None:
         self.pt = pt
@@ -159,6 +207,9 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         self.engine = engine
         self.cv = cv
         self.refit = refit
+        self.solver = solver
+        self.qp_solver = qp_solver
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def _check_params(self) -> None:
@@ -183,6 +234,10 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
             or (self.kernel == "rbf" and self.sigma is None)
         )
 
+    def _takes_sample_weight(self) -> bool:
+        """The non-crossing ladder does not take weights yet: repeats for it."""
+        return self.ladder != "noncrossing"
+
     # ----------------------------------------------------------------------------- fit
     def _fit(
         self,
@@ -190,80 +245,137 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
         codes: np.ndarray,
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         levels = self._levels()
         y = np.where(codes == 1, 1.0, -1.0)
-        plan = self._plan(X, codes)
-        n = y.size
-        tr, te = plan.folds[0] if plan.folds is not None else (np.arange(n), None)
+        plan = self._plan(X, codes, sample_weight)
+        every = np.arange(y.size) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+        tr, te = plan.folds[0] if plan.folds is not None else (every, None)
         refit = plan.tuned and self.refit
-        weights = self._weight_grid(n if refit else tr.size)
-        lambdas = self._lambda_grid(tr.size)
+        weights = self._weight_grid(plan.size(every if refit else tr))
+        lambdas = (
+            self._lambda_grid(plan.size(tr))
+            if te is not None
+            else np.array([self._fixed_lambda(plan.size(tr))])
+        )
         per_weight = lambdas.size if te is not None else 1
         tracker = ProgressTracker(
             (weights.size * per_weight + len(levels)) + refit * (weights.size + len(levels)),
             progress,
             should_cancel,
         )
-        kernel = self._choose_kernel(plan, X, y, tr, te, lambdas)
+        kernel, kernel_tuning = self._choose_kernel(plan, X, y, tr, te, lambdas)
         # 1-3 on the training rows, choosing each lambda and the level on the tuning rows.
+        stage = self._stage(X, y, plan, tr, te, kernel, weights, lambdas, levels, tracker)
+        if refit:  # again on all rows, every lambda keeping its tuned C
+            stage = self._refit(X, y, plan, tr, every, kernel, weights, stage, tracker)
+        rows = every if refit else tr
+        self._keep(stage, X, y, rows, kernel, weights, plan)
+        self.tuning_ = (
+            None
+            if not plan.tuned
+            else {
+                name: t
+                for name, t in (("kernel", kernel_tuning), ("level", stage.level_tuning))
+                if t is not None
+            }
+        )
+        return {
+            "n_fits": tracker.done,
+            "n_train": plan.size(rows),
+            "n_relabeled": int(self.relabeled_.size),
+            "tuning_edge": {k: dict(t.edge) for k, t in (self.tuning_ or {}).items()},
+            **engine_info(
+                self.engine if self.ladder == "independent" else "noncrossing",
+                [] if isinstance(stage.ladder, NonCrossingLadder) else [stage.ladder],
+                [],
+            ),
+        }
+
+    def _stage(self, X, y, plan, tr, te, kernel, weights, lambdas, levels, tracker) -> _Stage:
+        """The ladder and every level's SVM on the training rows, chosen on the tuning rows."""
+        sw = plan.sample_weight
+        sw_tr = None if sw is None else sw[tr]
+        sw_te = None if sw is None or te is None else sw[te]
         K = kernel(X[tr])
         K_te = None if te is None else kernel(X[te], X[tr])
         y_te = None if te is None else y[te]
         ladder = self._fit_ladder(
-            X[tr], y[tr], K, weights, lambdas[0], kernel, tracker,
+            X[tr], y[tr], K, weights, lambdas[0], kernel, tracker, sw_tr,
             lam_grid=lambdas if (lambdas.size > 1 and te is not None) else None,
             X_tune=None if te is None else X[te], y_tune=y_te,
         )  # fmt: skip
         p_train = self._ladder_p(ladder, K, weights)
         fits: dict[float, WeightedFit] = {}
-        errors: dict[float, float] = {}
-        for pt in levels:
+
+        def fit_level(pt: float) -> WeightedFit:
+            y_pc = precondition_labels(y[tr], p_train, pt)
             fits[pt], _ = fit_svm_by_hinge(
-                K, precondition_labels(y[tr], p_train, pt), K_te, y_te, lambdas
+                K, y_pc, K_te, y_te, lambdas, sw_tr, sw_te, self.solver, self.qp_solver
             )
-            if K_te is not None:
-                pred = np.where(fits[pt].decision(K_te) > 0, 1.0, -1.0)
-                errors[pt] = float(np.mean(pred != y_te))
             tracker.step()
-        chosen = levels[0] if len(levels) == 1 else min(levels, key=lambda v: (errors[v], v))
-        rows = tr
-        if refit:  # again on all rows, every lambda keeping its tuned C
-            rows = np.arange(n)
-            scale = tr.size / n
-            K = kernel(X)
-            lams = ladder.lams if isinstance(ladder, NonCrossingLadder) else ladder.lam
-            ladder = self._fit_ladder(X, y, K, weights, np.asarray(lams) * scale, kernel, tracker)
-            p_train = self._ladder_p(ladder, K, weights)
+            return fits[pt]
+
+        def fit(job: Job, ctx: JobContext) -> WeightedFit:
+            return fit_level(float(job.params["pt"]))
+
+        def error(model: object, job: Job, ctx: JobContext) -> FoldScore:
+            assert isinstance(model, WeightedFit) and K_te is not None and y_te is not None
+            wrong = np.where(model.decision(K_te) > 0, 1.0, -1.0) != y_te
+            w = np.ones(y_te.size) if sw_te is None else sw_te
+            return FoldScore(float(np.sum(w[wrong])), float(np.sum(w)))
+
+        if te is None:
             for pt in levels:
-                y_pc = precondition_labels(y, p_train, pt)
-                fits[pt] = fit_plain_svm(K, y_pc, fits[pt].lam * scale)
-                tracker.step()
-        self.pt_ = float(chosen)
-        self.level_errors_ = errors
-        self.level_svms_ = fits
-        self.svm_ = fits[chosen]
-        self.p_train_ = p_train
-        self.relabeled_ = np.flatnonzero(precondition_labels(y[rows], p_train, chosen) != y[rows])
-        self.ladder_ = ladder
+                fit_level(pt)
+            return _Stage(ladder, p_train, fits, {}, levels[0], None)
+        tuning = one_split_search(
+            Grid({"pt": np.asarray(levels)}), fit, error, "error", tracker.cancel_requested
+        )
+        errors = {float(r["pt"]): float(r["error"]) for r in tuning.rows()}
+        return _Stage(ladder, p_train, fits, errors, float(tuning.best_params["pt"]), tuning)
+
+    def _refit(self, X, y, plan, tr, every, kernel, weights, stage, tracker) -> _Stage:
+        """The ladder and the level SVMs again on all rows, each keeping its tuned C."""
+        sw = None if plan.sample_weight is None else plan.sample_weight[every]
+        n_tr, n_all = plan.size(tr), plan.size(every)
+        K = kernel(X[every])
+        old = stage.ladder
+        lams = old.lams if isinstance(old, NonCrossingLadder) else old.lam
+        ladder = self._fit_ladder(
+            X[every], y[every], K, weights, rescale_lambda_array(lams, n_tr, n_all), kernel,
+            tracker, sw,
+        )  # fmt: skip
+        p_train = self._ladder_p(ladder, K, weights)
+        fits = {}
+        for pt, fit in stage.fits.items():
+            y_pc = precondition_labels(y[every], p_train, pt)
+            lam = rescale_lambda(fit.lam, n_tr, n_all)
+            fits[pt] = fit_plain_svm(K, y_pc, lam, sw, self.solver, self.qp_solver)
+            tracker.step()
+        return _Stage(ladder, p_train, fits, stage.errors, stage.chosen, stage.level_tuning)
+
+    def _keep(self, stage, X, y, rows, kernel, weights, plan) -> None:
+        """The fitted attributes of ``stage`` on ``rows``."""
+        self.pt_ = float(stage.chosen)
+        self.level_errors_ = stage.errors
+        self.level_svms_ = stage.fits
+        self.svm_ = stage.fits[stage.chosen]
+        self.p_train_ = stage.p_train
+        self.relabeled_ = np.flatnonzero(
+            precondition_labels(y[rows], stage.p_train, stage.chosen) != y[rows]
+        )
+        self.ladder_ = stage.ladder
         self.kernel_ = kernel
         self.X_train_ = X[rows]
         self.weights_ = weights
         self.lambda_ = float(self.svm_.lam)
         self.sigma_ = float(kernel.sigma) if kernel.name == "rbf" else float("nan")
-        return {
-            "n_fits": tracker.done,
-            "n_train": int(rows.size),
-            "n_relabeled": int(self.relabeled_.size),
-            **engine_info(
-                self.engine if self.ladder == "independent" else "noncrossing",
-                [] if isinstance(ladder, NonCrossingLadder) else [ladder],
-                [],
-            ),
-        }
+        self.C_ = 1.0 / (2.0 * plan.size(rows) * self.lambda_)
 
     def _fit_ladder(
-        self, X, y, K, weights, lam, kernel, tracker, **tuning
+        self, X, y, K, weights, lam, kernel, tracker, sample_weight=None, **tuning
     ) -> NonCrossingLadder | AnyLadder:
         step = lambda *_: tracker.step()  # noqa: E731
         if self.ladder == "noncrossing":
@@ -272,8 +384,9 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
                 should_cancel=tracker.cancel_requested, **tuning,
             )  # fmt: skip
         return fit_binary_ladder(
-            K, y, weights, float(np.ravel(lam)[0]), engine=self.engine, progress=step,
-            should_cancel=tracker.cancel_requested, context=kernel.describe(),
+            K, y, weights, float(np.ravel(lam)[0]), engine=self.engine, solver=self.solver,
+            qp_solver=self.qp_solver, progress=step, should_cancel=tracker.cancel_requested,
+            n_jobs=n_threads(self.n_jobs), context=kernel.describe(), sample_weight=sample_weight,
         )  # fmt: skip
 
     def _ladder_p(self, ladder, K: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -281,16 +394,31 @@ class PreconditionedSVC(LadderParams, BinaryLadderClassifier):
             return estimate_from_decision(ladder.decision(K), weights, self.rule).p
         return ladder.estimate(K, self.rule).p
 
-    def _choose_kernel(self, plan, X, y, tr, te, lambdas) -> Kernel:
+    def _choose_kernel(self, plan, X, y, tr, te, lambdas) -> tuple[Kernel, TuningResult | None]:
+        """The RBF width by the plain SVM's tuning hinge loss over sigma x lambda."""
         sigmas = plan.sigmas
         if plan.kernel.name != "rbf" or sigmas.size == 1 or te is None:
-            return kernel_with_sigma(plan.kernel, float(sigmas[len(sigmas) // 2]))
-        scores = []
-        for sig in sigmas:
-            kern = kernel_with_sigma(plan.kernel, float(sig))
-            _, score = fit_svm_by_hinge(kern(X[tr]), y[tr], kern(X[te], X[tr]), y[te], lambdas)
-            scores.append(score)
-        return kernel_with_sigma(plan.kernel, float(sigmas[int(np.argmin(scores))]))
+            return kernel_with_sigma(plan.kernel, float(sigmas[len(sigmas) // 2])), None
+        sw = plan.sample_weight
+        sw_tr, sw_te = (None, None) if sw is None else (sw[tr], sw[te])
+        held: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+        def fit(job: Job, ctx: JobContext) -> WeightedFit:
+            j = job.cell[0]
+            if j not in held:  # one sigma's matrices at a time (sigma is the outer axis)
+                held.clear()
+                kern = kernel_with_sigma(plan.kernel, float(sigmas[j]))
+                held[j] = (kern(X[tr]), kern(X[te], X[tr]))
+            lam = float(job.params["lambda"])
+            return fit_plain_svm(held[j][0], y[tr], lam, sw_tr, self.solver, self.qp_solver)
+
+        def score(model: object, job: Job, ctx: JobContext) -> FoldScore:
+            assert isinstance(model, WeightedFit)
+            return hinge_score(model.decision(held[job.cell[0]][1]), y[te], sw_te)
+
+        grid = Grid({"sigma": sigmas, "lambda": np.ravel(lambdas)})
+        tuning = one_split_search(grid, fit, score, "hinge")
+        return kernel_with_sigma(plan.kernel, float(tuning.best_params["sigma"])), tuning
 
     # ------------------------------------------------------------------------- predict
     def svm_decision(self, X, pt: float | None = None) -> np.ndarray:

@@ -15,26 +15,49 @@ corresponding interval of the sorted thresholds.
   ``1 - sum`` (clipped at 0, rows renormalised).  Two classes: one problem for ``classes_[1]``.
 * Learners without ``sample_weight``: the costing reduction (rejection sampling with
   acceptance ``w_i / max w``, several rounds, majority vote).
+* Sample weights: integer weights give the learner the rows repeated (learners count rows,
+  e.g. a tree's smallest leaf); other weights multiply the learner's weights ``1 - p`` /
+  ``p``.  Either way a row's weight counts in the intervals' occupancy and in the tuning
+  score.
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
 from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
+from .._sklearn_compat import HasMethods, Interval, StrOptions
 from ..errors import InputError
+from ..executor import LocalExecutor
+from ..ladder.gridsearch import FoldScore, Grid, Job, JobContext, TuningResult, grid_search
 from ..ladder.splits import resolve_cv
 from ..probing.learners import LEARNER_NAMES, make_learner
-from ..probing.reduction import COSTING, LOSSES, BinaryProbing, learn_probing
+from ..probing.reduction import COSTING, LOSSES, BinaryProbing, Steps, learn_probing
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import TUNING_CONSTRAINTS, BaseProbabilityClassifier, ParameterError, seed_of
+from ._weights import MAX_REPEATS
 from .report import ProbabilityReport
+
+
+def _learner_rows(
+    X: np.ndarray, codes: np.ndarray, sample_weight: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The rows the learner sees: integer weights as repeated rows (learners count rows,
+    e.g. a tree's smallest leaf, so only repeats make a row of weight k count as k rows),
+    up to ``MAX_REPEATS`` times the rows; other weights are kept to multiply the
+    learner's weights."""
+    if sample_weight is None or not np.all(sample_weight == np.round(sample_weight)):
+        return X, codes, sample_weight
+    if sample_weight.sum() > MAX_REPEATS * sample_weight.size:
+        return X, codes, sample_weight
+    rows = np.repeat(np.arange(codes.size), sample_weight.astype(np.int64))
+    return X[rows], codes[rows], None
 
 
 class ProbingClassifier(BaseProbabilityClassifier):
@@ -61,7 +84,8 @@ class ProbingClassifier(BaseProbabilityClassifier):
     n_costing_rounds : int
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits of ``param_grid`` (as for the ladder schemes: 5-fold CV up to 500
-        points, a 30% hold-out above); unused without ``param_grid``.
+        points, a 30% hold-out above, adapted to small classes); unused without
+        ``param_grid``.
     refit : bool, default=True
         Fit the chosen parameters on all rows; False keeps the fit on the first split's
         training rows.
@@ -70,6 +94,11 @@ class ProbingClassifier(BaseProbabilityClassifier):
     Attributes
     ----------
     classes_ : ndarray, shape (K,)
+    lambda_, sigma_, C_ : float
+        NaN: Probing has no penalty or kernel width of its own (a learner's parameters
+        are in ``best_params_``).
+    tuning_ : TuningResult or None
+        The tuning cross-entropy over ``param_grid`` (None without one).
     problems_ : list of BinaryProbing
         One per binary problem (``classes_[1]`` for K = 2, ``classes_[:-1]`` otherwise).
     problem_classes_ : ndarray
@@ -79,9 +108,9 @@ class ProbingClassifier(BaseProbabilityClassifier):
     costing_ : bool
     best_params_ : dict
         The learner parameters used (tuned ones included).
-    tuning_table_ : list of dict
-        Each candidate of ``param_grid`` with its tuning ``cross_entropy``.
     fit_info_ : dict
+        Classifiers trained, rows of the final fit, and the axes on which the tuned
+        cell sits at the grid's edge (``"tuning_edge"``).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -144,13 +173,21 @@ class ProbingClassifier(BaseProbabilityClassifier):
             for combo in itertools.product(*(grid[k] for k in names))
         ]
 
-    def _n_thresholds(self, n: int) -> int:
+    def _n_thresholds(self, n: float) -> int:
         if self.n_thresholds is None:
             return max(int(np.floor(np.sqrt(n))), 20) - 1
         return int(self.n_thresholds)
 
-    def _learn(self, X, codes, params, tracker) -> tuple[list[BinaryProbing], bool]:
+    def _learn(
+        self,
+        X: np.ndarray,
+        codes: np.ndarray,
+        params: dict,
+        tracker: Steps,
+        sample_weight: np.ndarray | None,
+    ) -> tuple[list[BinaryProbing], bool]:
         """Probing of every binary problem with learner ``params``; (problems, costing)."""
+        X, codes, sample_weight = _learner_rows(X, codes, sample_weight)
         prototype = self._prototype(params)
         weighted = has_fit_parameter(prototype, "sample_weight")
         if self.costing == "never" and not weighted:
@@ -162,7 +199,8 @@ class ProbingClassifier(BaseProbabilityClassifier):
         K = self.classes_.size
         targets = [1] if K == 2 else list(range(K - 1))
         seed = seed_of(self.random_state)
-        T = self._n_thresholds(codes.size)
+        n = codes.size if sample_weight is None else float(sample_weight.sum())
+        T = self._n_thresholds(n)
         problems = [
             learn_probing(
                 X,
@@ -175,6 +213,7 @@ class ProbingClassifier(BaseProbabilityClassifier):
                 seed + 1000003 * i,
                 tracker,
                 str(self.classes_[c]),
+                sample_weight,
             )
             for i, c in enumerate(targets)
         ]
@@ -186,41 +225,77 @@ class ProbingClassifier(BaseProbabilityClassifier):
         codes: np.ndarray,
         progress: ProgressCallback | None,
         should_cancel: CancelCheck | None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         K = self.classes_.size
-        n_problems = 1 if K == 2 else K - 1
-        candidates = self._candidates()
-        per_fit = self._n_thresholds(codes.size) * n_problems
+        n = codes.size if sample_weight is None else float(sample_weight.sum())
+        per_fit = self._n_thresholds(n) * (1 if K == 2 else K - 1)
+        tracker = ProgressTracker(per_fit, progress, should_cancel)
+        folds = (
+            resolve_cv(self.cv, self.classes_[codes], self.random_state)
+            if (self.param_grid)
+            else []
+        )
         rows = np.arange(codes.size)
-        table: list[dict] = []
-        if self.param_grid:
-            folds = resolve_cv(self.cv, self.classes_[codes], self.random_state)
-            tracker = ProgressTracker(
-                per_fit * (len(candidates) * len(folds) + int(self.refit)), progress, should_cancel
-            )
-            n_test = sum(te.size for _, te in folds)
-            for params in candidates:
-                loss = 0.0
-                for tr, te in folds:
-                    self.problems_, _ = self._learn(X[tr], codes[tr], params, tracker)
-                    p = self._proba_and_brackets(X[te])[0]
-                    loss -= float(
-                        np.sum(np.log(np.maximum(p[np.arange(te.size), codes[te]], 1e-15)))
-                    )
-                table.append({**params, "cross_entropy": loss / n_test})
-            best = candidates[int(np.argmin([row["cross_entropy"] for row in table]))]
+        tuning = None
+        best = self._candidates()[0]
+        if folds:
+            tuning = self._tune(X, codes, folds, per_fit, tracker, sample_weight)
+            best = {**(self.learner_params or {}), **tuning.best_params}
             if not self.refit:
                 rows = folds[0][0]
-        else:
-            tracker = ProgressTracker(per_fit, progress, should_cancel)
-            best = candidates[0]
         tracker.check()
-        self.problems_, self.costing_ = self._learn(X[rows], codes[rows], best, tracker)
+        sw = None if sample_weight is None else sample_weight[rows]
+        self.problems_, self.costing_ = self._learn(X[rows], codes[rows], best, tracker, sw)
         self.problem_classes_ = self.classes_[[1] if K == 2 else list(range(K - 1))]
         self.thresholds_ = [pr.thresholds for pr in self.problems_]
         self.best_params_ = best
-        self.tuning_table_ = table
-        return {"n_classifiers": tracker.done, "n_train": int(rows.size)}
+        self.tuning_ = tuning
+        return {
+            "n_classifiers": tracker.done,
+            "n_train": int(rows.size) if sw is None else float(sw.sum()),
+            "tuning_edge": {} if tuning is None else dict(tuning.edge),
+        }
+
+    def _tune(self, X, codes, folds, per_fit, tracker, sample_weight) -> TuningResult:
+        """Cross-entropy of the Probing estimate on the tuning rows over ``param_grid``."""
+        grid = self.param_grid or {}
+        fixed = self.learner_params or {}
+
+        def fit(job: Job, ctx: JobContext) -> list[BinaryProbing]:
+            sw = None if sample_weight is None else sample_weight[job.train]
+            params = {**fixed, **job.params}
+            return self._learn(X[job.train], codes[job.train], params, ctx, sw)[0]
+
+        def score(model: object, job: Job, ctx: JobContext) -> FoldScore:
+            assert isinstance(model, list)
+            te = job.test
+            p = self._proba_and_brackets(X[te], model)[0]
+            terms = np.log(np.maximum(p[np.arange(te.size), codes[te]], 1e-15))
+            if sample_weight is None:
+                return FoldScore(-float(np.sum(terms)), float(te.size))
+            return FoldScore(
+                -float(np.sum(sample_weight[te] * terms)), float(sample_weight[te].sum())
+            )
+
+        cells = Grid({name: list(grid[name]) for name in sorted(grid)})
+        return grid_search(
+            cells, folds, fit, score, tracker=tracker, executor=LocalExecutor(1),
+            units=per_fit, score_name="cross_entropy",
+        )  # fmt: skip
+
+    @property
+    def tuning_table_(self) -> list[dict[str, Any]]:
+        """Deprecated: ``tuning_.rows()`` (here with the fixed ``learner_params`` too)."""
+        warnings.warn(
+            "ProbingClassifier: tuning_table_ is deprecated and will be removed; use "
+            "tuning_.rows()",
+            FutureWarning,
+            stacklevel=2,
+        )
+        if self.tuning_ is None:
+            return []
+        return [{**(self.learner_params or {}), **row} for row in self.tuning_.rows()]
 
     def intervals(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Estimates and intervals of every binary problem.
@@ -232,13 +307,15 @@ class ProbingClassifier(BaseProbabilityClassifier):
         """
         return self._intervals(self._check_X(X))
 
-    def _intervals(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        parts = [pr.estimate(X) for pr in self.problems_]
+    def _intervals(
+        self, X: np.ndarray, problems: list[BinaryProbing] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        parts = [pr.estimate(X) for pr in (self.problems_ if problems is None else problems)]
         p, lo, hi = (np.column_stack([part[i] for part in parts]) for i in range(3))
         return p, lo, hi
 
-    def _proba_and_brackets(self, X: np.ndarray):
-        p, lo, hi = self._intervals(X)
+    def _proba_and_brackets(self, X: np.ndarray, problems: list[BinaryProbing] | None = None):
+        p, lo, hi = self._intervals(X, problems)
         if self.classes_.size == 2:
             proba = np.column_stack([1.0 - p[:, 0], p[:, 0]])
             los = np.column_stack([1.0 - hi[:, 0], lo[:, 0]])

@@ -36,7 +36,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..ladder.crossing import LadderDecisions
 from ..ladder.rules import LadderEstimate, estimate_from_decision
+
+if TYPE_CHECKING:
+    from ..multiclass.subproblems import SubproblemSet
 
 
 class LadderView(NamedTuple):
@@ -62,7 +66,7 @@ class LadderView(NamedTuple):
     hi: np.ndarray
 
 
-class LadderViews:
+class LadderViews(LadderDecisions):
     """Capability: one fitted binary ladder (see the module docstring).
 
     Subclasses provide ``_ladder_decision(X)`` for validated inputs, the fitted
@@ -109,6 +113,8 @@ class LadderViews:
 
 class SubproblemViews:
     """Capability: several fitted binary ladders (see the module docstring)."""
+
+    subproblems_: SubproblemSet
 
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p)."""

@@ -23,6 +23,7 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -41,12 +42,13 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ..errors import InputError
+from ..errors import InputError, SolverError
 from ..estimators._validation import check_finite, check_labels, check_numeric
+from ..ladder.gridsearch import FoldScore, Grid, Job, JobContext, one_split_search
 from ..ladder.splits import holdout_split
 from ..solvers.kernels import median_between_class_distance
 
-Factory = Callable[[dict, "int | None"], object]
+Factory = Callable[[dict, "int | None"], Any]
 
 
 def _logistic(params: dict, seed: int | None):
@@ -342,25 +344,32 @@ def fit_baseline(
     factory = BASELINES[name][1]
     grid = param_grid(name, X_tr, y_tr, seed=random_state or 0)
     classes = np.unique(y_tr)
-    losses = np.full(len(grid), np.inf)
+
+    def fit(job: Job, ctx: JobContext) -> Any:
+        return factory(grid[job.cell[0]], random_state).fit(X_tr, y_tr)
+
+    def score(model: Any, job: Job, ctx: JobContext) -> FoldScore:
+        return FoldScore(log_loss(y_tu, model.predict_proba(X_tu), labels=classes), 1.0)
+
     # Small fits: one BLAS / OpenMP thread avoids the oversubscription that makes
     # gradient boosting and the sigmoid calibration's L-BFGS crawl on a busy machine.
     with threadpool_limits(1):
-        for i, params in enumerate(grid):
-            model = factory(params, random_state)
-            try:
-                model.fit(X_tr, y_tr)
-                losses[i] = log_loss(y_tu, model.predict_proba(X_tu), labels=classes)
-            except ValueError:  # e.g. a calibration fold without some class
-                continue
-        if not np.isfinite(losses).any():
-            raise InputError(f"baseline {name}: no parameter set could be fitted on these data")
-        best = grid[int(np.argmin(losses))]
-        model = factory(best, random_state)
+        try:  # a fit that raises ValueError (a calibration fold without some class) scores inf
+            tuning = one_split_search(
+                Grid({"candidate": np.arange(len(grid))}), fit, score, "log_loss",
+                failures=(ValueError,),
+            )  # fmt: skip
+        except SolverError:
+            raise InputError(
+                f"baseline {name}: no parameter set could be fitted on these data"
+            ) from None
+        best = grid[tuning.best[0]]
+        model: Any = factory(best, random_state)
         if refit:
             model.fit(np.vstack([X_tr, X_tu]), np.concatenate([y_tr, y_tu]))
         else:
             model.fit(X_tr, y_tr)
+    losses = np.where(np.isfinite(tuning.score), tuning.score, np.inf)
     model.baseline_tuning_ = BaselineTuning(
         params=grid, log_loss=losses, best=best, seconds=time.perf_counter() - start
     )

@@ -90,16 +90,24 @@ def _grid_ladder(s: State) -> None:
 
 
 def ladder_points(ladder: Any) -> int:
-    """Training points a checked ladder's coefficients follow (``Ladder`` or ``PathLadder``)."""
+    """Training points a checked ladder's coefficients follow (``Ladder`` or ``PathLadder``;
+    a path over repeated points follows the points its ``columns`` name)."""
     if type(ladder).__name__ == "PathLadder":
+        if ladder.columns is not None:
+            return int(ladder.columns.max()) + 1 if ladder.columns.size else 0
         return int(ladder.path.y.size)
     return int(ladder.coef.shape[1])
 
 
 @validator("wsvmgui.ladder.engines:PathLadder")
 def _path_ladder(s: State) -> None:
-    s.obj("path", "WeightPath")
+    path = s.obj("path", "WeightPath")
     _weights(s, "weights")
+    if s.get("columns", optional=True) is not None:  # integer sample weights as repeats
+        n = int(path.y.size)
+        columns = s.index("columns", n, 1, (n,))
+        if n and np.unique(columns).size != int(columns.max()) + 1:
+            raise s.fail("columns", "must name every training point 0..k-1")
 
 
 @validator("wsvmgui.ladder.path:WeightPath")
@@ -153,14 +161,39 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
         raise sub.fail("w_ptr", "does not match the blocks' sizes in v_ptr")
 
 
-@validator("wsvmgui.ladder.tuning:TuningResult")
+@validator("wsvmgui.ladder.gridsearch:TuningResult")
 def _tuning_result(s: State) -> None:
-    lambdas = s.array("lambdas", "f", 1, lo=0.0)
-    sigmas = s.array("sigmas", "f", 1, finite=False)
-    cells = (lambdas.size, sigmas.size)
-    s.array("egkl", "f", 2, cells, finite=False)
-    s.array("error", "f", 2, cells, finite=False)
-    s.array("screened", "f", 2, cells, finite=False, optional=True)
+    """The generic search's table (:mod:`wsvmgui.ladder.gridsearch`): never read by
+    prediction, checked for its shape."""
+    axes = s.get("axes")
+    if not isinstance(axes, dict) or not axes or not all(isinstance(k, str) for k in axes):
+        raise s.fail("axes", "must map axis names to candidate values")
+    sub = State(s.name, {f"axes[{k!r}]": v for k, v in axes.items()}, s.where, s._member)
+    shape, arrays = [], []
+    for key, values in axes.items():
+        if isinstance(values, np.ndarray):
+            arrays.append(sub.array(f"axes[{key!r}]", "f", 1, finite=False))
+            shape.append(values.size)
+        elif isinstance(values, (tuple, list)):
+            shape.append(len(sub.get(f"axes[{key!r}]")))
+        else:
+            raise s.fail("axes", f"axis {key!r} must be an array or a tuple of values")
+        if not shape[-1]:
+            raise sub.fail(f"axes[{key!r}]", "must hold at least one candidate")
+    sub.done()
+    cells = tuple(shape)
+    for attr in ("score", "error", "screened"):
+        table = s.array(attr, "f", len(cells), finite=False, optional=attr != "score")
+        if table is not None and table.shape != cells:
+            raise s.fail(attr, f"has shape {table.shape}, its axes make {cells}", arrays)
+    best = s.get("best")
+    if not (
+        isinstance(best, tuple)
+        and len(best) == len(cells)
+        and all(isinstance(i, int) and 0 <= i < n for i, n in zip(best, cells, strict=True))
+    ):
+        raise s.fail("best", f"must be the index of a cell of the grid {cells}")
+    s.text("score_name")
 
 
 @validator("wsvmgui.ladder.recalibration:MonotoneMap")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from .engines import PathLadder
 from .grid import Ladder
 from .weights import check_weights
 
@@ -181,21 +182,33 @@ def crossing_from_values(
 DecisionLike = Callable[[np.ndarray], np.ndarray]
 
 
+class LadderDecisions:
+    """A fitted model whose ladder can be evaluated at new points.
+
+    The ladder estimators have it (:class:`~wsvmgui.estimators.views.LadderViews` derives
+    from it): ``ladder_decision(X) -> (m, M - 1)`` and the weights ``weights_``.
+    """
+
+    weights_: np.ndarray
+
+    def ladder_decision(self, X) -> np.ndarray:
+        """Decision values of every weighted fit at ``X`` (m, p); shape (m, M - 1)."""
+        raise NotImplementedError
+
+
 def _decision_function(
     model, X_train: np.ndarray, kernel
 ) -> tuple[DecisionLike, np.ndarray | None]:
     """A callable ``X -> (m, M - 1)`` and the weights of ``model``."""
-    if isinstance(model, Ladder):
+    if isinstance(model, (Ladder, PathLadder)):
         if kernel is None:
-            raise InputError("a Ladder needs its kernel to be evaluated at new points")
+            raise InputError("a ladder needs its kernel to be evaluated at new points")
         return (lambda Z: model.decision(kernel(Z, X_train))), model.weights
-    if hasattr(model, "ladder_decision") and hasattr(model, "weights_"):
+    if isinstance(model, LadderDecisions):
         return model.ladder_decision, model.weights_
-    if hasattr(model, "decision") and hasattr(model, "weights") and hasattr(model, "kernel"):
-        return (lambda Z: model.decision(model.kernel(Z, X_train))), model.weights
     if callable(model):
         return model, None
-    raise InputError("model must be a Ladder, a fitted ladder estimator, or a callable")
+    raise InputError("model must be a ladder, a fitted ladder estimator, or a callable")
 
 
 def crossing_diagnostics(
@@ -215,11 +228,12 @@ def crossing_diagnostics(
 
     Parameters
     ----------
-    model : Ladder, fitted estimator, ladder object or callable
-        A :class:`~wsvmgui.ladder.grid.Ladder` (give ``kernel``), an estimator with
-        ``ladder_decision(X)`` and ``weights_`` (e.g. ``WeightedSVMClassifier``,
-        ``NonCrossingLadderClassifier``), an object with ``decision(K_cross)``, ``weights``
-        and ``kernel``, or any callable ``X (m, p) -> (m, M - 1)`` (give ``weights``).
+    model : Ladder, PathLadder, fitted estimator or callable
+        A :class:`~wsvmgui.ladder.grid.Ladder` or
+        :class:`~wsvmgui.ladder.engines.PathLadder` (give ``kernel``), a fitted ladder
+        estimator (:class:`LadderDecisions`: ``WeightedSVMClassifier``,
+        ``NonCrossingLadderClassifier``), or any callable ``X (m, p) -> (m, M - 1)``
+        (give ``weights``).
     X_train : ndarray, shape (n, p)
         Training inputs whose hull is sampled (the support of ``model``'s kernel for a
         Ladder).

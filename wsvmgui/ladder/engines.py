@@ -25,6 +25,15 @@ of their tuning searches) is fitted by :func:`fit_binary_ladder`, which runs one
 The weight grid (``weights``, shape (M - 1,)) is what the grid engine fits; for the path
 it is only the set of weights at which :meth:`PathLadder.decision` reports decision values
 (for drawing sign ladders and for comparisons with a grid).
+
+Sample weights multiply every point's bound ``C S(y_i)`` (METHODS section 1), normalised
+to mean one over the fit's rows, so that lambda keeps its meaning: the objective is the
+weighted mean loss ``(1 / sum w) sum_i w_i S(y_i) (1 - y_i f(x_i))_+ + lambda J(f)``, the
+same as repeating row i ``w_i`` times.  The grid engine gives libsvm the weighted bounds.
+The exact path takes integer weights as repeated rows (it merges identical points, so
+repeats cost a larger kernel copy but no larger path), up to
+:data:`MAX_PATH_REPEATS` times the rows; other weights are fitted by the grid ladder, said
+in the ladder's ``switched`` note.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ import numpy as np
 
 from ..errors import InputError, WSVMWarning
 from ..progress import CancelCheck, ProgressCallback
-from ..solvers.gram import Gram
+from ..solvers.gram import Gram, OnTheFlyGram
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
@@ -52,6 +61,9 @@ logger = logging.getLogger(__name__)
 ENGINES = ("path", "auto", "grid")
 #: The engine of every ladder scheme unless told otherwise.
 DEFAULT_ENGINE = "path"
+#: Largest ratio of repeated rows to rows for which the path takes integer sample weights
+#: as repeated rows (its kernel copy grows with the square of the ratio).
+MAX_PATH_REPEATS = 4
 
 
 class PathFallbackWarning(WSVMWarning):
@@ -72,17 +84,27 @@ class PathLadder:
     Attributes
     ----------
     path : WeightPath
-        The exact path over the training points.
+        The exact path over the training points (over their repeats when ``columns``
+        is set).
     weights : ndarray, shape (M - 1,)
         Weights at which :meth:`decision` reports (drawing only; the estimate does not
         use them).
+    columns : ndarray of int, shape (n_path,), or None
+        With integer sample weights, the training point of each of the path's points
+        (a point of weight k appears k times): kernel rows over the training points are
+        spread to the path's points.
     """
 
     path: WeightPath
     weights: np.ndarray
+    columns: np.ndarray | None = None
     engine: ClassVar[str] = "path"
     fallback: ClassVar[str] = ""
     switched: ClassVar[str] = ""
+
+    def _spread(self, K_cross: np.ndarray) -> np.ndarray:
+        K_cross = np.asarray(K_cross)
+        return K_cross if self.columns is None else K_cross[:, self.columns]
 
     @property
     def lam(self) -> float:
@@ -95,7 +117,7 @@ class PathLadder:
 
     def decision(self, K_cross: np.ndarray) -> np.ndarray:
         """Decision values at ``weights``: ``(m, n)`` kernel rows -> ``(m, M - 1)``."""
-        return self.path.decision_at(K_cross, self.weights)
+        return self.path.decision_at(self._spread(K_cross), self.weights)
 
     def estimate(self, K_cross: np.ndarray, rule: str = "count") -> LadderEstimate:
         """Grid-free probabilities and brackets at new points (``K_cross`` (m, n)).
@@ -104,12 +126,15 @@ class PathLadder:
         measure of ``{pi : f_pi(x) > 0}``; ``"extreme"``: midpoint of the first and last
         zero.  See :meth:`~wsvmgui.ladder.path.WeightPath.estimate`.
         """
-        return self.path.estimate(K_cross, rule)
+        return self.path.estimate(self._spread(K_cross), rule)
 
     def compress(self) -> tuple[PathLadder, np.ndarray]:
         """Drop training points the path never uses; returns it and the kept indices."""
         path, keep = self.path.compress()
-        return PathLadder(path, self.weights), keep
+        if self.columns is None:
+            return PathLadder(path, self.weights), keep
+        kept, columns = np.unique(self.columns[keep], return_inverse=True)
+        return PathLadder(path, self.weights, columns.ravel()), kept
 
 
 #: A fitted binary ladder of either engine.
@@ -130,6 +155,7 @@ def fit_binary_ladder(
     n_jobs: int = 1,
     context: str = "",
     report_fits: bool = False,
+    sample_weight: np.ndarray | None = None,
 ) -> AnyLadder:
     """One binary ladder by ``engine``, falling back from the path to the grid.
 
@@ -163,31 +189,42 @@ def fit_binary_ladder(
         Named in the fallback warning (e.g. the sub-problem and sigma).
     report_fits : bool
         See ``progress``.
+    sample_weight : ndarray, shape (n,), optional
+        Positive weight of every point (see the module docstring); None: all equal.
 
     Returns
     -------
     PathLadder or Ladder
         A grid ladder that answers for a broken-down path has ``fallback`` set to why;
-        one that ``"auto"`` chose has ``switched`` set to why.
+        one that ``"auto"`` chose (or that answers for sample weights the path does not
+        take) has ``switched`` set to why.
     """
     check_engine(engine)
     weights = check_weights(weights)
     shown = weights[1::2] if report_fits else weights[:0]
     units = _Units(weights.size, progress, reserve=shown.size)
-    if engine == "grid":
-        return _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
-    limit = auto_max_elbow(y.size) if engine == "auto" else None
-    where = f" ({context})" if context else ""
-    try:
-        path = fit_path(
-            K, y, lam, progress=units.path_progress, should_cancel=should_cancel,
-            max_elbow=limit,
+    sw = _unit_mean(sample_weight)
+
+    def grid() -> Ladder:
+        return fit_ladder(
+            K, y, weights, lam, solver, qp_solver, progress=units.grid_progress,
+            should_cancel=should_cancel, n_jobs=n_jobs, sample_weight=sw,
         )  # fmt: skip
+
+    if engine == "grid":
+        return grid()
+    where = f" ({context})" if context else ""
+    columns = None if sample_weight is None or sw is None else path_repeats(sample_weight)
+    if sw is not None and columns is None:
+        why = f"grid ladder{where}: the path takes integer sample weights only (as repeats)"
+        logger.info("%s", why)
+        return replace(grid(), switched=why)
+    try:
+        path = _path(K, y, lam, columns, engine == "auto", units, should_cancel)
     except PathTooCostly as exc:
         why = f"auto: grid ladder{where}: {exc}"
         logger.info("%s", why)
-        ladder = _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
-        return replace(ladder, switched=why)
+        return replace(grid(), switched=why)
     except PathBreakdown as exc:
         why = f"weight path broke down{where}: {exc}"
         warnings.warn(
@@ -196,30 +233,83 @@ def fit_binary_ladder(
             stacklevel=2,
         )
         logger.warning("%s; using the grid ladder", why)
-        ladder = _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
-        return replace(ladder, fallback=why)
-    for fit in _fits_at(path, shown):
+        return replace(grid(), fallback=why)
+    for fit in _fits_at(path, shown, columns, y):
         units.report(fit)
     units.finish()
-    return PathLadder(path, weights)
+    return PathLadder(path, weights, columns)
 
 
-def _fits_at(path: WeightPath, pis: np.ndarray) -> list[WeightedFit]:
-    """The weighted SVMs at ``pis`` read off the path (coefficients over its points)."""
+def _path(
+    K: np.ndarray | Gram,
+    y: np.ndarray,
+    lam: float,
+    columns: np.ndarray | None,
+    auto: bool,
+    units: _Units,
+    should_cancel: CancelCheck | None,
+) -> WeightPath:
+    """The exact path (over the points repeated by ``columns``), stopped for ``"auto"``.
+
+    An :class:`~wsvmgui.solvers.gram.OnTheFlyGram` stays on the fly (over the repeated
+    rows); any other kernel is taken dense.
+    """
+    if columns is None:
+        K_path: np.ndarray | Gram = K
+        y_path = np.asarray(y)
+    elif isinstance(K, OnTheFlyGram):
+        K_path = OnTheFlyGram(K.X[columns], K.kernel, cache_mb=K.cache_mb)
+        y_path = np.asarray(y)[columns]
+    else:
+        K_path = np.asarray(K)[np.ix_(columns, columns)]
+        y_path = np.asarray(y)[columns]
+    return fit_path(
+        K_path, y_path, lam, progress=units.path_progress, should_cancel=should_cancel,
+        max_elbow=auto_max_elbow(y_path.size) if auto else None,
+    )  # fmt: skip
+
+
+def _unit_mean(sample_weight: np.ndarray | None) -> np.ndarray | None:
+    """Sample weights scaled to mean one (None when absent or all equal)."""
+    if sample_weight is None:
+        return None
+    sw = np.asarray(sample_weight, dtype=float)
+    if not (np.all(np.isfinite(sw)) and np.all(sw > 0)):
+        raise InputError("sample weights of a ladder's points must be positive numbers")
+    if np.all(sw == sw[0]):
+        return None
+    return sw / sw.mean()
+
+
+def path_repeats(sample_weight: np.ndarray) -> np.ndarray | None:
+    """Each point's index repeated by its weight (divided by the weights' greatest common
+    divisor), or None when the weights are not integers or the repeats would exceed
+    :data:`MAX_PATH_REPEATS` times the points."""
+    sw = np.asarray(sample_weight, dtype=float)
+    if not np.all(sw == np.round(sw)):
+        return None
+    counts = sw.astype(np.int64)
+    counts //= np.gcd.reduce(counts)
+    if counts.sum() > MAX_PATH_REPEATS * counts.size:
+        return None
+    return np.repeat(np.arange(counts.size), counts)
+
+
+def _fits_at(
+    path: WeightPath, pis: np.ndarray, columns: np.ndarray | None, y: np.ndarray
+) -> list[WeightedFit]:
+    """The weighted SVMs at ``pis`` read off the path (coefficients over the training
+    points: a point's repeats summed when ``columns`` is set)."""
     if not pis.size:
         return []
     coef, b = path.coef_matrix(pis)
+    if columns is not None:
+        coef = np.stack([np.bincount(columns, weights=c, minlength=y.size) for c in coef])
+    y = np.asarray(y, dtype=float)
     return [
-        WeightedFit(float(pi), path.lam, path.C, c * path.y, c, float(bi), path.kkt_residual)
+        WeightedFit(float(pi), path.lam, path.C, c * y, c, float(bi), path.kkt_residual)
         for pi, c, bi in zip(pis, coef, b, strict=True)
     ]
-
-
-def _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs) -> Ladder:
-    return fit_ladder(
-        K, y, weights, lam, solver, qp_solver,
-        progress=units.grid_progress, should_cancel=should_cancel, n_jobs=n_jobs,
-    )  # fmt: skip
 
 
 class _Units:
@@ -267,12 +357,13 @@ def make_engine(
     qp_solver: str = "quadprog",
     n_jobs: int = 1,
 ) -> Callable[..., AnyLadder]:
-    """An engine for :func:`~wsvmgui.ladder.search.score_cell`.
+    """An engine for the ladder search (:data:`wsvmgui.ladder.runs.Engine`).
 
     Returns
     -------
     callable
-        ``engine(K, X, y, weights, lam, kernel, progress, should_cancel) -> ladder``.
+        ``engine(K, X, y, weights, lam, kernel, progress, should_cancel,
+        sample_weight=None) -> ladder``.
     """
     check_engine(engine)
 
@@ -285,11 +376,12 @@ def make_engine(
         kernel: Kernel,
         progress: ProgressCallback | None = None,
         should_cancel: CancelCheck | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> AnyLadder:
         return fit_binary_ladder(
             K, y, weights, lam, engine=engine, solver=solver, qp_solver=qp_solver,
             progress=progress, should_cancel=should_cancel, n_jobs=n_jobs,
-            context=f"lambda {lam:.4g}, {kernel.describe()}",
+            context=f"lambda {lam:.4g}, {kernel.describe()}", sample_weight=sample_weight,
         )  # fmt: skip
 
     return run

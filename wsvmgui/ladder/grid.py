@@ -124,6 +124,7 @@ def fit_ladder(
     progress: ProgressCallback | None = None,
     should_cancel: CancelCheck | None = None,
     n_jobs: int = 1,
+    sample_weight: np.ndarray | None = None,
 ) -> Ladder:
     """Fit the weighted SVM at every weight of the grid, sharing one kernel matrix.
 
@@ -146,6 +147,8 @@ def fit_ladder(
         Polled between fits.
     n_jobs : int
         Threads fitting different weights at once (libsvm releases the GIL).
+    sample_weight : ndarray, shape (n,), optional
+        Multiplies every point's bound (:func:`~wsvmgui.solvers.wsvm.fit_weighted_svm`).
 
     Returns
     -------
@@ -158,7 +161,7 @@ def fit_ladder(
 
     def one(pi: float) -> WeightedFit:
         tracker.check()
-        fit = solve_weighted_svm(K, y, float(pi), lam, solver, qp_solver)
+        fit = solve_weighted_svm(K, y, float(pi), lam, solver, qp_solver, sample_weight)
         tracker.step(partial=fit)
         return fit
 
@@ -174,7 +177,8 @@ def fit_ladder(
     else:
         fits = [one(pi) for pi in weights]
     # Every answer is checked, 32 at a time (one matrix product each).
-    fits = check_fits(K, y, fits, solver if solver == "libsvm" else qp_solver, kkt_tol)
+    name = solver if solver == "libsvm" else qp_solver
+    fits = check_fits(K, y, fits, name, kkt_tol, sample_weight)
     return Ladder(
         weights=weights,
         lam=float(lam),

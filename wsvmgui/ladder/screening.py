@@ -31,7 +31,8 @@ import numpy as np
 
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
-from .search import LadderProblem, search_ladders
+from .problems import LadderProblem
+from .search import search_ladders
 from .splits import Fold
 from .tuning import TuningResult
 
@@ -123,12 +124,12 @@ def screened_search(
         None: the full search.
     **search
         Keyword arguments of :func:`~wsvmgui.ladder.search.search_ladders` (``rule``,
-        ``engine``, ``n_jobs``, ``tracker``, ``executor``).
+        ``engine``, ``n_jobs``, ``tracker``, ``executor``, ``score``, ``sample_weight``).
 
     Returns
     -------
     list of TuningResult
-        One per problem.  When screened: ``egkl`` of the cells fitted on the full folds
+        One per problem.  When screened: ``score`` of the cells fitted on the full folds
         (NaN elsewhere), ``screened`` the table of the screening round, ``seconds``,
         ``engines`` and ``fallbacks`` of both rounds.
     """
@@ -139,9 +140,9 @@ def screened_search(
     small = screening.subsample(folds)
     n = X.shape[0]
     first, small_first = np.asarray(folds[0][0]), small[0][0]
+    sw = search.get("sample_weight")
     scaled = [  # the same C = 1 / (2 n lambda) on fewer rows
-        np.asarray(g, dtype=float)
-        * (p.select(first, n)[0].size / max(p.select(small_first, n)[0].size, 1))
+        np.asarray(g, dtype=float) * (p.size(first, n, sw) / max(p.size(small_first, n, sw), 1))
         for g, p in zip(lambdas, problems, strict=True)
     ]
     tracker: ProgressTracker = search.pop("tracker")

@@ -10,7 +10,10 @@ Every tuned scheme takes scikit-learn's ``cv`` idiom, resolved here into a list 
   benchmarks/results/binary_tuning.md).  A scheme for which k folds cost too much, or
   whose choices are made on one tuning set, passes ``holdout=True``: its ``"auto"`` is
   the hold-out at every size (each such scheme says so in its docstring and in
-  ``wsvmgui schemes``);
+  ``wsvmgui schemes``).  ``"auto"`` adapts to small classes (:func:`auto_cv`), never
+  refusing data that scikit-learn's ``GridSearchCV`` would go on with: the folds shrink
+  to the smallest class (down to :data:`AUTO_MIN_FOLDS`), then a stratified hold-out of
+  one point per class, then no tuning at all, each with a :class:`TuningWarning`;
 * an int ``k >= 2``: stratified k-fold cross-validation, shuffled with ``random_state``;
 * a float in (0, 1): one stratified hold-out of that share of the points;
 * a scikit-learn splitter (``split`` and ``get_n_splits``), e.g. ``PredefinedSplit`` for
@@ -19,13 +22,14 @@ Every tuned scheme takes scikit-learn's ``cv`` idiom, resolved here into a list 
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.model_selection import PredefinedSplit, StratifiedKFold, train_test_split
 
-from ..errors import InputError, plain_value
+from ..errors import InputError, WSVMWarning, plain_value
 
 #: A tuning split: row indices of the training part and of the tuning part.
 Fold = tuple[np.ndarray, np.ndarray]
@@ -35,6 +39,12 @@ AUTO_CV_MAX_N = 500
 AUTO_FOLDS = 5
 #: Share held out by ``cv="auto"`` on large data (and by single-split schemes).
 DEFAULT_HOLDOUT = 0.3
+#: Fewest folds ``cv="auto"`` shrinks to before it holds out one point per class.
+AUTO_MIN_FOLDS = 3
+
+
+class TuningWarning(WSVMWarning):
+    """``cv="auto"`` adapted to small classes: fewer folds, a smaller hold-out, no tuning."""
 
 
 def holdout_split(y: np.ndarray, fraction: float, seed: Any = None) -> Fold:
@@ -73,6 +83,80 @@ def holdout_split(y: np.ndarray, fraction: float, seed: Any = None) -> Fold:
     except ValueError as exc:
         raise InputError(f"cannot split the data for tuning: {exc}") from exc
     return np.asarray(train), np.asarray(test)
+
+
+def small_holdout_split(y: np.ndarray, fraction: float, seed: Any = None) -> Fold:
+    """A stratified split keeping at least one point of every class on each side.
+
+    Each class of ``n_c >= 2`` points puts ``round(fraction * n_c)``, clipped to
+    ``1 .. n_c - 1``, of them (drawn with ``seed``) into the tuning part.
+
+    Returns
+    -------
+    (train, test) : ndarrays of int, sorted
+    """
+    _, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if counts.min() < 2:
+        raise InputError("a stratified hold-out needs two points of every class")
+    rng = np.random.RandomState(seed) if not isinstance(seed, np.random.RandomState) else seed
+    test = []
+    for k, n_c in enumerate(counts):
+        rows = np.flatnonzero(codes.ravel() == k)
+        take = int(np.clip(round(fraction * n_c), 1, n_c - 1))
+        test.append(rng.permutation(rows)[:take])
+    held = np.sort(np.concatenate(test))
+    return np.setdiff1d(np.arange(y.size), held), held
+
+
+def _smallest(y: np.ndarray) -> tuple[Any, int]:
+    classes, counts = np.unique(y, return_counts=True)
+    k = int(np.argmin(counts))
+    return plain_value(classes[k]), int(counts[k])
+
+
+def auto_cv(
+    y: np.ndarray,
+    random_state: Any = None,
+    holdout: bool = False,
+    holdout_share: float = DEFAULT_HOLDOUT,
+) -> list[Fold]:
+    """The folds of ``cv="auto"``, adapted to small classes (see the module docstring).
+
+    Stratified :data:`AUTO_FOLDS`-fold CV up to :data:`AUTO_CV_MAX_N` points (unless
+    ``holdout``), else one stratified hold-out of ``holdout_share``.  Where a class is
+    too small for that, with a :class:`TuningWarning`: k-fold CV with as many folds as
+    the smallest class has points (at least :data:`AUTO_MIN_FOLDS`); a hold-out of
+    ``holdout_share`` of every class but at least one point on each side; with a class
+    of one point, no folds at all (the caller fits without tuning).
+
+    Returns
+    -------
+    list of (train, test)
+        Empty when the data are too small to tune on.
+    """
+    y = np.asarray(y)
+    label, m = _smallest(y)
+    if not holdout and y.size <= AUTO_CV_MAX_N:
+        if m >= AUTO_FOLDS:
+            return kfold_splits(y, AUTO_FOLDS, random_state)
+        if m >= AUTO_MIN_FOLDS:
+            _warn(f"class {label!r} has only {m} points: {m}-fold cross-validation")
+            return kfold_splits(y, m, random_state)
+        share = DEFAULT_HOLDOUT
+    else:
+        share = holdout_share if holdout else DEFAULT_HOLDOUT
+        need = max(int(np.ceil(1 / min(share, 1 - share))), 2)
+        if m >= need:
+            return [holdout_split(y, share, random_state)]
+    if m >= 2:
+        _warn(f"class {label!r} has only {m} points: a hold-out of one point per small class")
+        return [small_holdout_split(y, share, random_state)]
+    _warn(f"class {label!r} has only {m} point: too few to tune on; no tuning")
+    return []
+
+
+def _warn(what: str) -> None:
+    warnings.warn(f"cv='auto': {what}", TuningWarning, stacklevel=3)
 
 
 def kfold_splits(y: np.ndarray, n_folds: int, seed: Any = None) -> list[Fold]:
@@ -188,24 +272,21 @@ def resolve_cv(
     Returns
     -------
     list of (train, test)
-        Index arrays into the rows of ``y``; every test part non-empty.
+        Index arrays into the rows of ``y``; every test part non-empty.  Empty only for
+        ``"auto"`` on data too small to tune on (:func:`auto_cv`; a warning says so).
 
     Raises
     ------
     InputError
-        Too few points per class for the split, or a split that is not a partition of
-        valid row indices.
+        Too few points per class for an explicit split, or a split that is not a
+        partition of valid row indices.
     """
     y = np.asarray(y)
     n = y.size
     if isinstance(cv, str):
         if cv != "auto":
             raise InputError(f"unknown cv {cv!r}; use 'auto', an int, a float or a splitter")
-        if holdout:
-            return [holdout_split(y, holdout_share, random_state)]
-        if n > AUTO_CV_MAX_N:
-            return [holdout_split(y, DEFAULT_HOLDOUT, random_state)]
-        return kfold_splits(y, AUTO_FOLDS, random_state)
+        return auto_cv(y, random_state, holdout, holdout_share)
     if isinstance(cv, Integral) and not isinstance(cv, bool):
         return kfold_splits(y, int(cv), random_state)
     if isinstance(cv, Real) and not isinstance(cv, bool):

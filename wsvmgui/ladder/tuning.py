@@ -2,23 +2,32 @@
 
 The default weight grid (``M``), the default lambda grid (``C = 1 / (2 n lambda)`` over
 :data:`DEFAULT_C_GRID`), the empirical generalised KL that scores a tuning cell, and the
-:class:`TuningResult` table.  The search itself is :mod:`wsvmgui.ladder.search`; the
+:class:`~wsvmgui.ladder.gridsearch.TuningResult` table (defined with the generic search
+and importable from here).  The ladders' search is :mod:`wsvmgui.ladder.search`; the
 tuning splits are :mod:`wsvmgui.ladder.splits`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ..solvers.kernels import Kernel
+from .gridsearch import TuningResult
+
+__all__ = [
+    "DEFAULT_C_GRID",
+    "TuningResult",
+    "default_lambda_grid",
+    "default_n_weights",
+    "egkl_binary",
+    "kernel_with_sigma",
+]
 
 #: Default grid of the libsvm-style C = 1 / (2 n lambda); lambda follows from n.
 DEFAULT_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-def default_lambda_grid(n: int) -> np.ndarray:
+def default_lambda_grid(n: float) -> np.ndarray:
     """Default lambdas for ``n`` training points: ``1 / (2 n C)`` over ``DEFAULT_C_GRID``.
 
     Returns
@@ -28,7 +37,7 @@ def default_lambda_grid(n: int) -> np.ndarray:
     return 1.0 / (2.0 * n * np.asarray(DEFAULT_C_GRID))
 
 
-def default_n_weights(n: int) -> int:
+def default_n_weights(n: float) -> int:
     """Default number of weight intervals M for ``n`` training points.
 
     ``M = max(floor(2 sqrt(n)), 40)``.  The ladder fits the ``M - 1`` interior weights
@@ -52,71 +61,13 @@ def default_n_weights(n: int) -> int:
     -------
     int
     """
-    return max(int(np.floor(2.0 * np.sqrt(max(int(n), 0)))), 40)
+    return max(int(np.floor(2.0 * np.sqrt(max(float(n), 0.0)))), 40)
 
 
 def egkl_binary(p_pos: np.ndarray, y_pm: np.ndarray) -> float:
     """Empirical GKL of binary estimates ``p_pos`` (m,) for labels ``y_pm`` in {-1, +1} (m,)."""
     p = np.clip(p_pos, 1e-15, 1 - 1e-15)
     return float(-np.mean(np.where(y_pm > 0, np.log(p), np.log(1 - p))))
-
-
-@dataclass(frozen=True)
-class TuningResult:
-    """The full tuning table of a ladder.
-
-    Attributes
-    ----------
-    lambdas : ndarray, shape (L,)
-    sigmas : ndarray, shape (S,)
-        RBF widths; a single NaN for kernels without sigma.
-    egkl : ndarray, shape (L, S)
-        EGKL on the tuning set (inf where the fit failed).
-    error : ndarray, shape (L, S)
-        Tuning-set misclassification rate of the estimate's argmax.
-    best_lambda, best_sigma : float
-    failures : list of str
-        Messages of fits that failed (their cells hold inf).
-    seconds : float
-        Time spent fitting this table (summed over threads).
-    engines : dict of str to int
-        How many (cell, fold) ladders each engine answered (``"path"``, ``"grid"``).
-    fallbacks : list of str
-        Why each path that broke down did (the grid answered those).
-    storage : str
-        How the kernel was held while tuning
-        (:meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
-    screened : ndarray, shape (L, S), or None
-        EGKL of the screening round on subsampled folds, when tuning was screened
-        (:mod:`wsvmgui.ladder.screening`); ``egkl`` then holds NaN for the cells not
-        fitted on the full folds.
-    """
-
-    lambdas: np.ndarray
-    sigmas: np.ndarray
-    egkl: np.ndarray
-    error: np.ndarray
-    best_lambda: float
-    best_sigma: float
-    failures: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    engines: dict[str, int] = field(default_factory=dict)
-    fallbacks: list[str] = field(default_factory=list)
-    storage: str = ""
-    screened: np.ndarray | None = None
-
-    def rows(self) -> list[dict[str, float]]:
-        """The table as one dict per (lambda, sigma) cell."""
-        return [
-            {
-                "lambda": float(lam),
-                "sigma": float(sig),
-                "egkl": float(self.egkl[i, j]),
-                "error": float(self.error[i, j]),
-            }
-            for i, lam in enumerate(self.lambdas)
-            for j, sig in enumerate(self.sigmas)
-        ]
 
 
 def kernel_with_sigma(template: Kernel, sigma: float) -> Kernel:

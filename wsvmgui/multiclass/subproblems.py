@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ladder.engines import AnyLadder
+from ..ladder.final import FittedLadder
+from ..ladder.problems import LadderProblem
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import FittedLadder, LadderProblem
 from ..ladder.tuning import TuningResult
 from ..solvers.kernels import Kernel
 
@@ -83,8 +84,8 @@ class FittedSubProblem:
         Chosen penalty and RBF width (NaN for kernels without a width).
     weights : ndarray, shape (M - 1,)
     tuning : TuningResult or None
-    n_train : int
-        Points in the final fit.
+    n_train : float
+        Points in the final fit (their summed sample weight when weighted).
     seconds : float
         Time spent on this sub-problem's fits (tuning and final), summed over threads.
     """
@@ -97,13 +98,18 @@ class FittedSubProblem:
     sigma: float
     weights: np.ndarray
     tuning: TuningResult | None
-    n_train: int
+    n_train: float
     seconds: float
 
 
-def as_ladder_problem(spec: SubProblem, codes: np.ndarray) -> LadderProblem:
-    """The ladder problem of ``spec`` over data with class indices ``codes`` (n,)."""
+def as_ladder_problem(
+    spec: SubProblem, codes: np.ndarray, sample_weight: np.ndarray | None = None
+) -> LadderProblem:
+    """The ladder problem of ``spec`` over data with class indices ``codes`` (n,) (rows of
+    zero ``sample_weight`` left out)."""
     rows = spec.rows(codes)
+    if sample_weight is not None:
+        rows = rows[sample_weight[rows] > 0]
     return LadderProblem(rows, spec.labels(codes[rows]), spec.name)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.special import expit, xlogy
@@ -13,7 +14,6 @@ from sklearn.base import BaseEstimator
 
 from ..errors import InputError
 from ..ladder.rules import count_bracket
-from ..progress import ProgressTracker
 from .costing import _CostingClassifier
 
 LOSSES = ("squared", "cross_entropy")
@@ -56,8 +56,15 @@ def kl_coin(p, q):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def interval_score(a: float, b: float, count: int, loss: str = "squared") -> float:
-    """Potential loss gain of splitting [a, b] holding ``count`` training estimates."""
+class Steps(Protocol):
+    """What :func:`learn_probing` reports progress to (a ProgressTracker, a job context)."""
+
+    def step(self, n: int = 1, partial: Any = None) -> None: ...
+
+
+def interval_score(a: float, b: float, count: float, loss: str = "squared") -> float:
+    """Potential loss gain of splitting [a, b] holding ``count`` training estimates (their
+    summed sample weight when weighted)."""
     if loss == "squared":
         return count * (b - a)
     return count * kl_coin(a, minimax_point(a, b, loss))
@@ -117,8 +124,9 @@ def learn_probing(
     use_costing: bool = False,
     n_costing_rounds: int = 10,
     seed: int = 0,
-    tracker: ProgressTracker | None = None,
+    tracker: Steps | None = None,
     label: str = "",
+    sample_weight: np.ndarray | None = None,
 ) -> BinaryProbing:
     """The Probing learner on one binary problem.
 
@@ -136,10 +144,13 @@ def learn_probing(
         Train through the costing reduction instead of ``sample_weight``.
     n_costing_rounds : int
     seed : int
-    tracker : ProgressTracker, optional
+    tracker : ProgressTracker or job context, optional
         Stepped after each classifier.
     label : str
         Name of the sub-problem (for progress events).
+    sample_weight : ndarray, shape (n,), optional
+        Row weights: they multiply the classifiers' weights ``1 - p`` / ``p`` and count
+        in the intervals' occupancy (integer weights give the learner on repeated rows).
 
     Returns
     -------
@@ -156,9 +167,9 @@ def learn_probing(
     counts = np.zeros(y01.size, dtype=int)
     for step in range(int(n_thresholds)):
         grid = np.concatenate([[0.0], thresholds, [1.0]])
-        occupancy = np.bincount(counts, minlength=grid.size - 1)
+        occupancy = np.bincount(counts, weights=sample_weight, minlength=grid.size - 1)
         scores = [
-            interval_score(a, b, int(c), loss)
+            interval_score(a, b, c if sample_weight is not None else int(c), loss)
             for a, b, c in zip(grid[:-1], grid[1:], occupancy, strict=True)
         ]
         j = int(np.argmax(scores))
@@ -167,6 +178,8 @@ def learn_probing(
         if not a < p < b:  # intervals have become too narrow to split in floating point
             break
         weight = np.where(y01 == 1, 1.0 - p, p)
+        if sample_weight is not None:
+            weight = weight * sample_weight
         clf = make_classifier(step)
         if use_costing:
             clf = _CostingClassifier(clf, n_costing_rounds, random_state=seed + 7919 * step)

@@ -151,6 +151,7 @@ def median_between_class_distance(
     max_pairs: int = 4_000_000,
     seed: int = 0,
     chunk: int = 2048,
+    sample_weight: np.ndarray | None = None,
 ) -> float:
     """sigma_M: the median Euclidean distance between points of different classes.
 
@@ -169,6 +170,9 @@ def median_between_class_distance(
         Seed for the subsample.
     chunk : int
         Rows per distance block.
+    sample_weight : ndarray, shape (n,), optional
+        Row weights: a pair counts ``w_i w_j`` times (integer weights give the median of
+        the rows repeated); rows of weight zero are left out.
 
     Returns
     -------
@@ -176,6 +180,10 @@ def median_between_class_distance(
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
+    if sample_weight is not None:
+        sw = np.asarray(sample_weight, dtype=float)
+        keep = sw > 0
+        return _weighted_median_distance(X[keep], y[keep], sw[keep], max_pairs, seed, chunk)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise InputError("sigma_M needs points of at least two classes")
@@ -212,11 +220,58 @@ def median_between_class_distance(
     return float(np.median(dists))
 
 
+def _weighted_median_distance(
+    X: np.ndarray, y: np.ndarray, sw: np.ndarray, max_pairs: int, seed: int, chunk: int
+) -> float:
+    """:func:`median_between_class_distance` with pair weights ``w_i w_j``.
+
+    The weighted median is the mean of the lower and upper weighted medians (for integer
+    weights, ``np.median`` of the repeated pairs).  Above ``max_pairs`` pairs, the median
+    of a seeded sample of pairs drawn with probability proportional to their weight.
+    """
+    classes, codes = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise InputError("sigma_M needs points of at least two classes")
+    counts = np.bincount(codes)
+    n_pairs = (counts.sum() ** 2 - (counts**2).sum()) // 2
+    if n_pairs > max_pairs:
+        rng = np.random.default_rng(seed)
+        p = sw / sw.sum()
+        i = rng.choice(sw.size, size=4 * max_pairs, p=p)
+        j = rng.choice(sw.size, size=4 * max_pairs, p=p)
+        between = codes[i] != codes[j]
+        i, j = i[between][:max_pairs], j[between][:max_pairs]
+        return float(np.median(np.linalg.norm(X[i] - X[j], axis=1)))
+    dists, weights = [], []
+    for a in range(classes.size):
+        Xa, wa = X[codes == a], sw[codes == a]
+        Xb, wb = X[codes > a], sw[codes > a]
+        if Xb.shape[0] == 0:
+            continue
+        for s in range(0, Xa.shape[0], chunk):
+            dists.append(cdist(Xa[s : s + chunk], Xb).ravel())
+            weights.append(np.outer(wa[s : s + chunk], wb).ravel())
+    d, w = np.concatenate(dists), np.concatenate(weights)
+    order = np.argsort(d, kind="stable")
+    d, cum = d[order], np.cumsum(w[order])
+    half = cum[-1] / 2.0
+    lo = d[min(int(np.searchsorted(cum, half, side="left")), d.size - 1)]
+    hi = d[min(int(np.searchsorted(cum, half, side="right")), d.size - 1)]
+    return float((lo + hi) / 2.0)
+
+
 def default_sigma_grid(
-    X: np.ndarray, y: np.ndarray, factors: tuple[float, ...] = DEFAULT_SIGMA_FACTORS, seed: int = 0
+    X: np.ndarray,
+    y: np.ndarray,
+    factors: tuple[float, ...] = DEFAULT_SIGMA_FACTORS,
+    seed: int = 0,
+    sample_weight: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Default RBF widths ``factors * sigma_M`` (METHODS section 1); shape (len(factors),)."""
-    sigma_m = median_between_class_distance(X, y, seed=seed)
+    """Default RBF widths ``factors * sigma_M`` (METHODS section 1); shape (len(factors),).
+
+    ``sample_weight`` (n,): weighted sigma_M (:func:`median_between_class_distance`).
+    """
+    sigma_m = median_between_class_distance(X, y, seed=seed, sample_weight=sample_weight)
     if not sigma_m > 0:
         raise InputError("all points of different classes coincide; cannot scale the RBF kernel")
     return np.asarray(factors, dtype=float) * sigma_m

@@ -92,9 +92,12 @@ def C_to_penalty(C: float, n: int) -> float:
     return 1.0 / (2.0 * n * C)
 
 
-def sample_bounds(y: np.ndarray, pi: float, C: float) -> np.ndarray:
-    """Per-sample upper bounds ``C S(y_i)``; shape (n,)."""
-    return C * np.where(y > 0, 1.0 - pi, pi)
+def sample_bounds(
+    y: np.ndarray, pi: float, C: float, sample_weight: np.ndarray | None = None
+) -> np.ndarray:
+    """Per-sample upper bounds ``C S(y_i)``, times ``sample_weight`` (n,) if given; (n,)."""
+    upper = C * np.where(y > 0, 1.0 - pi, pi)
+    return upper if sample_weight is None else upper * sample_weight
 
 
 def kkt_residuals(
@@ -210,6 +213,7 @@ def solve_weighted_svm(
     lam: float,
     solver: str = "libsvm",
     qp_solver: str = "quadprog",
+    sample_weight: np.ndarray | None = None,
 ) -> WeightedFit:
     """Solve one weighted SVM without checking the answer (see :func:`check_fits`).
 
@@ -220,7 +224,7 @@ def solve_weighted_svm(
     if not 0.0 < pi < 1.0:
         raise InputError(f"weight pi must lie strictly between 0 and 1, got {pi!r}")
     C = penalty_to_C(lam, y.size)
-    upper = sample_bounds(y, pi, C)
+    upper = sample_bounds(y, pi, C, sample_weight)
     gram = as_gram(K)
     try:
         if solver == "libsvm":
@@ -248,6 +252,7 @@ def check_fits(
     fits: list[WeightedFit],
     solver_name: str = "libsvm",
     kkt_tol: float = DEFAULT_KKT_TOL,
+    sample_weight: np.ndarray | None = None,
 ) -> list[WeightedFit]:
     """Check fits on the same data by their KKT residuals (one matrix product per 32 fits).
 
@@ -261,6 +266,8 @@ def check_fits(
         Named in the error message.
     kkt_tol : float
         Largest accepted residual (margin units).
+    sample_weight : ndarray, shape (n,), optional
+        The fits' sample weights (they multiply the bounds).
 
     Returns
     -------
@@ -282,7 +289,7 @@ def check_fits(
             y,
             np.vstack([f.alpha for f in part]),
             np.array([f.intercept for f in part]),
-            np.vstack([sample_bounds(y, f.pi, f.C) for f in part]),
+            np.vstack([sample_bounds(y, f.pi, f.C, sample_weight) for f in part]),
         )
     for fit, r in zip(fits, resid, strict=True):
         if not np.isfinite(r) or r > kkt_tol:
@@ -302,6 +309,7 @@ def fit_weighted_svm(
     solver: str = "libsvm",
     qp_solver: str = "quadprog",
     kkt_tol: float = DEFAULT_KKT_TOL,
+    sample_weight: np.ndarray | None = None,
 ) -> WeightedFit:
     """Fit one weighted SVM on a precomputed kernel and check the answer.
 
@@ -320,6 +328,9 @@ def fit_weighted_svm(
         qpsolvers backend for ``solver="qp"`` (e.g. "quadprog", "clarabel").
     kkt_tol : float
         Largest accepted KKT residual (margin units).
+    sample_weight : ndarray, shape (n,), optional
+        Multiplies every point's bound ``C S(y_i)`` (libsvm's per-sample weights); the
+        caller scales it (e.g. to mean one, so that lambda keeps its meaning).
 
     Returns
     -------
@@ -331,6 +342,6 @@ def fit_weighted_svm(
         The solver failed or its answer violates the KKT conditions by more than
         ``kkt_tol``; the message names pi and lambda.
     """
-    fit = solve_weighted_svm(K, y, pi, lam, solver, qp_solver)
+    fit = solve_weighted_svm(K, y, pi, lam, solver, qp_solver, sample_weight)
     name = solver if solver == "libsvm" else qp_solver
-    return check_fits(K, y, [fit], name, kkt_tol)[0]
+    return check_fits(K, y, [fit], name, kkt_tol, sample_weight)[0]

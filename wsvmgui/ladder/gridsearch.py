@@ -1,0 +1,702 @@
+"""The one tuning search of every tuned estimator: cells x folds -> score -> the best cell.
+
+Every tuned scheme chooses its parameters the same way, whatever its model and its score
+(the papers differ): fit each candidate *cell* of a grid on each fold's training rows,
+score the fold's tuning rows, add the scores over the folds, keep the minimiser, refit.
+:func:`grid_search` is that skeleton, once; a scheme supplies the grid, the folds and two
+functions.
+
+Adopting it
+-----------
+A tuning loop ``for cell in grid: for train, test in folds: fit; score`` becomes::
+
+    from wsvmgui.ladder.gridsearch import FoldScore, Grid, grid_search, rescale_lambda
+
+    def fit(job, ctx):  # one cell on one fold's training rows
+        return fit_model(X[job.train], y[job.train], lam=job.params["lambda"])
+
+    def score(model, job, ctx):  # its tuning rows: summed loss and their weight
+        loss = log_loss_terms(model, X[job.test], y[job.test]).sum()
+        return FoldScore(loss, weight=job.test.size)
+
+    result = grid_search(Grid({"lambda": lambdas, "sigma": sigmas}), folds, fit, score,
+                         tracker=tracker, score_name="cross_entropy")
+    lam = rescale_lambda(result.best_params["lambda"], n_tuned, n_final)  # keep C on refit
+
+``result`` is a :class:`TuningResult`: the score of every cell, the chosen cell
+(``best``, ``best_params``), whether it sits on an edge of the grid (``edge``), the
+failures, the time.  The estimators store it as ``tuning_`` and put ``edge`` into
+``fit_info_["tuning_edge"]``.
+
+Semantics
+---------
+* Cells are searched in C order of the grid's axes (the last axis fastest); a cell's
+  score is the sum over its folds of :attr:`FoldScore.loss` over the sum of
+  :attr:`FoldScore.weight` (every tuning row counted once per fold it is tuned in, with
+  its sample weight); ``Grid.only`` leaves cells out (they score NaN).
+* A fit or score that raises one of ``failures`` (:class:`~wsvmgui.errors.SolverError`)
+  makes its cell score inf; the message is kept.  When no cell has a finite score the
+  search raises :class:`~wsvmgui.errors.SolverError` with the first message.
+* The best cell is the first in grid order whose score is at most the smallest plus
+  ``tol`` (ties go to the first cell: order the axes so that the preferred value of a tie,
+  e.g. the largest lambda, comes first).
+* The score is the caller's: the EGKL of a ladder, a cross-entropy, a hinge loss, an
+  error rate, a Brier score; :attr:`TuningResult.score_name` names it.
+
+Execution
+---------
+Every (cell, fold) *job* is a :class:`~wsvmgui.executor.Task` on the executor (threads of
+this process, or a Dask cluster): fit and score run in the task, so a model never
+travels.  ``shared`` data is placed once where tasks run (:meth:`JobContext.data`);
+``group`` keeps the jobs that share a large object (a kernel matrix) together and
+``order`` sorts them; ``units`` counts progress per job (a job may step fewer; the rest is
+stepped when it fails).  ``fit_all`` replaces the per-job fits by one call that fits
+every job at once (e.g. the joint simplex grids, which parallelise their own segments);
+scoring then runs here.  :func:`grid_searches` runs several searches (the sub-problems of
+a divide-and-conquer scheme) as one batch of tasks.  Results do not depend on where tasks
+ran: scores are assembled in grid and fold order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import InputError, SolverError
+from ..executor import Executor, LocalExecutor, Shared, Task, TaskContext, current_executor
+from ..progress import ProgressTracker
+from .splits import Fold
+
+#: Candidate values of one axis: a numeric array, or a tuple of other values.
+AxisValues = np.ndarray | tuple
+
+
+def rescale_lambda(lam: float, n_tuned: float, n_final: float) -> float:
+    """The lambda of a fit on ``n_final`` rows that keeps ``C = 1 / (2 n lambda)`` of a fit
+    on ``n_tuned`` rows (the refit rule of every tuned scheme, as scikit-learn's grid
+    search over ``SVC(C)`` keeps C).  Row counts are sums of sample weights when weighted.
+    """
+    return float(lam * n_tuned / n_final)
+
+
+def _axis(values: Any) -> AxisValues:
+    arr = np.asarray(values)
+    if arr.ndim == 1 and arr.dtype.kind in "biuf":
+        return arr
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Candidate cells: named axes of values, searched in C order (the last axis fastest).
+
+    Attributes
+    ----------
+    axes : dict of str to array-like
+        Axis name -> candidate values (numbers as an array, other values as a tuple).
+    only : ndarray of bool, shape ``shape``, or None
+        Cells to fit (the others score NaN); None fits every cell.
+    """
+
+    axes: dict[str, Any]
+    only: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if not self.axes:
+            raise InputError("a tuning grid needs at least one axis")
+        axes = {str(k): _axis(v) for k, v in self.axes.items()}
+        for name, values in axes.items():
+            if len(values) == 0:
+                raise InputError(f"the tuning grid's {name} axis is empty")
+        object.__setattr__(self, "axes", axes)
+        if self.only is not None:
+            only = np.asarray(self.only, dtype=bool)
+            if only.shape != self.shape:
+                raise InputError(f"cells to fit have shape {only.shape}, the grid {self.shape}")
+            object.__setattr__(self, "only", only)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(v) for v in self.axes.values())
+
+    def cells(self) -> list[tuple[int, ...]]:
+        """Index tuples of the cells to fit, in grid order."""
+        return [
+            tuple(int(i) for i in idx)
+            for idx in np.ndindex(*self.shape)
+            if self.only is None or self.only[idx]
+        ]
+
+    def params(self, cell: tuple[int, ...]) -> dict[str, Any]:
+        """Axis name -> value of ``cell`` (numbers as Python scalars)."""
+        out: dict[str, Any] = {}
+        for (name, values), i in zip(self.axes.items(), cell, strict=True):
+            value = values[i]
+            out[name] = value.item() if isinstance(value, np.generic) else value
+        return out
+
+
+class FoldScore(NamedTuple):
+    """What scoring one cell on one fold's tuning rows gives.
+
+    Attributes
+    ----------
+    loss : float
+        The score's terms summed over the tuning rows (each times its sample weight).
+    weight : float
+        The rows' total weight (their count when unweighted).
+    error : float
+        Weight of the rows the model misclassifies (NaN when the score does not say).
+    engine : str
+        Which engine answered (ladders: ``"path"`` or ``"grid"``), else empty.
+    fallback : str
+        Why the engine fell back (a path that broke down), else empty.
+    """
+
+    loss: float
+    weight: float
+    error: float = float("nan")
+    engine: str = ""
+    fallback: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One cell on one fold.
+
+    Attributes
+    ----------
+    search : int
+        Which search of a batch (:func:`grid_searches`); 0 for :func:`grid_search`.
+    cell : tuple of int
+        The cell's index in its grid.
+    params : dict
+        Its axis values (:meth:`Grid.params`).
+    fold : int
+        Position of the fold in the search's folds.
+    train, test : ndarray of int
+        The fold's training and tuning rows.
+    """
+
+    search: int
+    cell: tuple[int, ...]
+    params: dict[str, Any]
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+class JobContext:
+    """What a job's ``fit`` and ``score`` see: the run's shared data, progress, cancellation."""
+
+    def __init__(self, task: TaskContext, shared: Shared | None) -> None:
+        self._task = task
+        self._shared = shared
+        self.done = 0
+
+    @property
+    def data(self) -> Any:
+        """The ``shared`` value of the run (None when nothing was shared)."""
+        return None if self._shared is None else self._shared.value
+
+    @property
+    def token(self) -> str:
+        """Names the shared data (e.g. for per-process caches); "" when none."""
+        return "" if self._shared is None else self._shared.token
+
+    @property
+    def remote(self) -> bool:
+        """True on a cluster worker."""
+        return self._task.remote
+
+    def step(self, n: int = 1, partial: Any = None) -> None:
+        """``n`` progress units done (``partial``: an object for live views)."""
+        self.done += int(n)
+        self._task.step(n, partial)
+
+    def cancelled(self) -> bool:
+        return self._task.cancelled()
+
+    def check(self) -> None:
+        """Raise :class:`~wsvmgui.errors.Cancelled` when the run is being stopped."""
+        self._task.check()
+
+
+#: ``fit(job, ctx) -> model``.
+FitFn = Callable[[Job, JobContext], Any]
+#: ``score(model, job, ctx) -> FoldScore``.
+ScoreFn = Callable[[Any, Job, JobContext], FoldScore]
+
+
+@dataclass(frozen=True)
+class Search:
+    """One search of a batch: its grid, its folds, and how to name it.
+
+    Attributes
+    ----------
+    grid : Grid
+    folds : sequence of (train, test)
+        Rows for this search; every tuning part non-empty.
+    name : str
+        Names the search in messages ("sub-problem 2|1,2"); empty for "the problem".
+    units : int
+        Progress units of one job.
+    """
+
+    grid: Grid
+    folds: Sequence[Fold]
+    name: str = ""
+    units: int = 1
+
+    @property
+    def what(self) -> str:
+        return self.name or "the problem"
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """The table of a tuning search and its choice.
+
+    Attributes
+    ----------
+    axes : dict of str to array-like
+        The grid's axes (:class:`Grid`).
+    score : ndarray, shape (the grid's shape)
+        Mean score over the tuning rows (inf where a fit failed, NaN for cells left out).
+    best : tuple of int
+        Index of the chosen cell.
+    score_name : str
+        What ``score`` holds (``"egkl"``, ``"cross_entropy"``, ``"hinge"``, ``"error"``).
+    error : ndarray or None
+        Tuning-set misclassification rate per cell, when the score says.
+    edge : dict of str to str
+        For every axis with two or more values on which the chosen value is the smallest
+        (``"min"``) or the largest (``"max"``) of the grid (``"first"``/``"last"`` for
+        values that are not numbers): the search may have stopped at the grid's border.
+    failures : list of str
+        Messages of fits that failed (their cells hold inf).
+    seconds : float
+        Time spent in its jobs (summed over threads).
+    engines : dict of str to int
+        How many (cell, fold) fits each engine answered (ladders).
+    fallbacks : list of str
+        Why each path that broke down did (the grid answered those; ladders).
+    storage : str
+        How the kernel was held while tuning (ladders,
+        :meth:`~wsvmgui.solvers.memory.KernelStorage.describe`).
+    screened : ndarray or None
+        Scores of the screening round on subsampled folds, when tuning was screened
+        (:mod:`wsvmgui.ladder.screening`); ``score`` then holds NaN for the cells not
+        fitted on the full folds.
+    """
+
+    axes: dict[str, AxisValues]
+    score: np.ndarray
+    best: tuple[int, ...]
+    score_name: str = "score"
+    error: np.ndarray | None = None
+    edge: dict[str, str] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    engines: dict[str, int] = field(default_factory=dict)
+    fallbacks: list[str] = field(default_factory=list)
+    storage: str = ""
+    screened: np.ndarray | None = None
+
+    @property
+    def best_params(self) -> dict[str, Any]:
+        """Axis name -> chosen value."""
+        return Grid(self.axes).params(self.best)
+
+    @property
+    def best_score(self) -> float:
+        return float(self.score[self.best])
+
+    def values(self, name: str) -> np.ndarray:
+        """The candidate values of axis ``name`` as floats; shape (len,)."""
+        return np.asarray(self.axes[name], dtype=float)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The table as one dict per cell: axis values, the score (and ``error``)."""
+        grid = Grid(self.axes)
+        out = []
+        for idx in np.ndindex(*grid.shape):
+            row = grid.params(idx)
+            row[self.score_name] = float(self.score[idx])
+            if self.error is not None:
+                row["error"] = float(self.error[idx])
+            out.append(row)
+        return out
+
+    # -- the names of a ladder's lambda x sigma table --------------------------------------
+    @property
+    def lambdas(self) -> np.ndarray:
+        """Lambda axis; shape (L,)."""
+        return self.values("lambda")
+
+    @property
+    def sigmas(self) -> np.ndarray:
+        """RBF width axis (a single NaN for kernels without one); shape (S,)."""
+        return self.values("sigma")
+
+    @property
+    def egkl(self) -> np.ndarray:
+        """``score`` (named for the ladders' default EGKL score)."""
+        return self.score
+
+    @property
+    def best_lambda(self) -> float:
+        return float(self.best_params["lambda"])
+
+    @property
+    def best_sigma(self) -> float:
+        value = self.best_params["sigma"]
+        return float("nan") if value is None else float(value)
+
+
+def grid_edges(axes: Mapping[str, AxisValues], best: tuple[int, ...]) -> dict[str, str]:
+    """Axes on which cell ``best`` sits at an end of the grid (see :attr:`TuningResult.edge`)."""
+    edge: dict[str, str] = {}
+    for (name, values), i in zip(axes.items(), best, strict=True):
+        if len(values) < 2:
+            continue
+        if isinstance(values, np.ndarray):
+            finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+            if finite.size < 2:
+                continue
+            if values[i] == finite.min():
+                edge[name] = "min"
+            elif values[i] == finite.max():
+                edge[name] = "max"
+        elif i == 0:
+            edge[name] = "first"
+        elif i == len(values) - 1:
+            edge[name] = "last"
+    return edge
+
+
+def best_cell(score: np.ndarray, tol: float = 0.0) -> tuple[int, ...] | None:
+    """First cell in C order with a finite score at most the smallest plus ``tol``."""
+    finite = np.isfinite(score)
+    if not finite.any():
+        return None
+    flat = np.where(finite, score, np.inf).ravel()
+    first = int(np.flatnonzero(flat <= flat.min() + tol)[0])
+    return tuple(int(i) for i in np.unravel_index(first, score.shape))
+
+
+class _Outcome(NamedTuple):
+    score: FoldScore | None
+    failure: str | None
+    seconds: float
+
+
+def _run_job(
+    ctx: TaskContext,
+    shared: Shared | None,
+    fit: FitFn,
+    score: ScoreFn,
+    job: Job,
+    units: int,
+    failures: tuple[type[BaseException], ...],
+) -> _Outcome:
+    """Fit and score one job in a task; a failure's message instead of raising it."""
+    start = time.perf_counter()
+    jctx = JobContext(ctx, shared)
+    try:
+        out = score(fit(job, jctx), job, jctx)
+    except failures as exc:
+        if units > jctx.done:
+            ctx.step(units - jctx.done)
+        return _Outcome(None, str(exc), time.perf_counter() - start)
+    return _Outcome(out, None, time.perf_counter() - start)
+
+
+def _jobs(searches: Sequence[Search]) -> list[Job]:
+    return [
+        Job(s, cell, search.grid.params(cell), f, np.asarray(tr), np.asarray(te))
+        for s, search in enumerate(searches)
+        for cell in search.grid.cells()
+        for f, (tr, te) in enumerate(search.folds)
+    ]
+
+
+def _run_tasks(
+    jobs: list[Job],
+    searches: Sequence[Search],
+    fit: FitFn,
+    score: ScoreFn,
+    executor: Executor,
+    tracker: ProgressTracker,
+    shared: Shared | None,
+    group: Callable[[Job], Hashable] | None,
+    failures: tuple[type[BaseException], ...],
+) -> list[_Outcome]:
+    """Every job as a task; outcomes in job order."""
+    handle = None if shared is None else executor.share(shared)
+    try:
+        tasks = [
+            Task(
+                _run_job,
+                (handle, fit, score, job, searches[job.search].units, failures),
+                units=searches[job.search].units,
+                group=None if group is None else group(job),
+            )
+            for job in jobs
+        ]
+        return executor.run(tasks, tracker)
+    finally:
+        if handle is not None:
+            executor.release(handle)
+
+
+def _fit_all_then_score(
+    jobs: list[Job],
+    fit_all: Callable[[Sequence[Job]], Sequence[Any]],
+    score: ScoreFn,
+    tracker: ProgressTracker,
+    failures: tuple[type[BaseException], ...],
+) -> list[_Outcome]:
+    """One call fits every job; each is scored here."""
+    start = time.perf_counter()
+    models = list(fit_all(jobs))
+    if len(models) != len(jobs):
+        raise InputError(f"fit_all returned {len(models)} models for {len(jobs)} jobs")
+    share = (time.perf_counter() - start) / max(len(jobs), 1)
+    ctx = JobContext(_TrackerContext(tracker), None)
+    out = []
+    for job, model in zip(jobs, models, strict=True):
+        begin = time.perf_counter()
+        try:
+            out.append(_Outcome(score(model, job, ctx), None, share + time.perf_counter() - begin))
+        except failures as exc:
+            out.append(_Outcome(None, str(exc), share))
+    return out
+
+
+class _TrackerContext(TaskContext):
+    """A task context that reports to a tracker (scoring in this process)."""
+
+    def __init__(self, tracker: ProgressTracker) -> None:
+        self._tracker = tracker
+
+    def step(self, n: int = 1, partial: Any = None) -> None:
+        self._tracker.step(n, partial)
+
+    def cancelled(self) -> bool:
+        return self._tracker.cancel_requested()
+
+
+def _assemble(
+    search: Search,
+    jobs: list[Job],
+    outcomes: list[_Outcome],
+    score_name: str,
+    tol: float,
+) -> TuningResult:
+    """One search's table from its jobs' outcomes (jobs in grid, then fold order)."""
+    shape = search.grid.shape
+    loss, weight = np.zeros(shape), np.zeros(shape)
+    miss = np.zeros(shape)
+    if search.grid.only is not None:
+        loss[~search.grid.only] = np.nan
+    failures: list[str] = []
+    engines: Counter = Counter()
+    fallbacks: list[str] = []
+    seconds = 0.0
+    for job, out in zip(jobs, outcomes, strict=True):
+        seconds += out.seconds
+        if out.score is None:
+            failures.append(str(out.failure))
+            loss[job.cell] = np.inf
+            continue
+        loss[job.cell] += out.score.loss
+        weight[job.cell] += out.score.weight
+        miss[job.cell] += out.score.error
+        if out.score.engine:
+            engines[out.score.engine] += 1
+        if out.score.fallback:
+            fallbacks.append(out.score.fallback)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(np.isfinite(loss), loss / weight, loss)
+        error = np.where(np.isfinite(score), miss / weight, np.nan)
+    best = best_cell(score, tol)
+    if best is None:
+        raise SolverError(
+            f"{search.what}: every fit of the tuning grid failed; first failure: "
+            + (failures[0] if failures else "unknown")
+        )
+    return TuningResult(
+        axes=search.grid.axes,
+        score=score,
+        best=best,
+        score_name=score_name,
+        error=None if np.isnan(error).all() else error,
+        edge=grid_edges(search.grid.axes, best),
+        failures=failures,
+        seconds=seconds,
+        engines=dict(engines),
+        fallbacks=fallbacks,
+    )
+
+
+def grid_searches(
+    searches: Sequence[Search],
+    fit: FitFn | None,
+    score: ScoreFn,
+    *,
+    tracker: ProgressTracker,
+    executor: Executor | None = None,
+    score_name: str = "score",
+    shared: Shared | None = None,
+    group: Callable[[Job], Hashable] | None = None,
+    order: Callable[[Job], Any] | None = None,
+    fit_all: Callable[[Sequence[Job]], Sequence[Any]] | None = None,
+    failures: tuple[type[BaseException], ...] = (SolverError,),
+    tol: float = 0.0,
+) -> list[TuningResult]:
+    """Several searches run as one batch of jobs; one :class:`TuningResult` each.
+
+    Parameters
+    ----------
+    searches : sequence of Search
+    fit : callable or None
+        ``fit(job, ctx) -> model`` (None with ``fit_all``).
+    score : callable
+        ``score(model, job, ctx) -> FoldScore``.
+    tracker : ProgressTracker
+        Its total grows by ``units`` per job (``fit_all``: by nothing, the caller counts).
+    executor : Executor, optional
+        Where the jobs run; default :func:`~wsvmgui.executor.current_executor`.
+    score_name : str
+        What the score is (kept in the results).
+    shared : Shared, optional
+        Data placed once where the jobs run (``ctx.data``; ``ctx.token`` its token, e.g.
+        to drop per-process caches afterwards).
+    group : callable, optional
+        ``group(job) -> hashable``: locally, groups run one after another.
+    order : callable, optional
+        ``order(job) -> key``: the order jobs are handed to the executor (default: grid,
+        then fold order).
+    fit_all : callable, optional
+        ``fit_all(jobs) -> models``: fits every job at once, in this process.
+    failures : tuple of exception types
+        Errors that make a cell score inf instead of stopping the search.
+    tol : float
+        Scores within ``tol`` of the smallest tie (the first in grid order wins).
+
+    Returns
+    -------
+    list of TuningResult, in the order of ``searches``
+
+    Raises
+    ------
+    SolverError
+        Every fit of some search failed.
+    """
+    jobs = _jobs(searches)
+    if order is not None:
+        jobs.sort(key=order)
+    if fit_all is None:
+        if fit is None:
+            raise InputError("grid_search needs fit or fit_all")
+        tracker.add_total(sum(searches[j.search].units for j in jobs))
+        tracker.check()
+        ex = executor or current_executor()
+        outcomes = _run_tasks(
+            jobs, searches, fit, score, ex, tracker, shared, group, failures
+        )  # fmt: skip
+    else:
+        tracker.check()
+        outcomes = _fit_all_then_score(jobs, fit_all, score, tracker, failures)
+    results = []
+    for s, search in enumerate(searches):
+        mine = sorted(
+            (i for i, job in enumerate(jobs) if job.search == s),
+            key=lambda i: (jobs[i].cell, jobs[i].fold),
+        )
+        results.append(
+            _assemble(
+                search, [jobs[i] for i in mine], [outcomes[i] for i in mine], score_name, tol
+            )  # fmt: skip
+        )
+    return results
+
+
+def grid_search(
+    cells: Grid,
+    folds: Sequence[Fold],
+    fit: FitFn | None,
+    score: ScoreFn,
+    *,
+    tracker: ProgressTracker,
+    executor: Executor | None = None,
+    units: int = 1,
+    name: str = "",
+    **options: Any,
+) -> TuningResult:
+    """The search of one grid over ``folds`` (see the module docstring).
+
+    Parameters
+    ----------
+    cells : Grid
+    folds : sequence of (train, test)
+        Row indices (e.g. :func:`~wsvmgui.ladder.splits.resolve_cv`).
+    fit, score, tracker, executor
+        As :func:`grid_searches`.
+    units : int
+        Progress units per job.
+    name : str
+        Names the search in messages.
+    **options
+        ``score_name``, ``shared``, ``group``, ``order``, ``fit_all``, ``failures``,
+        ``tol`` of :func:`grid_searches`.
+
+    Returns
+    -------
+    TuningResult
+    """
+    search = Search(cells, folds, name, units)
+    return grid_searches(
+        [search], fit, score, tracker=tracker, executor=executor, **options
+    )[0]  # fmt: skip
+
+
+def one_split_search(
+    grid: Grid,
+    fit: FitFn,
+    score: ScoreFn,
+    score_name: str,
+    should_cancel: Callable[[], bool] | None = None,
+    tol: float = 0.0,
+    failures: tuple[type[BaseException], ...] = (SolverError,),
+) -> TuningResult:
+    """:func:`grid_search` of ``grid`` on one split whose data ``fit`` and ``score`` hold
+    themselves (the job's rows are empty), in this thread (e.g. a scheme that tunes on
+    one tuning set given as matrices)."""
+    none = np.empty(0, dtype=int)
+    return grid_search(
+        grid, [(none, none)], fit, score, tracker=ProgressTracker(0, None, should_cancel),
+        executor=LocalExecutor(1), score_name=score_name, tol=tol, failures=failures,
+    )  # fmt: skip
+
+
+__all__ = [
+    "FoldScore",
+    "Grid",
+    "Job",
+    "JobContext",
+    "Search",
+    "TuningResult",
+    "best_cell",
+    "grid_edges",
+    "grid_search",
+    "grid_searches",
+    "one_split_search",
+    "rescale_lambda",
+]
