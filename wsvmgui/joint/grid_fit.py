@@ -21,9 +21,10 @@ import numpy as np
 from ..errors import InputError
 from ..executor import Executor, Shared, Task, TaskContext, current_executor
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
+from . import active_set
 from .dca import DEFAULT_MAX_DCA, fit_truncated, fit_truncated_warm
 from .simplex_grid import SimplexGrid
-from .subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
+from .subproblem import ACTIVE_SET, DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
 
 #: Largest number of floats held at once when predicting over the grid.
 _PRED_BLOCK = 20_000_000
@@ -123,10 +124,20 @@ def _segment_task(
     objectives: list = [()] * m
     start = None
     hinge = None
+    fast = qp_solver == ACTIVE_SET
+    arrays = problem.arrays if fast else None
     for k, g in enumerate(range(lo, hi)):
         ctx.check()
         w = C * weights[g][problem.yi]
-        if warm_start:
+        if fast:
+            pf = active_set.fit_point(
+                problem, arrays, w, s, start if warm_start else None,
+                hinge if warm_start else None, kkt_tol, max_iter,
+            )  # fmt: skip
+            res = pf.result
+            restarts[k] = pf.restarted
+            start, hinge = pf.answer, pf.hinge
+        elif warm_start:
             res, hinge, again = fit_truncated_warm(
                 problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
             )
