@@ -32,8 +32,8 @@ logger = logging.getLogger("wsvmgui.joint")
 
 # prm: constants of one solve.
 P_RHO, P_EPS_CD, P_EPS_B, P_MAX_EPOCHS, P_TOL, P_START, P_ROUNDS, P_MU, P_MAX_EVENTS = range(9)
-P_PATH_ROUNDS = 9
-P_SIZE = 10
+P_PATH_ROUNDS, P_SWEEPS = 9, 10
+P_SIZE = 11
 #: Most multiplier updates per call of :func:`sweeps`.
 MAX_OUTER = 10
 # Starts of :func:`solve`.
@@ -80,7 +80,7 @@ def _jit(sig: str, entry: bool = False):
     return wrap
 
 
-@_jit("void(F1, float64, F1, F1)")
+@_jit("void(F1, float64, F1, F1)", entry=True)
 def block_solve(c, w, a, srt):
     """Minimise ``1/2 a'(I + 11')a - c'a`` over ``a >= 0, sum a <= w``; writes ``a``.
 
@@ -365,9 +365,14 @@ def identify(ac, mc, w, bnd, anc, act, face):
         anc[i] = anchor if bound else 0
 
 
-@_jit("boolean(F2, F2, F2, F1, F2, B1, I1, B2, float64, float64, F2, F1)", entry=True)
-def face_solve(Z, Gk, Dm, w, beta, bnd, anc, act, rho, mu, anew, bnew):
-    """The dual optimum on a face for the data ``(w, beta)``; writes ``anew, bnew``.
+@_jit("boolean(F2, F2, F2, F1, F2, F2, F1, B1, I1, B2, float64, float64, F2, F1)", entry=True)
+def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew):
+    """The dual optimum on a face for the data ``(w, beta, tgt, sig)``; writes ``anew, bnew``.
+
+    ``tgt`` (n, K1) are the margin targets (1 in the subproblem: the dual's linear term
+    is ``sum tgt_ij alpha_ij``) and ``sig`` (K1,) the right side of the equality
+    ``s = sig`` (0 in the subproblem); other values pose a nearby problem that a given
+    point solves exactly (:func:`perturb`), the start of a path to the subproblem.
 
     Free duals: the active pairs of points inside the bound, and of bound points (whose
     sum is fixed at ``w_i``, the anchor pair taking the rest) all but the anchor.  The
@@ -447,18 +452,18 @@ def face_solve(Z, Gk, Dm, w, beta, bnd, anc, act, rho, mu, anew, bnew):
         for c in range(k1):
             ma += u[c] * Dm[ra, c]
         if fb[f] < 0:
-            t[f] = 1.0 - ma
+            t[f] = tgt[i, fa[f]] - ma
         else:
             mb = 0.0
             rb = i * k1 + fb[f]
             for c in range(k1):
                 mb += u[c] * Dm[rb, c]
-            t[f] = mb - ma
+            t[f] = (tgt[i, fa[f]] - ma) - (tgt[i, fb[f]] - mb)
         for c in range(k1):
-            t[f] -= rho * dvec[f, c] * s0[c]
+            t[f] -= rho * dvec[f, c] * (s0[c] - sig[c])
     if not cholesky(H, mu):
         return False
-    # Schur complement: (G' H^-1 G) b = G' H^-1 rhs + s0, then t = H^-1 (rhs - G b)
+    # Schur complement: (G' H^-1 G) b = G' H^-1 rhs + s0 - sig, then t = H^-1 (rhs - G b)
     HG = np.empty((k1, nf))
     for c in range(k1):
         for f in range(nf):
@@ -468,7 +473,7 @@ def face_solve(Z, Gk, Dm, w, beta, bnd, anc, act, rho, mu, anew, bnew):
     S = np.empty((k1, k1))
     smax = 0.0
     for c in range(k1):
-        acc = s0[c]
+        acc = s0[c] - sig[c]
         for f in range(nf):
             acc += dvec[f, c] * t[f]
         bnew[c] = acc
@@ -552,11 +557,13 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
     fa = anc.copy()
     ft = act.copy()
     tmp = np.empty(O_SIZE)
+    one = np.ones_like(alpha)
+    zero = np.zeros(k1)
     best = np.inf
     for k in range(rounds):
         out[O_FACES] += 1
         identify(ac, mc, w, fb, fa, ft, face or k > 0)
-        if not face_solve(Z, Gk, Dm, w, beta, fb, fa, ft, rho, mu, an, bn):
+        if not face_solve(Z, Gk, Dm, w, beta, one, zero, fb, fa, ft, rho, mu, an, bn):
             break
         rebuild(Z, Dm, an, beta, Wc, sc)
         margins(Z, Dm, Wc, bn, mc)
@@ -574,9 +581,8 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
         if not tmp[O_KKT] < current:
             continue
         current = tmp[O_KKT]
-        for c in range(O_SIZE):
-            if c != O_FACES:
-                out[c] = tmp[c]
+        for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
+            out[c] = tmp[c]
         for i in range(n):
             bnd[i] = fb[i]
             anc[i] = fa[i]
@@ -596,23 +602,23 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
 
 
 @_jit(
-    "int64(F2, F2, F2, F1, F2, F1, F2, F2, F1, F2, B1, I1, B2, float64, float64, int64, float64,"
-    " F1)",
+    "int64(F2, F2, F2, F1, F2, F2, F1, F1, F2, F2, F1, F2, F1, F2, B1, I1, B2, float64, float64,"
+    " int64, F1)",
     entry=True,
 )
-def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, mu, max_events,
-             tol, out):  # fmt: skip
-    """Follow the exact answer from the data ``(w0, beta0)`` to ``(w1, beta1)``.
+def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, m, bnd, anc,
+             act, rho, mu, max_events, out):  # fmt: skip
+    """Follow the exact answer from the data ``(w0, beta0, tgt0, sig0)`` to ``(w1, ...)``.
 
-    ``alpha, b, m`` must be the exact answer for ``(w0, beta0)`` on the face
-    ``bnd, anc, act``.  Along the data ``(1 - t) (w0, beta0) + t (w1, beta1)`` the answer
+    (Data as :func:`face_solve`.)  ``alpha, b, m`` must be the exact answer for the data
+    ``0`` on the face ``bnd, anc, act``.  Along the data ``(1 - t) data0 + t data1`` the answer
     on a fixed face is affine in ``t``, so it runs on the segment from the current answer
     to the face's answer for the target data (:func:`face_solve`) until the first
     optimality condition would fail (an event): a free dual reaching 0, a sum reaching
     its bound, a bound point's slack reaching 0, or a pair's margin reaching the point's
     active level.  There the face changes by that one condition, and the walk goes on;
-    with no event before the target the face's answer is the target's.  ``w0`` and
-    ``beta0`` are overwritten (the data reached so far).  On success ``alpha, b, m`` and
+    with no event before the target the face's answer is the target's.  The data ``0``
+    are overwritten (the data reached so far).  On success ``alpha, b, m`` and
     the statuses hold the target's answer and ``out`` its check (:func:`check`; ``W``
     and ``s`` are rebuilt by the caller).  Returns the events met, or -1 when a face
     solve fails or ``max_events`` are exceeded (the arrays then hold an exact answer for
@@ -628,7 +634,7 @@ def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, m
     events = 0
     while True:
         out[O_FACES] += 1
-        if not face_solve(Z, Gk, Dm, w1, beta1, bnd, anc, act, rho, mu, a1, b1):
+        if not face_solve(Z, Gk, Dm, w1, beta1, tgt1, sig1, bnd, anc, act, rho, mu, a1, b1):
             return -1
         rebuild(Z, Dm, a1, beta1, W1, s1)
         margins(Z, Dm, W1, b1, m1)
@@ -645,16 +651,16 @@ def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, m
                         v0 = alpha[i, j]
                         v1 = a1[i, j]
                         kind = 1
-                    else:  # pair stays below the active level: m_ij >= m_anchor
-                        v0 = m[i, j] - m[i, ja]
-                        v1 = m1[i, j] - m1[i, ja]
+                    else:  # pair stays below the active level: tgt - m <= xi
+                        v0 = (m[i, j] - tgt0[i, j]) - (m[i, ja] - tgt0[i, ja])
+                        v1 = (m1[i, j] - tgt1[i, j]) - (m1[i, ja] - tgt1[i, ja])
                         kind = 2
                     if v1 < 0.0 and v1 < v0:
                         t = max(v0, 0.0) / (v0 - v1)
                         if t < tau:
                             tau, ev_i, ev_j, ev_kind = t, i, j, kind
-                v0 = 1.0 - m[i, ja]  # slack xi_i >= 0
-                v1 = 1.0 - m1[i, ja]
+                v0 = tgt0[i, ja] - m[i, ja]  # slack xi_i >= 0
+                v1 = tgt1[i, ja] - m1[i, ja]
                 if v1 < 0.0 and v1 < v0:
                     t = max(v0, 0.0) / (v0 - v1)
                     if t < tau:
@@ -669,9 +675,9 @@ def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, m
                         sa0 += v0
                         sa1 += v1
                         kind = 1
-                    else:  # margin stays >= 1
-                        v0 = m[i, j] - 1.0
-                        v1 = m1[i, j] - 1.0
+                    else:  # margin stays >= its target
+                        v0 = m[i, j] - tgt0[i, j]
+                        v1 = m1[i, j] - tgt1[i, j]
                         kind = 4
                     if v1 < 0.0 and v1 < v0:
                         t = max(v0, 0.0) / (v0 - v1)
@@ -700,9 +706,11 @@ def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, m
             for j in range(k1):
                 alpha[i, j] += tau * (a1[i, j] - alpha[i, j])
                 beta0[i, j] += tau * (beta1[i, j] - beta0[i, j])
+                tgt0[i, j] += tau * (tgt1[i, j] - tgt0[i, j])
                 m[i, j] += tau * (m1[i, j] - m[i, j])
         for c in range(k1):
             b[c] += tau * (b1[c] - b[c])
+            sig0[c] += tau * (sig1[c] - sig0[c])
         i = ev_i
         if ev_kind == 1:  # an active dual reached 0: the pair leaves
             alpha[i, ev_j] = 0.0
@@ -729,6 +737,52 @@ def homotopy(Z, Gk, Dm, w0, beta0, w1, beta1, alpha, b, m, bnd, anc, act, rho, m
             if best < 0:
                 return -1
             anc[i] = best
+
+
+@_jit("void(F2, F2, F1, F2, F2, F1, F2, B1, I1, B2, F2, F1)", entry=True)
+def perturb(Z, Dm, w, beta, alpha, b, m, bnd, anc, act, tgt, sig):
+    """Make a feasible point the exact answer of a nearby problem; the start of a path.
+
+    The point ``alpha`` (feasible for ``w``) with intercept ``b`` is put on its face
+    (:func:`identify`, written to ``bnd, anc, act``): inactive duals are set to 0 and a
+    bound point's active duals are scaled to sum to ``w_i``.  Then ``m`` is recomputed
+    and targets ``tgt`` and the offset ``sig`` are chosen so that the point meets every
+    optimality condition of the data ``(w, beta, tgt, sig)`` (:func:`face_solve`): an
+    active pair of a point inside the bound gets its margin as target, the active pairs
+    of a bound point targets that give them one common slack ``xi_i >= 0``, an inactive
+    pair ``min(1, its margin)`` (of a bound point: ``min(1, m_ij + xi_i)``), and
+    ``sig = s``.  A path (:func:`homotopy`) from there to targets 1 and ``sig = 0`` ends at
+    the subproblem's answer.
+    """
+    n, r = Z.shape
+    k1 = alpha.shape[1]
+    identify(alpha, m, w, bnd, anc, act, False)
+    for i in range(n):
+        sa = 0.0
+        for j in range(k1):
+            if not act[i, j]:
+                alpha[i, j] = 0.0
+            sa += alpha[i, j]
+        if bnd[i]:
+            if sa > 0.0:
+                for j in range(k1):
+                    alpha[i, j] *= w[i] / sa
+            else:
+                alpha[i, anc[i]] = w[i]
+    W = np.empty((r, k1))
+    rebuild(Z, Dm, alpha, beta, W, sig)
+    margins(Z, Dm, W, b, m)
+    for i in range(n):
+        if bnd[i]:
+            xi = 0.0
+            for j in range(k1):
+                if act[i, j] and 1.0 - m[i, j] > xi:
+                    xi = 1.0 - m[i, j]
+            for j in range(k1):
+                tgt[i, j] = m[i, j] + xi if act[i, j] else min(1.0, m[i, j] + xi)
+        else:
+            for j in range(k1):
+                tgt[i, j] = m[i, j] if act[i, j] else min(1.0, m[i, j])
 
 
 @_jit("int64(F2, F1, F2, F1, F2, F2, F2, F1, F1, float64, float64, float64, int64)", entry=True)
@@ -832,96 +886,137 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
     Starts (``prm[P_START]``):
 
     * ``START_PATH``: ``alpha, b, m`` and the face ``bnd, anc, act`` are the exact answer
-      for the data ``(w0, beta0)``; it is followed to ``(w, beta)`` (:func:`homotopy`).
+      for the data ``(w0, beta0)``.  A few primal-dual active-set steps from that face
+      (:func:`polish`) often land on the new answer; otherwise the answer is followed
+      from ``(w0, beta0)`` to ``(w, beta)`` (:func:`homotopy`).
     * ``START_FACE``: ``alpha`` (feasible for ``w``), ``m`` and the face are a nearby
-      answer's; active-set steps from that face (:func:`polish`).
+      answer's; active-set steps from that face.
     * ``START_COLD``: ``alpha`` feasible for ``w`` and ``b``, nothing else.
 
-    Whatever is left unsolved then gets rounds of coordinate sweeps (:func:`sweeps`,
-    tolerance ``prm[P_EPS_CD]``, ten times tighter every round), each followed by
-    active-set steps, until the KKT residual is at most ``prm[P_TOL]`` or
-    ``prm[P_MAX_EPOCHS]`` sweeps are spent.
+    What is left unsolved then gets coordinate sweeps (:func:`sweeps`: a loose
+    tolerance ``prm[P_EPS_CD]``, at most ``prm[P_SWEEPS]`` sweeps), active-set steps,
+    and a path from the problem the sweeps' point solves exactly (:func:`perturb`) to
+    the subproblem; repeated with ten times tighter and twice as many sweeps until the
+    KKT residual is at most ``prm[P_TOL]`` or ``prm[P_MAX_EPOCHS]`` sweeps are spent.
 
     Arrays written in place: ``alpha`` (n, K1), ``W`` (r, K1), ``s``, ``b`` (K1,), ``m``
     (n, K1), the face ``bnd`` (n,), ``anc`` (n,), ``act`` (n, K1) and ``w0, beta0``
     (scratch).  ``Gk`` is ``Z Z'`` (n, n) or (0, 0) (:func:`face_solve`), ``zz`` the
     squared norms of the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``:
-    residual, gap, objective, sweeps, homotopy events, ``max |s| / max w``, face solves.
+    residual, gap, objective, sweeps, path events, ``max |s| / max w``, face solves.
     """
     n = alpha.shape[0]
     k1 = alpha.shape[1]
     rho, eps_b, tol, mu = prm[P_RHO], prm[P_EPS_B], prm[P_TOL], prm[P_MU]
     max_epochs = int(prm[P_MAX_EPOCHS])
+    max_events = int(prm[P_MAX_EVENTS])
     rounds = int(prm[P_ROUNDS])
     start = int(prm[P_START])
     lam = np.empty(k1)
+    one = np.ones_like(alpha)
+    zero = np.zeros(k1)
+    tgt0 = np.ones_like(alpha)
+    sig0 = np.zeros(k1)
     epochs = 0
     out[O_FACES] = 0
     out[O_EVENTS] = 0
     if start == START_PATH:
         # active-set steps first (cheap when the face moves little), on a copy
-        a2 = alpha.copy()
-        m2 = m.copy()
-        b2 = b.copy()
-        bnd2 = bnd.copy()
-        anc2 = anc.copy()
-        act2 = act.copy()
-        for i in range(n):
-            f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
-            for j in range(k1):
-                a2[i, j] *= f
-        pr_ = int(prm[P_PATH_ROUNDS])
-        if pr_ > 0 and polish(Z, Gk, Dm, w, a2, beta, W, m2, s, b2, bnd2, anc2, act2, True,
-                              rho, mu, pr_, tol, np.inf, out) <= tol:  # fmt: skip
-            alpha[:, :] = a2
-            m[:, :] = m2
-            b[:] = b2
-            bnd[:] = bnd2
-            anc[:] = anc2
-            act[:, :] = act2
-            out[O_EPOCHS] = 0
-            return
-        ev = homotopy(Z, Gk, Dm, w0, beta0, w, beta, alpha, b, m, bnd, anc, act, rho, mu,
-                      int(prm[P_MAX_EVENTS]), tol, out)  # fmt: skip
-        if ev >= 0:
-            out[O_EVENTS] = ev
-            if clip_feasible(alpha, w):
-                rebuild(Z, Dm, alpha, beta, W, s)
-                margins(Z, Dm, W, b, m)
-                check(m, w, alpha, beta, W, b, s, out)
-                if out[O_KKT] <= tol:
-                    out[O_EPOCHS] = 0
-                    return
-        else:  # an exact answer for the data reached: rescale it to w
-            out[O_EVENTS] = -1
+        path_rounds = int(prm[P_PATH_ROUNDS])
+        if path_rounds > 0:
+            a2 = alpha.copy()
+            m2 = m.copy()
+            b2 = b.copy()
+            bnd2 = bnd.copy()
+            anc2 = anc.copy()
+            act2 = act.copy()
             for i in range(n):
                 f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
                 for j in range(k1):
-                    alpha[i, j] *= f
+                    a2[i, j] *= f
+            if polish(Z, Gk, Dm, w, a2, beta, W, m2, s, b2, bnd2, anc2, act2, True, rho, mu,
+                      path_rounds, tol, np.inf, out) <= tol:  # fmt: skip
+                alpha[:, :] = a2
+                m[:, :] = m2
+                b[:] = b2
+                bnd[:] = bnd2
+                anc[:] = anc2
+                act[:, :] = act2
+                return
+        ev = homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w, beta, one, zero, alpha, b, m, bnd,
+                      anc, act, rho, mu, max_events, out)  # fmt: skip
+        out[O_EVENTS] = ev
+        if ev >= 0 and clip_feasible(alpha, w):
+            rebuild(Z, Dm, alpha, beta, W, s)
+            margins(Z, Dm, W, b, m)
+            check(m, w, alpha, beta, W, b, s, out)
+            if out[O_KKT] <= tol:
+                return
+        # an exact answer for the data reached: rescale it to w and go on from its face
+        for i in range(n):
+            f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
+            for j in range(k1):
+                alpha[i, j] *= f
+        clip_feasible(alpha, w)
         start = START_FACE
     if start == START_FACE:
         if polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, True, rho, mu, rounds,
                   tol, np.inf, out) <= tol:  # fmt: skip
-            out[O_EPOCHS] = 0
             return
     rebuild(Z, Dm, alpha, beta, W, s)
     eps = prm[P_EPS_CD]
+    budget = int(prm[P_SWEEPS])
     while True:
         for c in range(k1):
             lam[c] = b[c] - rho * s[c]  # the effective intercept starts at b
         epochs += sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b,
-                         max_epochs - epochs)  # fmt: skip
+                         min(budget, max_epochs - epochs))  # fmt: skip
+        budget *= 2
+        out[O_EPOCHS] = epochs
         rebuild(Z, Dm, alpha, beta, W, s)
         for c in range(k1):
             b[c] = lam[c] + rho * s[c]
         margins(Z, Dm, W, b, m)
         check(m, w, alpha, beta, W, b, s, out)
         identify(alpha, m, w, bnd, anc, act, False)
-        if out[O_KKT] <= tol or epochs >= max_epochs:
-            break
+        if out[O_KKT] <= tol:
+            return
         if polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, False, rho, mu, rounds,
                   tol, out[O_KKT], out) <= tol:  # fmt: skip
-            break
+            return
+        # a path from the problem this point solves exactly
+        a2 = alpha.copy()
+        m2 = m.copy()
+        b2 = b.copy()
+        bnd2 = bnd.copy()
+        anc2 = anc.copy()
+        act2 = act.copy()
+        w2 = w.copy()
+        beta2 = beta.copy()
+        perturb(Z, Dm, w, beta, a2, b2, m2, bnd2, anc2, act2, tgt0, sig0)
+        ev = homotopy(Z, Gk, Dm, w2, beta2, tgt0, sig0, w, beta, one, zero, a2, b2, m2, bnd2,
+                      anc2, act2, rho, mu, max_events, out)  # fmt: skip
+        out[O_EVENTS] = ev
+        if ev >= 0 and clip_feasible(a2, w):
+            W2 = np.empty_like(W)
+            s2 = np.empty(k1)
+            rebuild(Z, Dm, a2, beta, W2, s2)
+            margins(Z, Dm, W2, b2, m2)
+            tmp = np.empty(O_SIZE)
+            check(m2, w, a2, beta, W2, b2, s2, tmp)
+            if tmp[O_KKT] <= tol:
+                alpha[:, :] = a2
+                m[:, :] = m2
+                b[:] = b2
+                bnd[:] = bnd2
+                anc[:] = anc2
+                act[:, :] = act2
+                W[:, :] = W2
+                s[:] = s2
+                for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
+                    out[c] = tmp[c]
+                return
+        if epochs >= max_epochs:
+            return
         eps *= 0.1
         eps_b *= 0.1
-    out[O_EPOCHS] = epochs

@@ -29,16 +29,19 @@ import numpy as np
 from ..errors import SolverError
 from . import _active_set_kernel as _k
 from .dca import DCAResult
-from .subproblem import JointProblem, SubproblemSolution, solve_subproblem
+from .subproblem import ACTIVE_SET, JointProblem, SubproblemSolution, solve_subproblem
+
+__all__ = ["ACTIVE_SET", "Answer", "Arrays", "dca", "fit_point", "solve", "truncated_objective"]
 
 #: Residual below which an answer counts as exact (a warm start for the path).
-EXACT_TOL = 1e-8
+EXACT_TOL = 1e-7
 #: Primal-dual active-set steps tried before the path (they often finish at once).
 PATH_ROUNDS = 2
 #: Active-set steps after each round of coordinate sweeps.
 ROUNDS = 8
-#: Most coordinate sweeps of one cold solve.
+#: Most coordinate sweeps of one solve, and of its first round (doubled each round).
 MAX_SWEEPS = 3000
+FIRST_SWEEPS = 30
 #: Kernel matrices ``Z Z'`` are formed when they hold at most this many entries.
 GRAM_MAX = 4_000_000
 #: Backend of the fallback (and of the reference) solve.
@@ -81,7 +84,7 @@ class Arrays:
         # rho: the features' scale (1 where they vanish, e.g. a single repeated input)
         rho = float(zz.mean()) if zz.size and zz.mean() > 1e-8 else 1.0
         scale = max(float(zz.max(initial=0.0)), rho)
-        return cls(Z, zz, Dm, np.ascontiguousarray(Gk), rho, 1e-10 * scale)
+        return cls(Z, zz, Dm, np.ascontiguousarray(Gk), rho, 1e-11 * scale)
 
 
 @dataclass
@@ -139,6 +142,7 @@ def _prm(arrays: Arrays, n: int, start: int) -> np.ndarray:
     prm[_k.P_MU] = arrays.mu
     prm[_k.P_MAX_EVENTS] = 20 * n + 100
     prm[_k.P_PATH_ROUNDS] = PATH_ROUNDS
+    prm[_k.P_SWEEPS] = FIRST_SWEEPS
     return prm
 
 
