@@ -290,7 +290,6 @@ def check(m, w, alpha, beta, W, b, s, out):
     out[O_STAT_B] = sb
 
 
-
 @_jit("boolean(F2, float64)")
 def cholesky(A, ridge):
     """Lower Cholesky factor of the symmetric ``A + ridge I``, in place; False if not PD."""
@@ -324,7 +323,7 @@ def chol_solve(L, x):
         x[i] = v / L[i, i]
 
 
-@_jit("void(F2, F2, F1, B1, I1, B2, boolean)", entry=True)
+@_jit("int64(F2, F2, F1, B1, I1, B2, boolean)", entry=True)
 def identify(ac, mc, w, bnd, anc, act, face):
     """The face a point lies on, by a primal-dual active-set rule; writes the statuses.
 
@@ -336,10 +335,15 @@ def identify(ac, mc, w, bnd, anc, act, face):
     of the anchor pair of a bound point and 0 otherwise, which can be negative and so
     flags a violated margin.  (``ac`` may be infeasible: a negative dual is inactive, a
     sum above ``w_i`` binds.)  Statuses: ``bnd`` 1 where the sum bound binds, ``anc``
-    its anchor pair, ``act`` 1 for the active pairs (the anchor included).
+    its anchor pair, ``act`` 1 for the active pairs (the anchor included).  Returns the
+    number of points whose statuses changed.
     """
     n, k1 = ac.shape
+    changed = 0
     for i in range(n):
+        was_b = bnd[i]
+        was_a = anc[i]
+        diff = False
         wi = w[i] if w[i] > 1e-300 else 1e-300
         top = 0
         sa = 0.0
@@ -355,46 +359,32 @@ def identify(ac, mc, w, bnd, anc, act, face):
         anchor = -1
         for j in range(k1):
             on = ac[i, j] / wi > xi - 1.0 + mc[i, j]
+            if (act[i, j] != 0) != on:
+                diff = True
             act[i, j] = 1 if on else 0
             if on and anchor < 0:
                 anchor = j
         if bound and anchor < 0:
             anchor = top
+            if not act[i, top]:
+                diff = True
             act[i, top] = 1
         bnd[i] = 1 if bound else 0
         anc[i] = anchor if bound else 0
+        if diff or bnd[i] != was_b or (bound and anc[i] != was_a):
+            changed += 1
+    return changed
 
 
-@_jit("boolean(F2, F2, F2, F1, F2, F2, F1, B1, I1, B2, float64, float64, F2, F1)", entry=True)
-def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew):
-    """The dual optimum on a face for the data ``(w, beta, tgt, sig)``; writes ``anew, bnew``.
+@_jit("int64(B1, I1, B2, I1, I1, I1)")
+def face_list(bnd, anc, act, fi, fa, fb):
+    """The face's free duals: point ``fi``, pair ``fa``, anchor ``fb`` (-1 inside the bound).
 
-    ``tgt`` (n, K1) are the margin targets (1 in the subproblem: the dual's linear term
-    is ``sum tgt_ij alpha_ij``) and ``sig`` (K1,) the right side of the equality
-    ``s = sig`` (0 in the subproblem); other values pose a nearby problem that a given
-    point solves exactly (:func:`perturb`), the start of a path to the subproblem.
-
-    Free duals: the active pairs of points inside the bound, and of bound points (whose
-    sum is fixed at ``w_i``, the anchor pair taking the rest) all but the anchor.  The
-    optimality conditions on the face with the equality ``s = 0`` are the symmetric
-    system ``[[H, G], [G', 0]] [t; b] = [rhs; -s0]``.  ``H`` alone is singular whenever
-    the face has more free duals than the kernel has rank (the linear case), so the
-    first block row is replaced by itself plus ``rho G`` times the second
-    (``H + rho G G'``: the kernel plus ``rho``, positive definite on a regular face),
-    and the system is solved by a Cholesky factor of that block and its Schur
-    complement.  A ridge ``mu`` keeps a degenerate face (more free duals than the fit
-    has degrees of freedom) solvable; it moves the margins by ``mu t``.  ``Gk`` is the
-    kernel matrix ``Z Z'`` (n, n), or shape (0, 0) to compute its entries from ``Z``.
-    Returns False when the face has no free dual or a factor fails (nothing written).
-    The answer ``anew`` may be infeasible (the caller checks).
+    Free: the active pairs of points inside the bound, and of bound points (whose sum is
+    fixed at ``w_i``, the anchor pair taking the rest) all but the anchor.  Returns their
+    number.
     """
-    n, r = Z.shape
-    k1 = beta.shape[1]
-    nk = n * k1
-    fi = np.empty(nk, np.int64)
-    fa = np.empty(nk, np.int64)
-    fb = np.empty(nk, np.int64)
-    afix = np.zeros((n, k1))
+    n, k1 = act.shape
     nf = 0
     for i in range(n):
         for j in range(k1):
@@ -403,15 +393,58 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
                 fa[nf] = j
                 fb[nf] = anc[i] if bnd[i] else -1
                 nf += 1
-        if bnd[i]:
-            afix[i, anc[i]] = w[i]
+    return nf
+
+
+@_jit("void(F2, F2, F1, F2, B1, I1, int64, float64, F2, F1)")
+def fixed_part(Z, Dm, w, beta, bnd, anc, i, sign, W0, s0):
+    """Add ``sign`` times point i's fixed part to ``W0, s0``: ``w_i`` on a bound point's
+    anchor pair, minus the slopes ``beta_i``."""
+    n, r = Z.shape
+    k1 = beta.shape[1]
+    v = np.zeros(k1)
+    nz = False
+    for j in range(k1):
+        g = -beta[i, j]
+        if bnd[i] and j == anc[i]:
+            g += w[i]
+        if g != 0.0:
+            nz = True
+            row = i * k1 + j
+            for c in range(k1):
+                v[c] += sign * g * Dm[row, c]
+    if not nz:
+        return
+    for c in range(k1):
+        s0[c] += v[c]
+    for a in range(r):
+        zia = Z[i, a]
+        for c in range(k1):
+            W0[a, c] += zia * v[c]
+
+
+@_jit("boolean(F2, F2, F2, F2, F1, I1, I1, I1, int64, F2, F1, float64, float64, F2, F1, F1)")
+def face_core(Z, Gk, Dm, tgt, sig, fi, fa, fb, nf, W0, s0, rho, mu, dvec, t, bnew):
+    """Solve the face system for the free duals ``t`` (nf,) and the intercept ``bnew``.
+
+    Free duals from :func:`face_list`; ``W0, s0`` the fixed part (:func:`fixed_part`);
+    ``dvec`` (>= nf, K1) scratch.  The optimality conditions on the face with the
+    equality ``s = sig`` are the symmetric system ``[[H, G], [G', 0]] [t; b] =
+    [rhs; sig - s0]`` (``rhs``: the targets ``tgt`` minus the fixed part's margins,
+    along each free direction).  ``H`` alone is singular whenever the face has more
+    free duals than the kernel has rank (the linear case), so the first block row is
+    replaced by itself plus ``rho G`` times the second (``H + rho G G'``: the kernel
+    plus ``rho``, positive definite on a regular face), and the system is solved by a
+    Cholesky factor of that block and its Schur complement.  A ridge ``mu`` keeps a
+    degenerate face (more free duals than the fit has degrees of freedom) solvable; it
+    moves the margins by ``mu t``.  ``Gk`` is ``Z Z'`` (n, n), or shape (0, 0) to
+    compute its entries from ``Z``.  Returns False when there is no free dual or a
+    factor fails.
+    """
+    n, r = Z.shape
+    k1 = W0.shape[1]
     if nf == 0:
         return False
-    # margins (without b) and s of the fixed part
-    s0 = np.empty(k1)
-    W0 = np.empty((r, k1))
-    rebuild(Z, Dm, afix, beta, W0, s0)
-    dvec = np.empty((nf, k1))
     for f in range(nf):
         ra = fi[f] * k1 + fa[f]
         for c in range(k1):
@@ -437,7 +470,6 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
                 dd += dvec[f, c] * dvec[g, c]
             H[f, g] = (kik + rho) * dd
             H[g, f] = H[f, g]
-    t = np.empty(nf)
     u = np.empty(k1)
     for f in range(nf):
         i = fi[f]
@@ -469,7 +501,7 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
         for f in range(nf):
             HG[c, f] = dvec[f, c]
         chol_solve(H, HG[c])
-    chol_solve(H, t)
+    chol_solve(H, t[:nf])
     S = np.empty((k1, k1))
     smax = 0.0
     for c in range(k1):
@@ -490,16 +522,56 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
     if not smax > 0.0 or not cholesky(S, 1e-13 * smax):
         return False
     chol_solve(S, bnew)
-    for i in range(n):
-        for j in range(k1):
-            anew[i, j] = afix[i, j]
     for f in range(nf):
         v = t[f]
         for c in range(k1):
             v -= HG[c, f] * bnew[c]
-        anew[fi[f], fa[f]] += v
+        t[f] = v
+    return True
+
+
+@_jit("boolean(F2, F2, F2, F1, F2, F2, F1, B1, I1, B2, float64, float64, F2, F1)", entry=True)
+def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew):
+    """The dual optimum on a face for the data ``(w, beta, tgt, sig)``; writes ``anew, bnew``.
+
+    ``tgt`` (n, K1) are the margin targets (1 in the subproblem: the dual's linear term
+    is ``sum tgt_ij alpha_ij``) and ``sig`` (K1,) the right side of the equality
+    ``s = sig`` (0 in the subproblem); other values pose a nearby problem that a given
+    point solves exactly (:func:`perturb`), the start of a path to the subproblem.
+    The system is :func:`face_core`'s.  Returns False when the face has no free dual,
+    clearly more than the fit's degrees of freedom, or a factor fails (nothing written);
+    the answer ``anew`` may be infeasible (the caller checks).
+    """
+    n, r = Z.shape
+    k1 = beta.shape[1]
+    nk = n * k1
+    fi = np.empty(nk, np.int64)
+    fa = np.empty(nk, np.int64)
+    fb = np.empty(nk, np.int64)
+    nf = face_list(bnd, anc, act, fi, fa, fb)
+    if nf > (r + 2) * k1:
+        # more free duals than the fit has degrees of freedom ((r + 1) (K - 1)): a
+        # degenerate face, whose ridged answer is unreliable (and, from active-set steps
+        # that diverge, can be large and costly to factor)
+        return False
+    W0 = np.zeros((r, k1))
+    s0 = np.zeros(k1)
+    for i in range(n):
+        fixed_part(Z, Dm, w, beta, bnd, anc, i, 1.0, W0, s0)
+    dvec = np.empty((max(nf, 1), k1))
+    t = np.empty(max(nf, 1))
+    bn = np.empty(k1)
+    if not face_core(Z, Gk, Dm, tgt, sig, fi, fa, fb, nf, W0, s0, rho, mu, dvec, t, bn):
+        return False
+    for i in range(n):
+        for j in range(k1):
+            anew[i, j] = w[i] if bnd[i] and j == anc[i] else 0.0
+    for f in range(nf):
+        anew[fi[f], fa[f]] += t[f]
         if fb[f] >= 0:
-            anew[fi[f], fb[f]] -= v
+            anew[fi[f], fb[f]] -= t[f]
+    for c in range(k1):
+        bnew[c] = bn[c]
     return True
 
 
@@ -560,9 +632,20 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
     one = np.ones_like(alpha)
     zero = np.zeros(k1)
     best = np.inf
+    last = 0
+    rising = False
     for k in range(rounds):
+        changed = identify(ac, mc, w, fb, fa, ft, face or k > 0)
+        if k > 0 and changed == 0:
+            break  # the same face again: stuck
+        if k > 1 and changed > last:
+            if rising:
+                break  # more changes twice in a row: diverging
+            rising = True
+        elif k > 1:
+            rising = False
+        last = changed
         out[O_FACES] += 1
-        identify(ac, mc, w, fb, fa, ft, face or k > 0)
         if not face_solve(Z, Gk, Dm, w, beta, one, zero, fb, fa, ft, rho, mu, an, bn):
             break
         rebuild(Z, Dm, an, beta, Wc, sc)
@@ -626,24 +709,62 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
     """
     n, r = Z.shape
     k1 = alpha.shape[1]
-    a1 = np.empty_like(alpha)
+    nk = n * k1
+    fi = np.empty(nk, np.int64)
+    fa = np.empty(nk, np.int64)
+    fb = np.empty(nk, np.int64)
+    dvec = np.empty((nk, k1))
+    t = np.empty(nk)
+    W0 = np.zeros((r, k1))
+    s0 = np.zeros(k1)
+    a1 = np.zeros_like(alpha)  # the face's answer for the target data
+    for i in range(n):
+        fixed_part(Z, Dm, w1, beta1, bnd, anc, i, 1.0, W0, s0)
+        if bnd[i]:
+            a1[i, anc[i]] = w1[i]
+    W1 = np.empty((r, k1))
     b1 = np.empty(k1)
     m1 = np.empty_like(m)
-    W1 = np.empty((r, k1))
-    s1 = np.empty(k1)
+    u = np.empty(k1)
     events = 0
     while True:
         out[O_FACES] += 1
-        if not face_solve(Z, Gk, Dm, w1, beta1, tgt1, sig1, bnd, anc, act, rho, mu, a1, b1):
+        nf = face_list(bnd, anc, act, fi, fa, fb)
+        if not face_core(Z, Gk, Dm, tgt1, sig1, fi, fa, fb, nf, W0, s0, rho, mu, dvec, t, b1):
             return -1
-        rebuild(Z, Dm, a1, beta1, W1, s1)
-        margins(Z, Dm, W1, b1, m1)
-        # first event along x(tau) = x0 + tau (x1 - x0), tau in (0, 1]
+        W1[:, :] = W0
+        for f in range(nf):  # the free points' rows: fixed part, then the free duals
+            i = fi[f]
+            for j in range(k1):
+                a1[i, j] = w1[i] if bnd[i] and j == anc[i] else 0.0
+        for f in range(nf):
+            i = fi[f]
+            a1[i, fa[f]] += t[f]
+            if fb[f] >= 0:
+                a1[i, fb[f]] -= t[f]
+            for a in range(r):
+                zt = Z[i, a] * t[f]
+                for c in range(k1):
+                    W1[a, c] += zt * dvec[f, c]
+        # the target answer's margins, and the first event along
+        # x(tau) = x0 + tau (x1 - x0), tau in (0, 1]
         tau = 1.0
         ev_i = -1
         ev_j = -1
         ev_kind = 0
         for i in range(n):
+            for c in range(k1):
+                u[c] = b1[c]
+            for a in range(r):
+                zia = Z[i, a]
+                for c in range(k1):
+                    u[c] += zia * W1[a, c]
+            for j in range(k1):
+                row = i * k1 + j
+                acc = 0.0
+                for c in range(k1):
+                    acc += u[c] * Dm[row, c]
+                m1[i, j] = acc
             if bnd[i]:
                 ja = anc[i]
                 for j in range(k1):
@@ -656,15 +777,15 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
                         v1 = (m1[i, j] - tgt1[i, j]) - (m1[i, ja] - tgt1[i, ja])
                         kind = 2
                     if v1 < 0.0 and v1 < v0:
-                        t = max(v0, 0.0) / (v0 - v1)
-                        if t < tau:
-                            tau, ev_i, ev_j, ev_kind = t, i, j, kind
+                        tt = max(v0, 0.0) / (v0 - v1)
+                        if tt < tau:
+                            tau, ev_i, ev_j, ev_kind = tt, i, j, kind
                 v0 = tgt0[i, ja] - m[i, ja]  # slack xi_i >= 0
                 v1 = tgt1[i, ja] - m1[i, ja]
                 if v1 < 0.0 and v1 < v0:
-                    t = max(v0, 0.0) / (v0 - v1)
-                    if t < tau:
-                        tau, ev_i, ev_j, ev_kind = t, i, ja, 3
+                    tt = max(v0, 0.0) / (v0 - v1)
+                    if tt < tau:
+                        tau, ev_i, ev_j, ev_kind = tt, i, ja, 3
             else:
                 sa0 = 0.0
                 sa1 = 0.0
@@ -680,15 +801,16 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
                         v1 = m1[i, j] - tgt1[i, j]
                         kind = 4
                     if v1 < 0.0 and v1 < v0:
-                        t = max(v0, 0.0) / (v0 - v1)
-                        if t < tau:
-                            tau, ev_i, ev_j, ev_kind = t, i, j, kind
-                v0 = w0[i] - sa0  # sum stays <= w_i
-                v1 = w1[i] - sa1
-                if v1 < 0.0 and v1 < v0:
-                    t = max(v0, 0.0) / (v0 - v1)
-                    if t < tau:
-                        tau, ev_i, ev_j, ev_kind = t, i, -1, 5
+                        tt = max(v0, 0.0) / (v0 - v1)
+                        if tt < tau:
+                            tau, ev_i, ev_j, ev_kind = tt, i, j, kind
+                if sa1 > 0.0:
+                    v0 = w0[i] - sa0  # sum stays <= w_i
+                    v1 = w1[i] - sa1
+                    if v1 < 0.0 and v1 < v0:
+                        tt = max(v0, 0.0) / (v0 - v1)
+                        if tt < tau:
+                            tau, ev_i, ev_j, ev_kind = tt, i, -1, 5
         if ev_i < 0:  # no event: the face's answer is the target's
             for i in range(n):
                 for j in range(k1):
@@ -711,7 +833,9 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
         for c in range(k1):
             b[c] += tau * (b1[c] - b[c])
             sig0[c] += tau * (sig1[c] - sig0[c])
+        # change the face by the event; point i's fixed part and target row follow
         i = ev_i
+        fixed_part(Z, Dm, w1, beta1, bnd, anc, i, -1.0, W0, s0)
         if ev_kind == 1:  # an active dual reached 0: the pair leaves
             alpha[i, ev_j] = 0.0
             act[i, ev_j] = 0
@@ -737,6 +861,9 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
             if best < 0:
                 return -1
             anc[i] = best
+        fixed_part(Z, Dm, w1, beta1, bnd, anc, i, 1.0, W0, s0)
+        for j in range(k1):
+            a1[i, j] = w1[i] if bnd[i] and j == anc[i] else 0.0
 
 
 @_jit("void(F2, F2, F1, F2, F2, F1, F2, B1, I1, B2, F2, F1)", entry=True)
@@ -877,9 +1004,7 @@ def sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b, max_epochs):
             lam[c] += rho * s[c]
 
 
-@_jit(
-    "void(F2, F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, F2, F1, F1)", entry=True
-)
+@_jit("void(F2, F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, F2, F1, F1)", entry=True)
 def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, prm, out):
     """Solve the convex subproblem for the data ``(w, beta)``.
 

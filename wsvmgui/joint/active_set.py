@@ -36,7 +36,7 @@ __all__ = ["ACTIVE_SET", "Answer", "Arrays", "dca", "fit_point", "solve", "trunc
 #: Residual below which an answer counts as exact (a warm start for the path).
 EXACT_TOL = 1e-7
 #: Primal-dual active-set steps tried before the path (they often finish at once).
-PATH_ROUNDS = 2
+PATH_ROUNDS = 10
 #: Active-set steps after each round of coordinate sweeps.
 ROUNDS = 8
 #: Most coordinate sweeps of one solve, and of its first round (doubled each round).

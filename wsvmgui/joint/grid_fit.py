@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import InputError
 from ..executor import Executor, Shared, Task, TaskContext, current_executor
@@ -49,6 +50,8 @@ class GridFit:
         Time spent on its segments (summed over them: the wall time with one thread).
     restarts : ndarray of bool, shape (G,)
         Grid points where the warm-start guard reran DCA from the untruncated fit.
+    fallbacks : ndarray of int, shape (G,)
+        Subproblems the active-set solver left to the general QP (0 with the general QP).
     """
 
     grid: SimplexGrid
@@ -60,6 +63,7 @@ class GridFit:
     converged: np.ndarray
     seconds: float
     restarts: np.ndarray
+    fallbacks: np.ndarray
 
     def predict_classes(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Class index predicted at every grid weight for features Z (m, r); (m, G) int8/16."""
@@ -99,6 +103,7 @@ class _Segment:
     kkt_residual: np.ndarray
     converged: np.ndarray
     restarts: np.ndarray
+    fallbacks: np.ndarray
     seconds: float
 
 
@@ -121,6 +126,7 @@ def _segment_task(
     W, b = np.zeros((m, r, k1)), np.zeros((m, k1))
     n_qp, kkt = np.zeros(m, dtype=int), np.zeros(m)
     conv, restarts = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    fallbacks = np.zeros(m, dtype=int)
     objectives: list = [()] * m
     start = None
     hinge = None
@@ -135,7 +141,7 @@ def _segment_task(
                 hinge if warm_start else None, kkt_tol, max_iter,
             )  # fmt: skip
             res = pf.result
-            restarts[k] = pf.restarted
+            restarts[k], fallbacks[k] = pf.restarted, pf.fallbacks
             start, hinge = pf.answer, pf.hinge
         elif warm_start:
             res, hinge, again = fit_truncated_warm(
@@ -149,7 +155,8 @@ def _segment_task(
         n_qp[k], kkt[k], conv[k] = res.n_qp, res.kkt_residual, res.converged
         objectives[k] = res.objectives
         ctx.step(1, g)
-    return _Segment(W, b, n_qp, objectives, kkt, conv, restarts, time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    return _Segment(W, b, n_qp, objectives, kkt, conv, restarts, fallbacks, seconds)
 
 
 def fit_grids(
@@ -219,7 +226,10 @@ def fit_grids(
     ]
     tracker.check()
     try:
-        parts = ex.run(tasks, tracker)
+        # one BLAS thread per task: the active-set solver factors small matrices from
+        # several worker threads at once, and BLAS threads on top oversubscribe the cores
+        with threadpool_limits(1, user_api="blas"):
+            parts = ex.run(tasks, tracker)
     finally:
         for handle in handles.values():
             ex.release(handle)
@@ -237,6 +247,7 @@ def fit_grids(
                 np.concatenate([p.converged for p in mine]),
                 float(sum(p.seconds for p in mine)),
                 np.concatenate([p.restarts for p in mine]),
+                np.concatenate([p.fallbacks for p in mine]),
             )
         )
     return out
