@@ -301,10 +301,10 @@ def cholesky(A, ridge):
     except Exception:  # numpy.linalg.LinAlgError: not positive definite
         return False
     A[:, :] = L
+    ok = True
     for j in range(m):
-        if not L[j, j] > 0.0:  # NaN
-            return False
-    return True
+        ok = ok and L[j, j] > 0.0  # False for NaN
+    return ok
 
 
 @_jit("void(F2, F1)")
@@ -351,10 +351,8 @@ def identify(ac, mc, w, bnd, anc, act, face):
             sa += ac[i, j]
             if mc[i, j] < mc[i, top]:
                 top = j
-        if face:
-            xi = 1.0 - mc[i, anc[i]] if bnd[i] else 0.0
-        else:
-            xi = max(0.0, 1.0 - mc[i, top])
+        xi_face = 1.0 - mc[i, anc[i]] if bnd[i] else 0.0
+        xi = xi_face if face else max(0.0, 1.0 - mc[i, top])
         bound = (wi - sa) / wi < xi
         anchor = -1
         for j in range(k1):
@@ -919,7 +917,8 @@ def sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b, max_epochs):
     Sweeps until no point's own margin moves by ``eps`` in a sweep, then sets
     ``lam <- lam + rho s`` unless ``max |s| <= eps_b max w``; stops after ``max_epochs``
     sweeps or ``MAX_OUTER`` multiplier updates (an inexact inner solve at a fixed ``eps``
-    gives no convergence guarantee for more).  ``W`` and ``s`` must match the duals on entry; returns the sweeps made.
+    gives no convergence guarantee for more).  ``W`` and ``s`` must match the duals on
+    entry; returns the sweeps made.
     """
     n, r = Z.shape
     k1 = alpha.shape[1]
@@ -1084,10 +1083,9 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
                 alpha[i, j] *= f
         clip_feasible(alpha, w)
         start = START_FACE
-    if start == START_FACE:
-        if polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, True, rho, mu, rounds,
-                  tol, np.inf, out) <= tol:  # fmt: skip
-            return
+    if start == START_FACE and polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act,
+                                      True, rho, mu, rounds, tol, np.inf, out) <= tol:  # fmt: skip
+        return
     rebuild(Z, Dm, alpha, beta, W, s)
     eps = prm[P_EPS_CD]
     budget = int(prm[P_SWEEPS])

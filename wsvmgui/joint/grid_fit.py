@@ -131,18 +131,19 @@ def _segment_task(
     start = None
     hinge = None
     fast = qp_solver == ACTIVE_SET
-    arrays = problem.arrays if fast else None
+    answer: active_set.Answer | None = None  # the active-set solver's warm starts
+    hinge_answer: active_set.Answer | None = None
     for k, g in enumerate(range(lo, hi)):
         ctx.check()
         w = C * weights[g][problem.yi]
         if fast:
             pf = active_set.fit_point(
-                problem, arrays, w, s, start if warm_start else None,
-                hinge if warm_start else None, kkt_tol, max_iter,
-            )  # fmt: skip
+                problem, problem.arrays, w, s, answer, hinge_answer, kkt_tol, max_iter
+            )
             res = pf.result
             restarts[k], fallbacks[k] = pf.restarted, pf.fallbacks
-            start, hinge = pf.answer, pf.hinge
+            if warm_start:
+                answer, hinge_answer = pf.answer, pf.hinge
         elif warm_start:
             res, hinge, again = fit_truncated_warm(
                 problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
