@@ -348,7 +348,7 @@ def cells() -> list[dict]:
                     "r": pr.r,
                     "cpu": cpu,
                     "fits": int(gf.W.shape[0]),
-                    "fallbacks": int(gf.fallbacks.sum()),
+                    "fallbacks": int(gf.fallbacks),
                 }
             )
             print(rows[-1], flush=True)

@@ -50,8 +50,9 @@ class GridFit:
         Time spent on its segments (summed over them: the wall time with one thread).
     restarts : ndarray of bool, shape (G,)
         Grid points where the warm-start guard reran DCA from the untruncated fit.
-    fallbacks : ndarray of int, shape (G,)
-        Subproblems the active-set solver left to the general QP (0 with the general QP).
+    fallbacks : int
+        Subproblems the active-set solver left to the general QP (0 with the general QP;
+        a plain count, so that model files need no schema for it).
     """
 
     grid: SimplexGrid
@@ -63,7 +64,7 @@ class GridFit:
     converged: np.ndarray
     seconds: float
     restarts: np.ndarray
-    fallbacks: np.ndarray
+    fallbacks: int = 0
 
     def predict_classes(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Class index predicted at every grid weight for features Z (m, r); (m, G) int8/16."""
@@ -103,7 +104,7 @@ class _Segment:
     kkt_residual: np.ndarray
     converged: np.ndarray
     restarts: np.ndarray
-    fallbacks: np.ndarray
+    fallbacks: int
     seconds: float
 
 
@@ -126,7 +127,7 @@ def _segment_task(
     W, b = np.zeros((m, r, k1)), np.zeros((m, k1))
     n_qp, kkt = np.zeros(m, dtype=int), np.zeros(m)
     conv, restarts = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
-    fallbacks = np.zeros(m, dtype=int)
+    fallbacks = 0
     objectives: list = [()] * m
     start = None
     hinge = None
@@ -141,7 +142,8 @@ def _segment_task(
                 problem, problem.arrays, w, s, answer, hinge_answer, kkt_tol, max_iter
             )
             res = pf.result
-            restarts[k], fallbacks[k] = pf.restarted, pf.fallbacks
+            restarts[k] = pf.restarted
+            fallbacks += pf.fallbacks
             if warm_start:
                 answer, hinge_answer = pf.answer, pf.hinge
         elif warm_start:
@@ -248,7 +250,7 @@ def fit_grids(
                 np.concatenate([p.converged for p in mine]),
                 float(sum(p.seconds for p in mine)),
                 np.concatenate([p.restarts for p in mine]),
-                np.concatenate([p.fallbacks for p in mine]),
+                int(sum(p.fallbacks for p in mine)),
             )
         )
     return out
