@@ -80,7 +80,7 @@ def _load(window, data: str, n: int, settings, compare: bool):
     """Load ``data`` and return the settings to run (the quick preset when None)."""
     if n:
         window.data_panel.n_points.setValue(n)
-        window.data_panel._reload.stop()
+        window.data_panel.discard_pending()
     if not window.data_panel.load_builtin(data):
         raise RuntimeError(f"could not load {data}: {window.messages.text()}")
     if settings is None:

@@ -28,9 +28,10 @@ ruff_rc=$?
 echo "[test] ruff format --check ${lint_paths[*]}"
 "$VENV/bin/ruff" format --check "${lint_paths[@]}" || ruff_rc=1
 
-echo "[test] mypy (the numerical core; files in pyproject.toml [tool.mypy])"
+echo "[test] mypy (files in pyproject.toml [tool.mypy]; wsvmgui/gui against its baseline)"
 "$VENV/bin/mypy"
 mypy_rc=$?
+"$VENV/bin/python" scripts/mypy_baseline.py wsvmgui/gui scripts/mypy-gui-baseline.txt || mypy_rc=1
 
 echo "[test] pytest"
 "$VENV/bin/python" -m pytest "$@"

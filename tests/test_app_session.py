@@ -110,3 +110,25 @@ def test_bad_fields_are_refused(tmp_path):
             load_session(path)
     with pytest.raises(InputError, match="cannot read"):
         load_session(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('{"session_version": 1, "data": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested"),
+        ('{"session_version": ' + "1" * 5001 + "}", "4300 digits"),
+        ('{"session_version": NaN}', "NaN is not a JSON number"),
+    ],
+)
+def test_session_files_that_are_not_strict_json_are_refused(tmp_path, text, needle):
+    path = tmp_path / "s.wsvm-session.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match=needle):
+        load_session(path)
+
+
+def test_a_session_file_that_is_not_utf8_is_refused(tmp_path):
+    path = tmp_path / "s.wsvm-session.json"
+    path.write_bytes(b'{"session_version": 1, "x": "\xe9\xff"}')
+    with pytest.raises(InputError, match="not UTF-8"):
+        load_session(path)

@@ -16,6 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -67,11 +68,8 @@ _NOT_A_NUMBER = st.text(
 
 
 def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    """Whether pandas reads ``text`` as a number (the rule wsvmgui follows)."""
+    return _pandas_number(text.strip()) is not None
 
 
 @st.composite
@@ -133,7 +131,7 @@ def broken_tables(draw):
         return _text(header, []).encode(), args, "no data rows"
     elif kind == "quote":
         rows[i][j] = '"' + rows[i][j]
-        needle = "not a readable table"
+        needle = f"line {i + 2}: a double quote opened on this line is never closed"
     elif kind == "huge":
         rows[i][j] = draw(st.sampled_from(["1e200", "-3e250", "1.7e308", "9e307"]))
         args = ["--no-standardize"]
@@ -350,3 +348,273 @@ def test_malformed_model_files(model_bytes, data):
         line = _run(argv, folder, {"m.wsvm", "r.csv"})
         assert needle in line, (needle, line)
         assert not (folder / "ran").exists()
+
+
+# ------------------------------------------------------------------ issue 18 cases
+_SMALL = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+#: Digits of other scripts, separators and notations Python's float() reads and pandas not.
+_LOOKALIKES = st.sampled_from(
+    ["1_000", "１２", "١٢", "۱۲", "१२", "0x10", "1e", "e5", "1.2.3", "--1", "٫5", "½"]
+)
+
+
+def _pandas_number(cell: str) -> float | None:
+    """pandas' reading of one cell: the oracle of the strict number rule."""
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(f"a\n{cell}\n"), keep_default_na=False)
+    value = frame["a"].iloc[0]
+    if frame["a"].dtype.kind in "if":
+        return float(value)
+    return None
+
+
+@_SMALL
+@given(
+    cell=st.one_of(
+        _LOOKALIKES,
+        st.from_regex(r"[+-]?[0-9]{1,4}(\.[0-9]{0,3})?([eE][+-]?[0-9]{1,2})?", fullmatch=True),
+        st.text(alphabet="0123456789._+-eE١٢１２ ", min_size=1, max_size=6),
+    )
+)
+def test_feature_cells_are_numbers_exactly_when_pandas_reads_them(cell):
+    from wsvmgui.io.numbers import parse_number
+
+    cell = cell.strip()
+    if not cell or cell in {"NA", "NaN", "nan"}:
+        return
+    ours, theirs = parse_number(cell), _pandas_number(cell)
+    assert (ours is None) == (theirs is None), (cell, ours, theirs)
+    if ours is not None and np.isfinite(ours):
+        assert ours == pytest.approx(theirs, rel=1e-15), cell
+
+
+@_SMALL
+@given(cell=_LOOKALIKES, i=st.integers(0, 23), j=st.integers(0, 1))
+def test_lookalike_numbers_are_refused_naming_the_cell(cell, i, j):
+    rows = _rows()
+    rows[i][j] = cell
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "t.csv").write_text(_text(["x1", "x2", "label"], rows), encoding="utf-8")
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv", *FAST]
+        line = _run(argv, folder, {"t.csv"})
+        assert f"'x{j + 1}' row {i + 1}: {cell!r} is not numeric" in line, line
+
+
+@_SMALL
+@given(
+    case=st.one_of(
+        st.tuples(
+            st.sampled_from(["--lambda", "--sigma"]),
+            st.sampled_from(["0.1,,0.2", ",0.1", "0.1,", "1_0", "１", "0.1;;0.2", " , "]),
+        ),
+        st.tuples(st.just("--sigma"), st.sampled_from(["1e-300", "1e300", "1e-200", "5e151"])),
+        st.tuples(st.just("--lambda"), st.sampled_from(["1e-300", "1e300"])),
+        st.tuples(
+            st.sampled_from(["--weights", "--seed", "--cv"]),
+            st.sampled_from(["1_000", "１２", "1000000000000", "10**3", "1e3"]),
+        ),
+        st.tuples(st.just("--degree"), st.sampled_from(["200", "101", "1e9"])),
+        st.tuples(
+            st.just("--scheduler"),
+            st.sampled_from(["not a url", "tcp://", "tcp://a b:1", "host:99999999", "://x"]),
+        ),
+    )
+)
+def test_bad_option_values_are_named(case):
+    flag, value = case
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "t.csv").write_text(_text(["x1", "x2", "label"], _rows()))
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv"]
+        argv += ["--quiet", "--weights", "5", flag, value]
+        line = _run(argv, folder, {"t.csv"})
+        assert flag in line or value.strip() in line or "scheduler" in line, (case, line)
+
+
+_SETTINGS_FILES = st.one_of(
+    st.integers(4301, 6000).map(lambda n: '{"seed": ' + "1" * n + "}"),
+    st.integers(1000, 200_000).map(lambda n: '{"options": ' + "[" * n + "]" * n + "}"),
+    st.sampled_from(['{"coef0": NaN}', '{"poly_gamma": Infinity}', '{"lambdas": [-Infinity]}']),
+    st.sampled_from(['{"n_weights": 1000000000000}', '{"joint_n": 100000}', '{"degree": 500}']),
+    st.sampled_from(['{"seed": 1e400}', '{"sigmas": [1e-300]}', '{"scheduler": "no where"}']),
+    st.integers(70, 90).map(lambda n: '{"options": {"a": ' + "[" * n + "]" * n + "}}"),
+)
+
+
+@_SMALL
+@given(text=_SETTINGS_FILES)
+def test_bad_settings_files_are_named(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "t.csv").write_text(_text(["x1", "x2", "label"], _rows()))
+        (folder / "s.json").write_text(text)
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv"]
+        line = _run(
+            [*argv, "--settings", folder / "s.json", *FAST[:-1]], folder, {"t.csv", "s.json"}
+        )
+        assert "s.json" in line, line
+
+
+@_SMALL
+@given(
+    n=st.integers(6, 24),
+    scheme=st.sampled_from(["ova", "pairwise", "baseline1", "joint-indirect", "probing"]),
+    seed=st.integers(0, 1000),
+)
+def test_a_continuous_label_is_refused_for_multiclass_schemes(n, scheme, seed):
+    rng = np.random.default_rng(seed)
+    rows = [[repr(float(a)), repr(float(b)), repr(float(c))] for a, b, c in rng.normal(size=(n, 3))]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "t.csv").write_text(_text(["x1", "x2", "label"], rows))
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv"]
+        line = _run([*argv, "--scheme", scheme, *FAST], folder, {"t.csv"})
+        assert "looks continuous" in line, line
+
+
+@_SMALL
+@given(
+    kind=st.sampled_from(["utf16", "utf16be", "quote"]),
+    i=st.integers(0, 23),
+)
+def test_encodings_and_unclosed_quotes_are_named_at_their_line(kind, i):
+    rows = _rows()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if kind == "quote":
+            rows[i][0] = '"' + rows[i][0]
+            (folder / "t.csv").write_text(_text(["x1", "x2", "label"], rows))
+            needle = f"line {i + 2}: a double quote opened on this line is never closed"
+        else:
+            codec = "utf-16" if kind == "utf16" else "utf-16-be"
+            (folder / "t.csv").write_bytes(_text(["x1", "x2", "label"], rows).encode(codec))
+            needle = "is UTF-16"
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv", *FAST]
+        line = _run(argv, folder, {"t.csv"})
+        assert needle in line, line
+
+
+@_SMALL
+@given(
+    scale=st.sampled_from([1e40, 1e80, 1e140]),
+    kernel=st.sampled_from(["linear", "poly"]),
+    i=st.integers(0, 23),
+)
+def test_features_too_large_for_the_kernel_are_named_as_a_scale_problem(scale, kernel, i):
+    rows = _rows()
+    rows[i][0] = repr(float(rows[i][0]) * scale + scale)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "t.csv").write_text(_text(["x1", "x2", "label"], rows))
+        argv = ["fit", folder / "t.csv", "--label", "label", "--out", folder / "o.csv", *FAST]
+        line = _run([*argv, "--kernel", kernel, "--no-standardize"], folder, {"t.csv"})
+        assert f"row {i + 1}" in line and ("too large" in line or "reaches about" in line), line
+
+
+# ------------------------------------------------------------------ model tampering
+def _members_of(data: bytes) -> tuple[dict, dict[str, bytes]]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    return json.loads(members.pop("manifest.json")), members
+
+
+def _zip(manifest_text: str, members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", manifest_text)
+        for name, value in members.items():
+            zf.writestr(name, value)
+    return buf.getvalue()
+
+
+def _npy_bytes(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+@st.composite
+def tampered_models(draw, valid: bytes):
+    """(file bytes, needle): array members and the manifest's bounds, edited."""
+    manifest, members = _members_of(valid)
+    n = manifest["n_arrays"]
+    kind = draw(
+        st.sampled_from(
+            ["member", "declared", "bomb", "count", "nan", "deep", "unused", "extra", "npy"]
+        )
+    )
+    if kind == "member":  # an array replaced by another of any dtype, shape, values
+        i = draw(st.integers(0, n - 1))
+        dtype = draw(st.sampled_from(["<f8", "<i8", "|i1", "|b1", "<U3", "<f4", "<i4"]))
+        shape = draw(st.lists(st.integers(0, 5), min_size=0, max_size=3))
+        fill = draw(st.sampled_from([0, -(10**6), 10**9, 1, -1]))
+        arr = np.full(shape, fill if dtype[1] in "fi" else 1).astype(dtype)
+        if dtype[1] == "f" and draw(st.booleans()) and arr.size:
+            arr.reshape(-1)[0] = np.nan
+        members[f"arrays/{i}.npy"] = _npy_bytes(arr)
+        manifest["arrays"][i] = [dtype, list(arr.shape)]
+        return _zip(json.dumps(manifest), members), None
+    if kind == "declared":  # a declaration that disagrees with its member
+        i = draw(st.integers(0, n - 1))
+        manifest["arrays"][i] = [draw(st.sampled_from(["<f8", "<i8"])), [draw(st.integers(0, 9))]]
+        return _zip(json.dumps(manifest), members), f"arrays/{i}.npy"
+    if kind == "bomb":  # an array of zeros that inflates far beyond the file
+        i = draw(st.integers(0, n - 1))
+        size = draw(st.sampled_from([2**25, 2**26]))
+        members[f"arrays/{i}.npy"] = _npy_bytes(np.zeros(size, dtype=np.int8))
+        manifest["arrays"][i] = ["|i1", [size]]
+        return _zip(json.dumps(manifest), members), "inflates at most"
+    if kind == "count":
+        manifest["n_arrays"] = draw(st.sampled_from([n + 1, n - 1, 10**12, 2**62]))
+        return _zip(json.dumps(manifest), members), "declares"
+    if kind == "nan":
+        text = json.dumps(manifest).replace('"schema": 2', '"schema": 2, "x": NaN', 1)
+        return _zip(text, members), "not valid JSON"
+    if kind == "deep":
+        depth = draw(st.sampled_from([200, 5000, 100_000]))
+        manifest["meta"] = "@@"
+        text = json.dumps(manifest).replace('"@@"', "[" * depth + "]" * depth)
+        return _zip(text, members), "m.wsvm"
+    if kind == "unused":
+        members[f"arrays/{n}.npy"] = _npy_bytes(np.zeros(3))
+        manifest["n_arrays"] = n + 1
+        manifest["arrays"].append(["<f8", [3]])
+        return _zip(json.dumps(manifest), members), f"arrays/{n}.npy is not used"
+    if kind == "extra":
+        members["evil.py"] = b"import os"
+        return _zip(json.dumps(manifest), members), "declares"
+    i = draw(st.integers(0, n - 1))  # a member whose .npy header lies about its size
+    raw = bytearray(members[f"arrays/{i}.npy"])
+    header_end = raw.index(b"\n") + 1
+    members[f"arrays/{i}.npy"] = bytes(raw[:header_end]) + b"\x00" * draw(st.integers(0, 40))
+    return _zip(json.dumps(manifest), members), f"arrays/{i}.npy"
+
+
+@FUZZ
+@given(data=st.data())
+def test_tampered_model_files_are_refused_in_one_line(model_bytes, data):
+    content, needle = data.draw(tampered_models(model_bytes))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "m.wsvm").write_bytes(content)
+        (folder / "r.csv").write_text("x1,x2\n0.1,0.2\n-1,1\n")
+        argv = ["predict", folder / "m.wsvm", folder / "r.csv", "--out", folder / "o.csv"]
+        if needle is None:  # an edited array: refused naming the model, or harmless
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = main([str(a) for a in argv])
+            text = err.getvalue()
+            assert "internal error" not in text and "Traceback" not in text, text
+            if code == 0:
+                return
+            needle = "m.wsvm"
+        line = _run(argv, folder, {"m.wsvm", "r.csv"})
+        assert needle in line, (needle, line)

@@ -1,6 +1,12 @@
-"""Fits on a Dask cluster (two worker processes, one thread each): the local answers to
-the last bit, the fits done by the workers, cancellation that stops the cluster's work,
-and the command line's --scheduler.  One cluster serves the whole module."""
+"""Fits on a Dask cluster (two worker processes, one thread each): the local answers, the
+fits done by the workers, cancellation that stops the cluster's work, and the command
+line's --scheduler.  One cluster serves the whole module.
+
+"The local answer" means: the same classes, predicted labels, chosen grid cells, weight
+grids and path structure exactly, and the same floating-point values to ``RTOL``.  Not to
+the last bit: a worker process and this one may sum in a different order (another number
+of BLAS threads, other memory alignment for numpy's SIMD reductions), which moves values by
+a few units in the last place (4e-15 seen on an idle 2-core machine)."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import pandas as pd
 import pytest
 from distributed import Client, Future, LocalCluster
 
@@ -50,13 +57,47 @@ def _done_by_workers(client, before) -> list[int]:
     return [after[w]["finished"] - before.get(w, {}).get("finished", 0) for w in after]
 
 
+#: Relative tolerance between a cluster's and the local floating-point results: summation
+#: order may differ between processes (see the module docstring); 1e-12 is about 5000 units
+#: in the last place, far below any difference a change of the fit itself would make.
+RTOL = 1e-12
+
+
+def _assert_close(a, b, rtol: float = RTOL) -> None:
+    """Floating-point arrays equal to ``rtol`` of the larger magnitude in ``b`` (absolute
+    tolerance ``rtol * max|b|``, for entries near zero); other arrays exactly equal."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    if np.issubdtype(a.dtype, np.inexact):
+        scale = float(np.max(np.abs(b), initial=1.0))
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * scale)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def _assert_same_probabilities(remote, local, X) -> None:
+    """The same classes and predicted labels exactly, the probabilities to RTOL."""
+    np.testing.assert_array_equal(remote.classes_, local.classes_)
+    np.testing.assert_array_equal(remote.predict(X), local.predict(X))
+    _assert_close(remote.predict_proba(X), local.predict_proba(X))
+
+
+#: The path's own arrays (breakpoints, coefficients at each breakpoint) are the solutions
+#: of a chain of elbow systems, each step's rounding carried into the next: between two
+#: processes they differ by up to about 1e-10 of their scale (7e-11 seen), while the
+#: probabilities read off them agree to RTOL.
+PATH_RTOL = 1e-8
+
+
 def _assert_same_ladder(a, b) -> None:
-    """Every array of two fitted ladders (a path's breakpoints, or a grid's fits) equal."""
+    """Every array of two fitted ladders (a path's breakpoints, or a grid's fits): integer
+    arrays (the weight grids' sizes, the path's events and index sets) exactly, floats to
+    PATH_RTOL."""
     a, b = getattr(a, "path", a), getattr(b, "path", b)
     assert type(a) is type(b)
     for f in fields(a):
         if isinstance(getattr(a, f.name), np.ndarray):
-            np.testing.assert_array_equal(getattr(a, f.name), getattr(b, f.name))
+            _assert_close(getattr(a, f.name), getattr(b, f.name), PATH_RTOL)
 
 
 def _fit_both(client, make, X, y):
@@ -75,11 +116,12 @@ def test_tuned_binary_on_the_cluster_is_the_local_fit(client):
     local, remote, done = _fit_both(client, lambda: WeightedSVMClassifier(**params), d.X, d.y)
     assert remote.fit_info_["backend"].startswith("dask cluster at tcp://")
     assert local.fit_info_["backend"] == "2 threads"
-    np.testing.assert_array_equal(remote.tuning_.egkl, local.tuning_.egkl)
+    _assert_close(remote.tuning_.egkl, local.tuning_.egkl)
+    assert (remote.lambda_, remote.sigma_) == (local.lambda_, local.sigma_)
     assert remote.fit_info_["final_engines"] == local.fit_info_["final_engines"] == {"path": 1}
     assert remote.fit_info_["tuning_engines"] == local.fit_info_["tuning_engines"]
     _assert_same_ladder(remote.ladder_, local.ladder_)
-    np.testing.assert_array_equal(remote.predict_proba(d.X), local.predict_proba(d.X))
+    _assert_same_probabilities(remote, local, d.X)
     # 2 sigmas x 2 lambdas x 3 folds tuning cells and the final ladder; both workers fit.
     assert sum(done) == 2 * 2 * 3 + 1 and min(done) >= 1
 
@@ -90,7 +132,7 @@ def test_one_vs_all_on_the_cluster_is_the_local_fit(client):
     local, remote, done = _fit_both(
         client, lambda: MulticlassWeightedSVMClassifier(**params), d.X, d.y
     )
-    np.testing.assert_array_equal(remote.predict_proba(d.X), local.predict_proba(d.X))
+    _assert_same_probabilities(remote, local, d.X)
     for a, b in zip(remote.subproblems_.fitted, local.subproblems_.fitted, strict=True):
         _assert_same_ladder(a.ladder, b.ladder)
     assert sum(done) == 3 * (2 * 2) + 3 and min(done) >= 1  # 3 sub-problems: cells, finals
@@ -100,8 +142,8 @@ def test_joint_on_the_cluster_is_the_local_fit(client):
     d = simulate("wu2010_ex1", 90, seed=3)
     params = dict(N=6, kernel="linear", lambdas=[0.05, 0.005], n_jobs=2)
     local, remote, done = _fit_both(client, lambda: JointWSVMClassifier(**params), d.X, d.y)
-    np.testing.assert_array_equal(remote.fit_.W, local.fit_.W)
-    np.testing.assert_array_equal(remote.predict_proba(d.X), local.predict_proba(d.X))
+    _assert_close(remote.fit_.W, local.fit_.W)
+    _assert_same_probabilities(remote, local, d.X)
     # Two lambdas on the hold-out, then the refit: 4 warm-start segments each (n_jobs=2).
     assert sum(done) == 3 * 4 and min(done) >= 1
 
@@ -154,7 +196,7 @@ def test_joblib_dask_backend_sends_the_fits_to_the_cluster(client):
         remote = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=10).fit(d.X, d.y)
     assert sum(_done_by_workers(client, before)) == 1
     assert remote.fit_info_["backend"].startswith("dask cluster")
-    np.testing.assert_array_equal(remote.predict_proba(d.X), local.predict_proba(d.X))
+    _assert_same_probabilities(remote, local, d.X)
 
 
 def test_cancellation_stops_the_cluster_work(client):
@@ -172,7 +214,9 @@ def test_cancellation_stops_the_cluster_work(client):
     before = _counts(client)
     with use_scheduler(client), pytest.raises(Cancelled):
         WeightedSVMClassifier(**params).fit(d.X, d.y, progress=progress, should_cancel=stop.is_set)
-    assert time.perf_counter() - asked[0] < 5.0
+    # It stops at the next fit whatever the machine's load: the count below is the check;
+    # this bound only catches a hang.
+    assert time.perf_counter() - asked[0] < 60.0
     # Running tasks see the cancel event at their next fit; none is left running.
     deadline = time.perf_counter() + 15
     while True:
@@ -200,8 +244,18 @@ def test_command_line_scheduler_gives_the_local_probabilities(client, tmp_path: 
     assert main([*argv, "--out", str(tmp_path / "local.csv")]) == 0
     address = client.scheduler.address
     assert main([*argv, "--scheduler", address, "--out", str(tmp_path / "dask.csv")]) == 0
-    local = (tmp_path / "local.csv").read_text()
-    assert (tmp_path / "dask.csv").read_text() == local
+    local = pd.read_csv(tmp_path / "local.csv")
+    remote = pd.read_csv(tmp_path / "dask.csv")
+    assert list(remote.columns) == list(local.columns)
+    for column in local.columns:
+        a, b = remote[column].to_numpy(), local[column].to_numpy()
+        assert a.dtype == b.dtype
+        if np.issubdtype(a.dtype, np.floating):
+            # written with 10 significant digits: values RTOL apart may round to
+            # neighbouring last digits
+            np.testing.assert_allclose(a, b, rtol=2e-10, atol=1e-12)
+        else:  # row numbers, predicted labels, flags: exactly
+            np.testing.assert_array_equal(a, b)
 
 
 def test_app_settings_with_a_scheduler_fit_on_the_cluster(client):
@@ -216,6 +270,6 @@ def test_app_settings_with_a_scheduler_fit_on_the_cluster(client):
     b = fit_scheme(remote.validate(), d.X, d.y)
     assert sum(_done_by_workers(client, before)) > 0
     assert b.fit_info_["backend"].startswith("dask cluster at tcp://")
-    np.testing.assert_array_equal(b.predict_proba(d.X), a.predict_proba(d.X))
+    _assert_same_probabilities(b, a, d.X)
     with pytest.raises(InputError, match="scheduler must be an address"):
         replace(local, scheduler=8786).validate()

@@ -19,6 +19,7 @@ from wsvmgui.io.atomic import (
     atomic_writer,
     check_outputs,
     new_file_mode,
+    write_together,
 )
 
 
@@ -45,9 +46,32 @@ def test_disk_full_while_syncing(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "fsync", disk_full)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match=r"cannot write .*t\.txt: No space left on device"):
         atomic_write_text(tmp_path / "t.txt", "x")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("call", ["write", "fsync"])
+def test_disk_full_in_a_group_names_the_file_and_changes_nothing(tmp_path, monkeypatch, call):
+    (tmp_path / "a.csv").write_text("old a")
+    (tmp_path / "a.csv.json").write_text("old sidecar")
+    real = getattr(atomic.os, call)
+    count = {"n": 0}
+
+    def full_on_second(*args):
+        count["n"] += 1
+        if count["n"] >= 2:
+            raise OSError(28, "No space left on device")
+        return real(*args)
+
+    monkeypatch.setattr(atomic.os, call, full_on_second)
+    written: list[str] = []
+    files = [(tmp_path / "a.csv", b"new a"), (tmp_path / "a.csv.json", b"new sidecar")]
+    with pytest.raises(InputError, match=r"cannot write .*a\.csv\.json: No space left"):
+        write_together(files, written)
+    assert written == []
+    assert (tmp_path / "a.csv").read_text() == "old a"
+    assert sorted(os.listdir(tmp_path)) == ["a.csv", "a.csv.json"]
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
@@ -144,7 +168,7 @@ def test_signal_during_write_leaves_no_temp_file(tmp_path, sig):
     finally:
         proc.kill()
     assert proc.returncode != 0
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while len(os.listdir(tmp_path)) > 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert os.listdir(tmp_path) == ["out.txt"]

@@ -123,7 +123,17 @@ def _members(data: bytes) -> tuple[dict, dict[str, bytes]]:
     return json.loads(members.pop("manifest.json")), members
 
 
-def _rezip(manifest: dict, members: dict[str, bytes]) -> bytes:
+def _rezip(manifest: dict, members: dict[str, bytes], redeclare: bool = True) -> bytes:
+    """Zip a (tampered) model again; ``redeclare`` updates the manifest's array
+    declarations to the members, as a careful tamperer would."""
+    if redeclare and isinstance(manifest.get("arrays"), list):
+        for i in range(len(manifest["arrays"])):
+            data = members.get(f"arrays/{i}.npy")
+            if data is not None:
+                handle = io.BytesIO(data)
+                np.lib.format.read_magic(handle)
+                shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+                manifest["arrays"][i] = [np.lib.format.dtype_to_descr(dtype), list(shape)]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("manifest.json", json.dumps(manifest))
@@ -144,7 +154,7 @@ def test_pickled_array_member_is_refused_without_running(tmp_path, binary_model)
     evil = np.empty(1, dtype=object)
     evil[0] = _Payload(marker)
     members["arrays/0.npy"] = _npy(evil, allow_pickle=True)
-    with pytest.raises(ModelFileError, match="array 0 is damaged"):
+    with pytest.raises(ModelFileError, match="arrays/0.npy"):
         model_from_bytes(_rezip(manifest, members), "m.wsvm")
     assert not marker.exists()
 
@@ -162,7 +172,7 @@ def test_pickled_array_member_is_refused_without_running(tmp_path, binary_model)
             "may not be constructed with arguments",
         ),
         ({"$object": "wsvmgui.errors:InputError", "id": 99}, "not a trusted model type"),
-        ({"$object": "wsvmgui.ladder.grid:NoSuchClass", "id": 99}, "does not exist"),
+        ({"$object": "wsvmgui.ladder.grid:NoSuchClass", "id": 99}, "has no schema"),
         ({"$object": "__import__('os')", "id": 99}, "bad type name"),
     ],
 )
@@ -198,15 +208,18 @@ def _edit(manifest, key, value):
     "change, pattern",
     [
         (lambda m: _edit(m, "wsvmgui_version", "0.0.1"), "written by wsvmgui '0.0.1'"),
-        (lambda m: _edit(m, "schema", 2), "model schema 2"),
+        (lambda m: _edit(m, "schema", 1), "model schema 1"),
+        (lambda m: _edit(m, "schema", 3), "model schema 3"),
         (lambda m: _edit(m, "format", "other"), "not a wsvmgui model file"),
-        (lambda m: _edit(m, "classes", ["a", "b"]), "classes disagree"),
+        (lambda m: _edit(m, "classes", ["a", "b"]), r"classes \(estimator.classes_\) disagree"),
         (lambda m: _edit(m, "label", 3), "'label' has the wrong type"),
         (lambda m: {k: v for k, v in m.items() if k != "settings"}, "has no 'settings'"),
-        (lambda m: _edit(m, "n_arrays", m["n_arrays"] + 1), "members do not match"),
+        (lambda m: _edit(m, "n_arrays", m["n_arrays"] + 1), "declares .* arrays, the file holds"),
+        (lambda m: _edit(m, "n_arrays", 10**12), "declares 1000000000000 arrays"),
+        (lambda m: _edit(m, "arrays", m["arrays"][:-1]), "must declare"),
         (lambda m: _edit(m, "n_arrays", -1), "n_arrays must be"),
         (lambda m: _edit(m, "estimator", {"$nope": 1}), "unknown node tag"),
-        (lambda m: _edit(m, "estimator", {"$ref": 5}), "not seen before"),
+        (lambda m: _edit(m, "estimator", {"$ref": 5}), "not finished before"),
         (lambda m: _edit(m, "estimator", {"$array": 10**6}), "out of range"),
         (lambda m: _edit(m, "estimator", [1, 2]), "'estimator' has the wrong type"),
         (lambda m: _edit(m, "preprocessing", {"missing": "x"}), "feature_names"),
@@ -260,7 +273,7 @@ def test_truncated_files_are_damaged(binary_model, cut):
 
 def test_manifest_is_inspectable_json(binary_model):
     manifest, members = _members(model_to_bytes(binary_model[0]))
-    assert manifest["format"] == "wsvmgui-model" and manifest["schema"] == 1
+    assert manifest["format"] == "wsvmgui-model" and manifest["schema"] == 2
     assert manifest["wsvmgui_version"] == __version__
     assert manifest["feature_names"] == ["x0", "x1"] and manifest["label"] == "label"
     assert manifest["preprocessing"]["standardize"] is True

@@ -111,7 +111,8 @@ def test_quoted_cells_and_byte_order_mark(tmp_path):
         ("garbage.csv", bytes(range(256)) * 8, "not a text table"),
         ("noise.csv", np.random.default_rng(0).bytes(4096), "not a text table"),
         ("latin.csv", "x,label\n1,caf\xe9\n".encode("latin-1"), "line 2 is not UTF-8"),
-        ("quote.csv", 'x,label\n1,"a\n', "not a readable table"),
+        ("quote.csv", 'x,label\n1,"a\n', "line 2: a double quote opened on this line is never"),
+        ("quote2.csv", 'x,label\n1,"a\n2,b\n3,c\n', "line 2: a double quote opened"),
     ],
 )
 def test_unreadable_tables(tmp_path, name, content, pattern):

@@ -109,3 +109,55 @@ def test_invalid_values_raise_input_error(bad):
 def test_resolved_n_jobs():
     assert RunSettings(n_jobs=3).resolved_n_jobs() == 3
     assert RunSettings(n_jobs=0).resolved_n_jobs() >= 1
+
+
+@pytest.mark.parametrize(
+    "data, needle",
+    [
+        ({"coef0": float("nan")}, "coef0 must be a finite number"),
+        ({"poly_gamma": float("inf")}, "poly_gamma must be a finite number"),
+        ({"poly_gamma": 0.0}, "poly_gamma must be positive"),
+        ({"n_weights": 10**12}, "2 <= M <= 100000"),
+        ({"joint_n": 10**6}, "3 <= N <= 1000"),
+        ({"degree": 200}, "between 1 and 100"),
+        ({"seed": 10**5000}, "seed is too large"),
+        ({"sigmas": [1e-300]}, "sigma 1e-300 is outside"),
+        ({"lambdas": [1e300]}, r"lambda 1e\+300 is outside"),
+        ({"scheduler": "not a url"}, "is not HOST:PORT"),
+        ({"scheduler": "tcp://host"}, "is not HOST:PORT"),
+        ({"options": {"a": [[[[[[[[]]]]]]]] * 1}}, None),
+    ],
+)
+def test_values_that_would_fail_later_are_refused_naming_them(data, needle):
+    if needle is None:  # moderate nesting in options is fine here (the scheme checks keys)
+        RunSettings.from_dict(data)
+        return
+    with pytest.raises(InputError, match=needle):
+        RunSettings.from_dict(data)
+
+
+def test_deep_nesting_is_refused_without_recursion():
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InputError, match="nest more than"):
+        RunSettings.from_dict({"options": {"a": deep}})
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('{"seed": ' + "1" * 5001 + "}", "more than 4300 digits"),
+        ('{"options": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+        ('{"coef0": NaN}', "NaN is not a JSON number"),
+        ('{"coef0": -Infinity}', "-Infinity is not a JSON number"),
+    ],
+)
+def test_json_that_is_not_strict_is_refused(text, needle):
+    with pytest.raises(InputError, match=needle):
+        RunSettings.from_json(text)
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "[::1]:8786"])
+def test_scheduler_addresses_with_a_port_are_accepted(address):
+    assert RunSettings(scheduler=address).validate().scheduler == address

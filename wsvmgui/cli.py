@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
+import hashlib
 import json
 import math
 import os
@@ -29,12 +31,26 @@ import numpy as np
 from ._version import __version__
 from .app.analysis import engine_notes
 from .app.schemes import SCHEMES, fit_scheme
-from .app.settings import RunSettings
+from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
-from .io.atomic import check_input, check_outputs
-from .io.modelfile import FittedModel, check_rows, load_model, save_model
-from .io.preprocessing import MISSING_CHOICES, PreparedRows, prepare_rows, prepare_training
-from .io.results import plain_json, sidecar_path, write_results
+from .io.atomic import (
+    TERMINATING,
+    Terminated,
+    check_input,
+    check_outputs,
+    termination_raises,
+    write_together,
+)
+from .io.modelfile import FittedModel, check_rows, load_model, model_to_bytes
+from .io.numbers import parse_integer, parse_number
+from .io.preprocessing import (
+    MISSING_CHOICES,
+    PreparedRows,
+    check_kernel_scale,
+    prepare_rows,
+    prepare_training,
+)
+from .io.results import plain_json, results_files, sidecar_path
 from .io.tables import LabelledData, read_data
 from .ladder.engines import ENGINES
 
@@ -50,25 +66,37 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _floats(text: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
-    except ValueError:
-        msg = f"expected comma-separated numbers, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
-    if not values:
+    items = text.replace(";", ",").split(",")
+    if not text.strip():
         raise argparse.ArgumentTypeError("expected at least one number")
+    values = []
+    for k, item in enumerate(items):
+        if not item.strip():
+            raise argparse.ArgumentTypeError(
+                f"item {k + 1} of {text!r} is empty; expected comma-separated numbers"
+            )
+        value = parse_number(item)
+        if value is None:
+            msg = f"{item.strip()!r} in {text!r} is not a number; expected comma-separated numbers"
+            raise argparse.ArgumentTypeError(msg)
+        values.append(value)
     bad = [v for v in values if not (math.isfinite(v) and v > 0)]
     if bad:
         raise argparse.ArgumentTypeError(f"expected positive finite numbers, got {bad[0]}")
+    low, high = VALUE_RANGE
+    far = [item.strip() for item, v in zip(items, values, strict=True) if not low <= v <= high]
+    if far:
+        raise argparse.ArgumentTypeError(
+            f"{far[0]} is outside {low:g}..{high:g} (its square would over- or underflow)"
+        )
     return values
 
 
 def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        value = parse_integer(text)
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
         if value < low or (high is not None and value > high):
             span = f"at least {low}" if high is None else f"between {low} and {high}"
             raise argparse.ArgumentTypeError(f"expected an integer {span}, got {value}")
@@ -78,10 +106,9 @@ def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = parse_number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text}")
     return value
@@ -153,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--settings", help="start from a saved settings JSON file")
     fit.add_argument("--scheme", choices=list(SCHEMES), help="probability scheme (default binary)")
     fit.add_argument("--kernel", choices=["rbf", "linear", "poly"])
-    fit.add_argument("--degree", type=_int_in(1), help="polynomial degree")
+    fit.add_argument("--degree", type=_int_in(1, MAX_DEGREE), help="polynomial degree")
     fit.add_argument(
         "--engine",
         choices=list(ENGINES),
@@ -161,11 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument(
         "--weights",
-        type=_int_in(2),
+        type=_int_in(2, MAX_WEIGHTS),
         metavar="M",
         help="weight grid m/M, m = 1..M-1 (fitted by the grid engine; the path draws at it)",
     )
-    fit.add_argument("--joint-n", type=_int_in(3), metavar="N", help="simplex grid spacing 1/N")
+    fit.add_argument(
+        "--joint-n", type=_int_in(3, MAX_JOINT_N), metavar="N", help="simplex grid spacing 1/N"
+    )
     fit.add_argument(
         "--lambda",
         dest="lambdas",
@@ -268,25 +297,33 @@ class _Progress:
 
 @contextlib.contextmanager
 def _interrupt_cancels() -> Iterator[threading.Event]:
-    """Ctrl-C (SIGINT) also sets an event the fit's worker threads check, so they stop
-    with the main thread instead of finishing their queue first."""
+    """Ctrl-C (SIGINT) and SIGTERM, SIGHUP, SIGQUIT also set an event the fit's worker
+    threads check, so they stop with the main thread instead of finishing their queue."""
     cancelled = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield cancelled
         return
-    previous = signal.getsignal(signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *TERMINATING)}
 
     def interrupt(signum, frame):
         cancelled.set()
-        raise KeyboardInterrupt
+        old = previous[signum]
+        if callable(old):
+            old(signum, frame)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
-    if previous is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupt)
+    ours = {
+        sig
+        for sig, old in previous.items()
+        if old is signal.default_int_handler or (callable(old) and sig != signal.SIGINT)
+    }
+    for sig in ours:
+        signal.signal(sig, interrupt)
     try:
         yield cancelled
     finally:
-        if previous is signal.default_int_handler:
-            signal.signal(signal.SIGINT, previous)
+        for sig in ours:
+            signal.signal(sig, previous[sig])
 
 
 def _note(args: argparse.Namespace, text: str) -> None:
@@ -310,7 +347,7 @@ def _read_settings_file(path: str) -> RunSettings:
     try:
         return RunSettings.from_json(text)
     except InputError as exc:
-        raise InputError(f"settings file {path}: {exc}") from None
+        raise InputError(f"settings file {path}: {_one_line(exc)}") from None
 
 
 def _settings_from_args(args: argparse.Namespace) -> RunSettings:
@@ -369,9 +406,21 @@ def _fitted_summary(estimator) -> dict[str, Any]:
     return plain_json(out)
 
 
-def _write(out: str, rows: PreparedRows, report, settings: dict, meta: dict) -> None:
+#: Outputs replaced so far by this run (for the message when a signal ends it).
+_WRITTEN: list[str] = []
+
+
+def _write(
+    out: str,
+    rows: PreparedRows,
+    report,
+    settings: dict,
+    meta: dict,
+    model: tuple[str, bytes] | None = None,
+) -> None:
+    """The model file (if any), the CSV and its sidecar, written together."""
     data: LabelledData = rows.data
-    write_results(
+    _, files = results_files(
         out,
         report,
         ids=data.row_ids,
@@ -380,6 +429,7 @@ def _write(out: str, rows: PreparedRows, report, settings: dict, meta: dict) -> 
         settings=settings,
         meta=meta,
     )
+    write_together([model, *files] if model else files, _WRITTEN)
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
@@ -409,6 +459,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
         new_data = read_data(args.predict, args.label, names, require_label=False, **read)
         new = prepare_rows(pre, new_data, "rows to predict")
         _note_dropped(args, new, "rows to predict")
+    for rows in (train, tune, new):
+        if rows is not None:
+            check_kernel_scale(
+                rows, settings.kernel, settings.degree, settings.coef0, settings.poly_gamma
+            )
+    _check_classes(train, settings)
     progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
     with _interrupt_cancels() as cancelled:
         estimator = fit_scheme(
@@ -436,14 +492,48 @@ def cmd_fit(args: argparse.Namespace) -> int:
         model_meta["tuning data"] = tune.summary()
     meta = {"command": "fit", **model_meta, "id": args.id}
     meta["predicted rows"] = new.summary() if args.predict else "the training rows"
+    model_file = None
     if args.model:
         model = FittedModel(estimator, pre, args.label, settings.to_dict(), plain_json(model_meta))
-        digest = save_model(args.model, model, check_rows(train.X, len(names)))
+        model_file = (args.model, model_to_bytes(model, check_rows(train.X, len(names))))
+        digest = hashlib.sha256(model_file[1]).hexdigest()
         meta["model"] = {"file": os.path.basename(args.model), "sha256": digest}
     report = estimator.report(new.X)
-    _write(args.out, new, report, settings.to_dict(), meta)
+    _write(args.out, new, report, settings.to_dict(), meta, model_file)
     print(f"wrote {new.data.n} rows of probabilities to {args.out}")
     return 0
+
+
+def _setting(settings: dict, key: str, default: float) -> Any:
+    value = settings.get(key, default)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return value if ok else default
+
+
+#: A class needs this many training rows for a multiclass scheme to fit it.
+MIN_CLASS_ROWS = 2
+
+
+def _check_classes(train: PreparedRows, settings: RunSettings) -> None:
+    """Refuse classes with fewer than two rows (a continuous label, most often)."""
+    labels = train.data.y.astype(str)
+    classes, counts = np.unique(labels, return_counts=True)
+    small = classes[counts < MIN_CLASS_ROWS]
+    if classes.size <= 2 or small.size == 0:
+        return
+    label = train.data.label
+    if small.size > classes.size / 2:
+        raise InputError(
+            f"{train.data.source}: label {label!r} has {classes.size} distinct values in "
+            f"{labels.size} rows ({small.size} with one row each): it looks continuous, not "
+            f"a class label; choose a label column of classes"
+        )
+    raise InputError(
+        f"{train.data.source}: class {str(small[0])!r} of label {label!r} has "
+        f"{int(counts[counts < MIN_CLASS_ROWS][0])} row; every class needs at least "
+        f"{MIN_CLASS_ROWS} rows for scheme {settings.scheme!r} (and {small.size} classes "
+        "are that small)"
+    )
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -472,7 +562,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
         na_values=na_values,
         require_label=False,
     )
-    rows, report = model.predict(data)
+    rows = model.prepare(data)
+    st = model.settings
+    check_kernel_scale(
+        rows, str(st.get("kernel", "rbf")), _setting(st, "degree", 3),
+        _setting(st, "coef0", 1.0), _setting(st, "poly_gamma", 1.0),
+    )  # fmt: skip
+    report = model.estimator.report(rows.X)
     _note_dropped(args, rows, "rows to predict")
     meta = {
         "command": "predict",
@@ -560,33 +656,71 @@ def main(argv: list[str] | None = None, open_app: Callable[[], int] | None = Non
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a one-line usage error
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INPUT
+    _WRITTEN.clear()
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_unraisable
     try:
         if args.command in (None, "gui"):
             if open_app is None:
                 raise InputError("the desktop app opens from the wsvmgui command")
             return open_app()
-        return COMMANDS[args.command](args)
+        with termination_raises():
+            return COMMANDS[args.command](args)
     except (InputError, SolverError) as exc:
-        print(f"wsvmgui: error: {exc}", file=sys.stderr)
+        print(f"wsvmgui: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_INPUT if isinstance(exc, InputError) else EXIT_SOLVER
     except Cancelled:
-        print("wsvmgui: cancelled", file=sys.stderr)
+        print(f"wsvmgui: cancelled; {_what_was_written()}", file=sys.stderr)
         return EXIT_CANCELLED
     except KeyboardInterrupt:
-        print("\nwsvmgui: interrupted", file=sys.stderr)
+        print(f"\nwsvmgui: interrupted (SIGINT); {_what_was_written()}", file=sys.stderr)
         return EXIT_CANCELLED
+    except Terminated as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"wsvmgui: stopped by {name}; {_what_was_written()}", file=sys.stderr)
+        return 128 + exc.signum
     except WSVMError as exc:
-        print(f"wsvmgui: error: {exc}", file=sys.stderr)
+        print(f"wsvmgui: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_INPUT
+    except MemoryError as exc:
+        print(
+            f"wsvmgui: error: not enough memory for this run ({_one_line(exc) or 'MemoryError'}); "
+            f"use fewer weights, rows or grid values; {_what_was_written()}",
+            file=sys.stderr,
+        )
         return EXIT_INPUT
     except OSError as exc:
-        print(f"wsvmgui: error: {exc.strerror or exc}: {exc.filename or ''}", file=sys.stderr)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"wsvmgui: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as exc:
         if os.environ.get("WSVMGUI_DEBUG"):
             raise
         print(
-            f"wsvmgui: internal error: {type(exc).__name__}: {exc} "
+            f"wsvmgui: internal error: {type(exc).__name__}: {_one_line(exc)} "
             "(set WSVMGUI_DEBUG=1 for details)",
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        gc.collect()  # third-party destructors run now, while they are kept quiet
+        sys.unraisablehook = hook
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    """Errors in third-party destructors (a Dask client that never connected) after the
+    run has said what went wrong: kept off stderr unless WSVMGUI_DEBUG is set."""
+    if os.environ.get("WSVMGUI_DEBUG"):
+        sys.__unraisablehook__(unraisable)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line."""
+    return " ".join(str(exc).split())
+
+
+def _what_was_written() -> str:
+    """What this run replaced: nothing, or the outputs written completely."""
+    if not _WRITTEN:
+        return "nothing was written (existing outputs are unchanged)"
+    return f"{' and '.join(_WRITTEN)} had been written completely"

@@ -55,7 +55,7 @@ def test_menus_and_shortcuts(window):
         assert key in shortcuts, (key, shortcuts)
     assert QKeySequence(QKeySequence.StandardKey.HelpContents).toString() in shortcuts
     _actions(window)["Calibration"].trigger()
-    assert window.current_view() is window.calibration_view
+    assert window.deck.current() is window.calibration_view
 
 
 def test_every_setting_has_a_tooltip(window):
@@ -93,10 +93,10 @@ def test_dropping_a_csv_opens_it_and_remembers_it(qtbot, window, tmp_path):
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
-    qtbot.waitUntil(lambda: window.data_panel.dataset.name == "dropped.csv", timeout=5000)
+    qtbot.waitUntil(lambda: window.data_panel.dataset.name == "dropped.csv", timeout=30000)
     assert window.data_panel.label == "kind"
-    assert window.recent_files()[0] == str(path)
-    recent = [a for a in window.recent_menu.actions() if "dropped.csv" in a.text()]
+    assert window.files.recent_files()[0] == str(path)
+    recent = [a for a in window.files.recent_menu.actions() if "dropped.csv" in a.text()]
     assert len(recent) == 1
     assert window.data_panel.load_builtin("demo")
     recent[0].trigger()
@@ -104,7 +104,7 @@ def test_dropping_a_csv_opens_it_and_remembers_it(qtbot, window, tmp_path):
     # a file of another kind is refused
     other = QMimeData()
     other.setUrls([QUrl.fromLocalFile(str(tmp_path / "picture.png"))])
-    assert window._dropped_path(other) is None
+    assert window.files.dropped_path(other) is None
 
 
 def test_help_shows_the_guide(window):
@@ -149,8 +149,8 @@ def test_messages_stay_readable_under_a_dark_palette(qtbot, app_state):
             QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText
         )
         assert contrast(muted, window_color) >= 3.0
-        win.runner.cancel_all()
-        win.runner.wait(5000)
+        win.runs.runner.cancel_all()
+        win.runs.runner.wait(30000)
     finally:
         app.setPalette(old)
 
@@ -193,7 +193,8 @@ def test_slices_through_a_chosen_point_for_thirteen_features(qtbot, window):
     assert view.slice_title.text().startswith("slice at ash = ")
     assert f"{ds.X[row, 2]:.3g}" in view.slice_title.text()
     # the surface is the estimator on the slice: other features at the point's values
-    from wsvmgui.app.analysis import aligned_proba, plane_grid, surface_colors
+    from wsvmgui.app.measures import aligned_proba
+    from wsvmgui.app.plane import plane_grid, surface_colors
 
     xs, ys, X_grid = plane_grid(result.split, 0, 1, plane.xs.size, ds.X[row])
     expected = surface_colors(aligned_proba(result.estimator.report(X_grid), ds.classes))
@@ -223,8 +224,7 @@ def test_non_crossing_panel_says_where_the_guarantee_holds(qtbot, window, kernel
     window.settings_panel.compare.setChecked(True)
     settings = RunSettings(kernel=kernel, n_weights=8, lambdas=[0.001], sigmas=[1.0], n_jobs=1)
     statuses = []
-    original = window._on_partial
-    window._on_partial = lambda obj: (statuses.append(obj), original(obj))
+    window.runs.status.connect(statuses.append)  # every RunStatus the run published
     result = run_and_wait(qtbot, window, settings)
     assert result is not None and result.comparison is not None, window.messages.text()
     info = window.boundary_view.info.text()
@@ -247,19 +247,19 @@ def test_session_round_trip_in_the_app(qtbot, window, tmp_path):
     window.selection.select(int(first.split.test.index[3]))
     window.tabs.setCurrentWidget(window.bars_view)
     path = tmp_path / "s.wsvm-session.json"
-    assert window.save_session(str(path))
+    assert window.sessions.save_session(str(path))
     # somewhere else entirely, then back
     assert window.data_panel.load_builtin("demo")
     window.settings_panel.set_settings(RunSettings(n_weights=12))
     window.tabs.setCurrentWidget(window.results_view)
     again = window
-    assert again.open_session(str(path))
+    assert again.sessions.open_session(str(path))
     qtbot.waitUntil(lambda: again.result is not None and not again.is_busy(), timeout=60000)
     assert "reproduced the saved probabilities" in again.messages.text()
     np.testing.assert_allclose(again.result.report.proba, first.report.proba)
     assert again.settings_panel.settings() == TINY
     assert again.selection.row == int(first.split.test.index[3])
-    assert again.current_view() is again.bars_view
+    assert again.deck.current() is again.bars_view
     assert again.data_panel.dataset.name == "design:wuliu2011_ex1"
 
 
@@ -267,8 +267,7 @@ def test_session_round_trip_in_the_app(qtbot, window, tmp_path):
 def test_exact_path_curve_and_the_boundary_at_any_pi(qtbot, window, engine):
     settings = RunSettings(n_weights=8, lambdas=[0.005], sigmas=[0.5], n_jobs=1, engine=engine)
     statuses = []
-    original = window._on_partial
-    window._on_partial = lambda obj: (statuses.append(obj), original(obj))
+    window.runs.status.connect(statuses.append)  # every RunStatus the run published
     result = run_and_wait(qtbot, window, settings)
     path = result.path
     assert path is not None and path.pis[0] == 0 and path.pis[-1] == 1

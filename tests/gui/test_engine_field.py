@@ -24,8 +24,8 @@ def test_engine_round_trips_and_sets_the_resolution_note(qtbot):
     assert "1/20 grid" in panel.resolution.text()  # quantised on the grid only
     assert panel.settings().screen is True
     panel.set_settings(replace(RunSettings(), screen=False))
-    assert not panel.screen.isChecked() and panel.settings().screen is False
-    panel.screen.setChecked(True)
+    assert not panel.screen_box.isChecked() and panel.settings().screen is False
+    panel.screen_box.setChecked(True)
     assert panel.settings().screen is True
     panel.set_settings(replace(RunSettings(), scheme="joint-direct"))
     assert not panel.engine.isVisible()

@@ -3,14 +3,24 @@ than its view, and nothing drawn lies outside the visible area (unless a plot cl
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from conftest import run_and_wait
 from PySide6.QtWidgets import QGraphicsItem
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 
 from wsvmgui.app.settings import RunSettings
 
 SMALL = (1024, 700)
 LARGE = (3840, 2160)  # 4K
+
+
+def _settle(qtbot, laid_out, timeout: int = 10000) -> None:
+    """Let the event loop run until ``laid_out()`` holds (deferred re-layouts and timers
+    fire later on a loaded machine), or ``timeout`` ms pass; the caller then asserts."""
+    with contextlib.suppress(WaitTimeout):  # the assertion that follows says what is wrong
+        qtbot.waitUntil(laid_out, timeout=timeout)
 
 
 def overflow(graphics) -> list[str]:
@@ -77,7 +87,7 @@ def test_every_view_fits_from_1024_by_700_to_4k(qtbot, window, case):
     data, n, scheme, compare = CASES[case]
     if n:
         window.data_panel.n_points.setValue(n)
-        window.data_panel._reload.stop()
+        window.data_panel.discard_pending()
     assert window.data_panel.load_builtin(data)
     settings = RunSettings(
         scheme=scheme, n_weights=8, lambdas=[0.01, 0.001], sigmas=[1.0, 2.0], n_jobs=1
@@ -92,12 +102,12 @@ def test_every_view_fits_from_1024_by_700_to_4k(qtbot, window, case):
         assert len(result.plane.layers) == 2  # both panels side by side
     for size in (SMALL, LARGE):
         window.resize(*size)
-        qtbot.waitUntil(lambda s=size: (window.width(), window.height()) == s, timeout=5000)
+        qtbot.waitUntil(lambda s=size: (window.width(), window.height()) == s, timeout=30000)
         for i in range(window.tabs.count()):
             window.tabs.setCurrentIndex(i)
-            qtbot.wait(80)
             qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
             view = window.tabs.currentWidget()
+            _settle(qtbot, lambda v=view: not overflow(v.graphics) and not hidden_widgets(window))
             problems = overflow(view.graphics)
             assert not problems, f"{size} {window.tabs.tabText(i)}: {problems[:5]}"
             assert not hidden_widgets(window), hidden_widgets(window)[:5]
@@ -115,7 +125,10 @@ def test_views_refit_when_the_data_change_their_layout(qtbot, window):
     result = run_and_wait(qtbot, window, wine)
     assert result is not None, window.messages.text()
     window.tabs.setCurrentWidget(window.boundary_view)
-    qtbot.wait(100)
+    _settle(
+        qtbot,
+        lambda: not overflow(window.boundary_view.graphics) and not hidden_widgets(window),
+    )
     assert window.boundary_view.slice_panel.isVisible()
     assert not overflow(window.boundary_view.graphics)
     assert not hidden_widgets(window)
@@ -133,5 +146,5 @@ def test_a_view_shrunk_while_hidden_fits_when_shown(qtbot, window):
     qtbot.wait(100)
     for view in (window.calibration_view, window.bars_view, window.simplex_view):
         window.tabs.setCurrentWidget(view)
-        qtbot.wait(80)
+        _settle(qtbot, lambda v=view: not overflow(v.graphics))
         assert not overflow(view.graphics), (type(view).__name__, overflow(view.graphics)[:3])

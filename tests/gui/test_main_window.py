@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 import numpy as np
 import pytest
-from conftest import LONG, TINY, run_and_wait
+from conftest import HEAVY, TINY, run_and_wait
 
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.metrics import label_metrics
@@ -115,28 +115,48 @@ def test_tuning_surface_and_plane_change(qtbot, window):
     window.boundary_view.x_combo.setCurrentIndex(1)
     window.boundary_view.y_combo.setCurrentIndex(0)
     qtbot.waitUntil(
-        lambda: result.plane.ix == 1 and not window.runner.is_running("plane"), timeout=20000
+        lambda: result.plane.ix == 1 and not window.runs.runner.is_running("plane"), timeout=20000
     )
     after = window.boundary_view.left.boundary_data()[0]
     assert after[0].size > 0
     np.testing.assert_allclose(np.sort(after[0]), np.sort(before[1]), atol=1e-9)
 
 
-def test_cancel_stops_within_a_second(qtbot, window):
-    window.settings_panel.set_settings(LONG)
+def test_cancel_stops_at_the_next_fit(qtbot, window, monkeypatch):
+    """Cancel stops the worker at its next fit: few fits report progress once the worker
+    can see the request, however fast or loaded the machine (a time bound would fail on
+    one or the other)."""
+    from wsvmgui.app import analysis
+
+    requested = threading.Event()
+    after_request: list[int] = []
+    real = analysis.fit_scheme
+
+    def counting(*args, progress=None, **kwargs):
+        def counted(done, total, partial=None):
+            if requested.is_set():
+                after_request.append(done)
+            if progress is not None:
+                progress(done, total, partial)
+
+        return real(*args, progress=counted, **kwargs)
+
+    monkeypatch.setattr(analysis, "fit_scheme", counting)
+    window.confirm_limit = None  # no cost question: the run starts at once
+    window.settings_panel.set_settings(HEAVY)
     seen = []
-    window.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
+    window.runs.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
     assert window.start_run() is not None
-    qtbot.waitUntil(lambda: len(seen) > 0 and seen[-1] > 0, timeout=20000)
-    total_fits = (6 * 6 + 1) * 59
-    start = time.perf_counter()
+    qtbot.waitUntil(lambda: len(seen) > 0 and seen[-1] > 0, timeout=60000)
+    requested.set()
     window.cancel_run()
-    assert window.runner.wait(1000), "the worker was still running 1 s after Cancel"
-    assert time.perf_counter() - start < 1.0
-    assert seen[-1] < total_fits
+    assert window.runs.runner.wait(60000), "the worker was still running 60 s after Cancel"
+    # 47,959 fits in all; the worker checks the request before every fit (a thread switch
+    # on the GIL is the only delay: at most a few hundred of these sub-millisecond fits)
+    assert len(after_request) < 500, len(after_request)
     qtbot.wait(50)
     assert window.result is None
-    assert "cancel" in window.progress_label.text()
+    assert "cancel" in window.status.progress_label.text()
     assert window.run_button.isEnabled()
 
 
@@ -144,16 +164,17 @@ def test_new_run_cancels_the_old_one(qtbot, window):
     shown = []
     original = window.results_view.set_result
     window.results_view.set_result = lambda r: (shown.append(r), original(r))
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # still running when the next run starts
+    window.confirm_limit = None
     seen = []
-    window.runner.progress.connect(lambda kind, done, total, el: seen.append(total))
+    window.runs.runner.progress.connect(lambda kind, done, total, el: seen.append(total))
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: len(seen) > 0, timeout=20000)
     asked = []
     window.ask = lambda title, text, choices, default: asked.append(text) or choices[0]
     result = run_and_wait(qtbot, window, TINY)
     assert len(asked) == 1 and "Stop it and start again" in asked[0]
-    assert window.runner.wait(5000)
+    assert window.runs.runner.wait(30000)
     qtbot.wait(100)  # anything the old job still queued would arrive now
     assert result is not None and result.settings == TINY
     assert [r.settings for r in shown] == [TINY]
@@ -165,7 +186,7 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
 
     result = run_and_wait(qtbot, window, TINY)
     path = tmp_path / "probs.csv"
-    assert window.export_csv(str(path), "test")
+    assert window.files.export_csv(str(path), "test")
     frame, settings, meta = read_probabilities_csv(path)
     test = result.split.test
     assert len(frame) == test.size
@@ -183,15 +204,15 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
         frame["predicted"].astype(str).to_numpy(), result.report.label[test.index].astype(str)
     )
 
-    assert window.export_csv(str(path), "all")  # overwrite (the dialog asked)
+    assert window.files.export_csv(str(path), "all")  # overwrite (the dialog asked)
     assert len(read_probabilities_csv(path)[0]) == 200
 
     png, svg = tmp_path / "b.png", tmp_path / "b.svg"
-    assert window.export_plot(str(png), window.boundary_view)
+    assert window.files.export_plot(str(png), window.boundary_view)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert window.export_plot(str(svg), window.boundary_view)
+    assert window.files.export_plot(str(svg), window.boundary_view)
     assert b"<svg" in svg.read_bytes()[:2000]
-    assert not window.export_plot(str(tmp_path / "b.gif"), window.boundary_view)
+    assert not window.files.export_plot(str(tmp_path / "b.gif"), window.boundary_view)
     assert window.messages.level == "error"
 
     from wsvmgui.gui.export import save_settings
@@ -199,7 +220,7 @@ def test_export_csv_png_svg_and_settings(qtbot, window, tmp_path):
     js = tmp_path / "s.json"
     save_settings(js, TINY)
     window.settings_panel.set_settings(RunSettings())
-    assert window.load_settings_file(str(js))
+    assert window.files.load_settings_file(str(js))
     assert window.settings_panel.settings() == TINY
     assert list(tmp_path.glob(".*tmp")) == []  # atomic writes leave no temporary files
 
@@ -247,7 +268,7 @@ def test_failed_loads_leave_everything_as_it_was(qtbot, window, tmp_path):
     assert panel.open_file(str(good))
     ds = panel.dataset
     assert ds.feature_names == ["f1", "f2", "f3"] and list(ds.classes) == ["no", "yes"]
-    assert window.recent_files()[0] == str(good)
+    assert window.files.recent_files()[0] == str(good)
     # a bad column choice: no features
     assert not panel.apply_columns("label", [])
     assert window.messages.level == "error" and "feature" in window.messages.text()
@@ -282,7 +303,7 @@ def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
     settings = RunSettings(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1)
     window.settings_panel.set_settings(settings)
     assert window.start_run() is not None
-    qtbot.waitUntil(lambda: not window.runner.is_running("run"), timeout=20000)
+    qtbot.waitUntil(lambda: not window.runs.runner.is_running("run"), timeout=20000)
     assert window.messages.level == "error"
     assert "'b'" in window.messages.text() and "3 point" in window.messages.text()
     assert "Traceback" in window.messages.details.toPlainText()

@@ -68,14 +68,14 @@ def test_save_load_model_and_score_a_file(qtbot, window, tmp_path):
     result = run_and_wait(qtbot, window, SETTINGS)
     assert result is not None, window.messages.text()
     model_path = tmp_path / "m.wsvm"
-    assert window.save_model(str(model_path)), window.messages.text()
-    assert window.load_model(str(model_path))
+    assert window.files.save_model(str(model_path)), window.messages.text()
+    assert window.files.load_model(str(model_path))
     assert "scheme binary" in window.messages.text()
     # score the test rows from a new file: the same probabilities as the app's result
     test = result.split.test.index
     new = _table(tmp_path / "new.csv", X[test], y[test])
     out = tmp_path / "scored.csv"
-    assert window.score_file(str(new), str(out)) is not None
+    assert window.files.score_file(str(new), str(out)) is not None
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
     assert "Scored" in window.messages.text() and "error" in window.messages.text()
     from wsvmgui.io.results import read_probabilities_csv
@@ -88,10 +88,10 @@ def test_save_load_model_and_score_a_file(qtbot, window, tmp_path):
 
 
 def test_scoring_needs_a_model_and_bad_model_files_are_refused(qtbot, window, tmp_path):
-    assert window.score_file("whatever.csv", str(tmp_path / "o.csv")) is None
+    assert window.files.score_file("whatever.csv", str(tmp_path / "o.csv")) is None
     assert window.messages.level == "error" and "run an analysis" in window.messages.text()
     bad = tmp_path / "bad.wsvm"
     bad.write_bytes(b"\x80\x04not a model")
-    assert not window.load_model(str(bad))
+    assert not window.files.load_model(str(bad))
     assert window.messages.level == "error" and "\n" not in window.messages.text()
-    assert window.model is None
+    assert window.files.model is None

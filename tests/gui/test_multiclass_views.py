@@ -140,7 +140,7 @@ def test_joint_simplex_triangle(qtbot, monkeypatch, k3_window):
     np.testing.assert_allclose(view.grid_points.data["x"], xy[:, 0])
     # each grid weight is coloured by the class predicted there for this point
     colors = [b.color().getRgb()[:3] for b in view.grid_points.data["brush"]]
-    from wsvmgui.app.analysis import class_colors
+    from wsvmgui.app.plane import class_colors
 
     expected = [tuple(int(v) for v in class_colors(3)[k]) for k in simplex.predictions[row]]
     assert colors == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LONG, TINY, run_and_wait
+from conftest import HEAVY, LONG, TINY, run_and_wait
 
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.gui.main_window import CANCEL, LIGHTER, RUN_ANYWAY
@@ -21,7 +21,7 @@ def _shown_everywhere(window, result) -> None:
     np.testing.assert_allclose(bars["heights"].T, result.report.proba[bars["rows"]])
     assert len(window.boundary_view.left.boundary_data()) == len(result.ladders[0].weights)
     assert "Running" not in window.results_view.summary.text()
-    assert window.export_csv_action.isEnabled()
+    assert window.menu_actions["export_csv"].isEnabled()
     assert test.size > 0
 
 
@@ -38,7 +38,7 @@ def test_a_failed_run_brings_the_last_result_back_everywhere(qtbot, window, monk
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
     assert window.messages.level == "error" and "solver exploded" in window.messages.text()
-    assert window.progress_label.text() == "failed"
+    assert window.status.progress_label.text() == "failed"
     for view in range(window.tabs.count()):  # every view drawn again
         window.tabs.setCurrentIndex(view)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
@@ -47,7 +47,7 @@ def test_a_failed_run_brings_the_last_result_back_everywhere(qtbot, window, monk
     from wsvmgui.io.results import read_probabilities_csv
 
     path = tmp_path / "p.csv"
-    assert window.export_csv(str(path), "test")
+    assert window.files.export_csv(str(path), "test")
     frame, settings, _meta = read_probabilities_csv(path)
     assert settings == TINY.to_dict()
 
@@ -61,24 +61,24 @@ def test_a_failed_first_run_leaves_every_view_empty(qtbot, window, monkeypatch):
     window.settings_panel.set_settings(TINY)
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
-    assert window.result is None and not window.export_csv_action.isEnabled()
+    assert window.result is None and not window.menu_actions["export_csv"].isEnabled()
     assert window.results_view.table_values() == {}
     assert window.bars_view.bar_arrays()["rows"].size == 0
     assert window.boundary_view.left.boundary_data() == []
-    assert not window.export_csv("unused.csv") and window.messages.level == "error"
+    assert not window.files.export_csv("unused.csv") and window.messages.level == "error"
 
 
 def test_cancel_brings_the_last_result_back(qtbot, window):
     first = run_and_wait(qtbot, window, TINY)
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # many seconds on any machine
     seen = []
-    window.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
+    window.runs.runner.progress.connect(lambda kind, done, total, el: seen.append(done))
     window.confirm_limit = None  # no cost question for this long run
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: len(seen) > 2, timeout=30000)
     window.cancel_run()
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
-    assert window.progress_label.text() == "cancelled"
+    assert window.status.progress_label.text() == "cancelled"
     assert "last result" in window.messages.text()
     _shown_everywhere(window, first)
 
@@ -87,26 +87,26 @@ def test_settings_are_checked_before_a_run_starts(window):
     window.settings_panel.set_settings(RunSettings(scheme="probing", options={"colour": 1}))
     assert window.start_run() is None
     assert window.messages.level == "error" and "colour" in window.messages.text()
-    assert not window.runner.is_running("run")
+    assert not window.runs.runner.is_running("run")
     assert window.data_panel.load_builtin("design:wu2010_ex1")
     window.settings_panel.set_settings(RunSettings(scheme="binary"))  # two classes only
     assert window.start_run() is None and "not available" in window.messages.text()
-    assert not window.runner.is_running("run")
+    assert not window.runs.runner.is_running("run")
 
 
 def test_new_data_during_a_run_asks_first(qtbot, window):
-    window.settings_panel.set_settings(LONG)
+    window.settings_panel.set_settings(HEAVY)  # still running when the new data come
     window.confirm_limit = None
     before = window.data_panel.dataset
     assert window.start_run() is not None
     asked = []
     window.ask = lambda title, text, choices, default: asked.append(choices) or choices[1]
     assert not window.data_panel.load_builtin("design:wu2010_ex1")  # "Keep running"
-    assert window.data_panel.dataset is before and window.runner.is_running("run")
+    assert window.data_panel.dataset is before and window.runs.runner.is_running("run")
     assert window.data_panel.source.currentData() == "demo"
     window.ask = lambda title, text, choices, default: asked.append(choices) or choices[0]
     assert window.data_panel.load_builtin("design:wu2010_ex1")  # "Stop the run and load"
-    assert len(asked) == 2 and not window.runner.is_running("run")
+    assert len(asked) == 2 and not window.runs.runner.is_running("run")
     assert window.data_panel.dataset.name == "design:wu2010_ex1"
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=30000)
     assert window.result is None
@@ -114,22 +114,25 @@ def test_new_data_during_a_run_asks_first(qtbot, window):
 
 def test_status_bar_belongs_to_the_data_and_run_shown(qtbot, window):
     run_and_wait(qtbot, window, TINY)
-    assert window.progress_label.text().startswith("done in")
+    assert window.status.progress_label.text().startswith("done in")
     assert window.data_panel.load_builtin("design:wuliu2011_ex1")
-    assert window.progress_label.text() == "" and window.progress_bar.value() == 0
-    assert "Loaded" in window.status_message.text()
+    assert window.status.progress_label.text() == "" and window.status.progress_bar.value() == 0
+    assert "Loaded" in window.status.message.text()
 
 
-def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window):
-    window.confirm_limit = 0.05  # every run is "long"
+def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window, slow_clock):
+    # Every run is "long": limit 0.05 s, and the cost estimate's clock runs 1000 times as
+    # fast as real time (the fits of this machine, however fast, look slow).
+    window.confirm_limit = 0.05
     window.settings_panel.set_settings(LONG)
     questions = []
 
     def answer(choice):
         def ask(title, text, choices, default):
             questions.append((text, choices, default))
-            if choice == LIGHTER:
-                window.confirm_limit = 3600.0  # the quick run goes without a question
+            if choice == LIGHTER:  # the quick run goes without a question
+                window.confirm_limit = 3600.0
+                slow_clock.factor = 1.0
             return choice
 
         return ask
@@ -152,6 +155,7 @@ def test_a_long_run_asks_and_offers_the_quick_preset(qtbot, window):
     assert window.result.settings.n_weights == 40
 
     window.confirm_limit = 0.05
+    slow_clock.factor = 1000.0
     window.settings_panel.set_settings(
         RunSettings(n_weights=30, lambdas=[0.1, 0.01, 0.001], tuning="cv", n_jobs=1)
     )
@@ -167,7 +171,7 @@ def test_changing_n_draws_the_simulation_again(qtbot, window):
     assert panel.n_points.isVisible() and panel.dataset.X.shape[0] == 300
     panel.n_points.setValue(120)
     assert panel.reload_pending() and "drawing n = 120" in panel.summary.text()
-    qtbot.waitUntil(lambda: panel.dataset.X.shape[0] == 120, timeout=5000)
+    qtbot.waitUntil(lambda: panel.dataset.X.shape[0] == 120, timeout=30000)
     panel.n_points.setValue(140)
     settings = RunSettings(n_weights=5, lambdas=[0.01], sigmas=[0.5], n_jobs=1)
     result = run_and_wait(qtbot, window, settings)  # Run applies a pending change first

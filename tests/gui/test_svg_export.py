@@ -100,8 +100,8 @@ def exported(qtbot, window, tmp_path):
         if not hasattr(view, "graphics"):
             continue
         png, svg = tmp_path / f"view{i}.png", tmp_path / f"view{i}.svg"
-        assert window.export_plot(str(png), view), window.messages.text()
-        assert window.export_plot(str(svg), view), window.messages.text()
+        assert window.files.export_plot(str(png), view), window.messages.text()
+        assert window.files.export_plot(str(svg), view), window.messages.text()
         out.append((window.tabs.tabText(i), png, svg))
     assert len(out) >= 4
     return out

@@ -9,31 +9,42 @@ within the budget is timed exactly.  The non-crossing ladder, whose constrained 
 more than the tuning fits before them, gets its own probe of its final stage; the
 comparison fit of the app's side-by-side view is a phase of its own.
 
-:class:`PhasedProgress` maps the progress of each phase (and of each stage inside a fit,
-when an estimator's reported total changes) onto one fraction of the whole run, weighted
-by the phases' estimated seconds, and gives the remaining time.
+The phases and the progress over them are plain data (:mod:`wsvmgui.app.phases`; their
+names are importable from here too).  This module fits, so it sits above the run's inputs
+(:mod:`wsvmgui.app.run_inputs`) and below the run (:mod:`wsvmgui.app.analysis`).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..errors import Cancelled
+from .phases import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, format_seconds
+from .run_inputs import RunRequest, comparison_scheme, fit_inputs
 from .schemes import fit_scheme
 from .settings import RunSettings
+
+__all__ = [
+    "CONFIRM_SECONDS",
+    "CostEstimate",
+    "Phase",
+    "PhasedProgress",
+    "estimate_cost",
+    "estimate_fit",
+    "format_seconds",
+    "probe_fit",
+    "view_seconds",
+]
 
 #: Wall-clock seconds a probe may fit before it is stopped and extrapolated.
 PROBE_SECONDS = 0.6
 #: A probe whose first fit has not finished after this long gives up (a lower bound).
 PROBE_CAP = 8.0
-#: Runs expected to take longer than this ask first (seconds).
-CONFIRM_SECONDS = 60.0
 #: Seconds for computing the views after the fits (plane grid, ladders, metrics), and
 #: per boundary drawn (contours and crossings on the plane grid; measured on this machine).
 VIEW_SECONDS = 0.3
@@ -42,77 +53,9 @@ VIEW_SECONDS_PER_BOUNDARY = 0.003
 #: 0.3 s at n = 140, 2.3 s at n = 400 under load).
 PATH_SECONDS_PER_ROW = 0.006
 
-
-@dataclass(frozen=True)
-class Phase:
-    """One phase of a run.
-
-    Attributes
-    ----------
-    name : str
-    fits : int
-        Fits the estimator announced for it (0 when unknown).
-    seconds : float
-        Estimated wall-clock seconds.
-    exact : bool
-        The probe ran it to the end: ``seconds`` was measured.
-    lower_bound : bool
-        The first fit did not finish within :data:`PROBE_CAP`: ``seconds`` is a minimum.
-    group : str
-        The fit the phase belongs to ("main", "comparison", "views"): progress moves to the
-        next phase by itself only within one group (a fit's next stage).
-    """
-
-    name: str
-    fits: int
-    seconds: float
-    exact: bool = False
-    lower_bound: bool = False
-    group: str = "main"
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """The estimated cost of a run: its phases in order.
-
-    Attributes
-    ----------
-    phases : tuple of Phase
-    fitted : dict
-        "main" and/or "comparison" -> the estimator a probe fitted completely (a run
-        reuses it instead of fitting again).
-    """
-
-    phases: tuple[Phase, ...]
-    fitted: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def fits(self) -> int:
-        return int(sum(p.fits for p in self.phases))
-
-    @property
-    def seconds(self) -> float:
-        return float(sum(p.seconds for p in self.phases))
-
-    @property
-    def lower_bound(self) -> bool:
-        return any(p.lower_bound for p in self.phases)
-
-    def needs_confirmation(self, limit: float = CONFIRM_SECONDS) -> bool:
-        return self.seconds > limit
-
-    def describe(self) -> str:
-        """``"about 35 min, 12,600 fits"`` (``"more than ..."`` for a lower bound)."""
-        head = "more than " if self.lower_bound else "about "
-        return f"{head}{format_seconds(self.seconds)}, {self.fits:,} fits"
-
-    def details(self) -> str:
-        """One line per phase."""
-        return "\n".join(
-            f"{p.name}: {p.fits:,} fits, {format_seconds(p.seconds)}"
-            + (" (measured)" if p.exact else " (at least)" if p.lower_bound else "")
-            for p in self.phases
-        )
+#: The clock every probe reads, in seconds.  Tests replace it (``monkeypatch.setattr``) to
+#: make a run "long" by construction rather than by the machine's speed.
+clock: Callable[[], float] = time.perf_counter
 
 
 def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
@@ -127,19 +70,6 @@ def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
         subs = {"pairwise": K * (K - 1) // 2, "ova": K}.get(settings.scheme, K - 1)
         boundaries = max(subs, 1) * (M - 1)
     return VIEW_SECONDS + VIEW_SECONDS_PER_BOUNDARY * boundaries
-
-
-def format_seconds(seconds: float) -> str:
-    """``"0.4 s"``, ``"12 s"``, ``"3 min"``, ``"1.5 h"``."""
-    if not math.isfinite(seconds):
-        return "unknown"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _project(stages: list[list[tuple[float, int, int]]], elapsed: float) -> tuple[int, float]:
@@ -200,11 +130,11 @@ def probe_fit(
         The fit itself when it finished.
     """
     stages: list[list[tuple[float, int, int]]] = []  # per stage: (time, done, total)
-    start = time.perf_counter()
+    start = clock()
     user = should_cancel or (lambda: False)
 
     def progress(done: int, total: int, partial: Any = None) -> None:
-        now = time.perf_counter() - start
+        now = clock() - start
         last = stages[-1][-1] if stages else None
         if last is None or total != last[2] or done < last[1]:
             stages.append([])  # the estimator moved on to its next stage
@@ -217,7 +147,7 @@ def probe_fit(
             raise Cancelled("cancelled by the user")
         if stop_over is None:
             return False
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
         if not stages:
             return elapsed > max(PROBE_CAP, budget)
         if elapsed <= budget or len(stages[-1]) < 2:
@@ -231,8 +161,8 @@ def probe_fit(
             raise
     else:
         total = sum(stage[-1][2] for stage in stages)
-        return Phase(name, total, time.perf_counter() - start, exact=True), fitted
-    elapsed = time.perf_counter() - start
+        return Phase(name, total, clock() - start, exact=True), fitted
+    elapsed = clock() - start
     if not stages:
         return Phase(name, 0, elapsed, lower_bound=True), None
     fits, seconds = _project(stages, elapsed)
@@ -246,10 +176,10 @@ def _fixed_grid(settings: RunSettings, X: np.ndarray, y: np.ndarray) -> RunSetti
 
     lams = settings.lambdas or list(default_lambda_grid(y.size))
     lam = float(np.sort(lams)[len(lams) // 2])
-    sigmas = settings.sigmas
-    if settings.kernel == "rbf" and sigmas is None:
-        sigmas = list(default_sigma_grid(X, y))
-    sig = [float(np.sort(sigmas)[len(sigmas) // 2])] if settings.kernel == "rbf" else None
+    sig = None
+    if settings.kernel == "rbf":
+        sigmas = settings.sigmas if settings.sigmas is not None else list(default_sigma_grid(X, y))
+        sig = [float(np.sort(sigmas)[len(sigmas) // 2])]
     return replace(settings, lambdas=[lam], sigmas=sig)
 
 
@@ -300,7 +230,7 @@ def estimate_fit(
 
 
 def estimate_cost(
-    request: Any,
+    request: RunRequest,
     budget: float = PROBE_SECONDS,
     should_cancel: Callable[[], bool] | None = None,
     forward: Callable[[int, int, Any], None] | None = None,
@@ -317,7 +247,7 @@ def estimate_cost(
     Parameters
     ----------
     request : RunRequest
-        What Run would do (:class:`wsvmgui.app.analysis.RunRequest`).
+        What Run would do.
     budget : float
         Seconds each probe runs before its projection counts.
     should_cancel : callable, optional
@@ -333,8 +263,6 @@ def estimate_cost(
         Phases "fit" (or "tuning" and "non-crossing ladder"), the comparison's phases when
         asked for, and "views".
     """
-    from .analysis import comparison_scheme, fit_inputs
-
     settings = request.settings.validate()
     X, y, X_tune, y_tune = fit_inputs(settings, request.split)
     fitted: dict[str, Any] = {}
@@ -381,66 +309,3 @@ def estimate_cost(
             path = [Phase("exact path", 0, PATH_SECONDS_PER_ROW * y.size, group="path")]
     phases = [*phases, *comp_phases, *path, Phase("views", 0, views, group="views")]
     return CostEstimate(tuple(phases), fitted)
-
-
-class PhasedProgress:
-    """One fraction and remaining time over the phases of a run.
-
-    Parameters
-    ----------
-    phases : sequence of Phase
-        The plan, in order (from :func:`estimate_cost`, or fits alone).
-
-    Each phase's fit reports ``(done, total)``; when an estimator moves on to a next stage
-    (its total changes, or ``done`` falls), the phase's next planned stage begins.
-    """
-
-    def __init__(self, phases: tuple[Phase, ...] | list[Phase]) -> None:
-        self.phases = list(phases) or [Phase("run", 1, 1.0)]
-        weights = np.array([max(p.seconds, 1e-3) for p in self.phases], dtype=float)
-        self.weights = weights / weights.sum()
-        self.index = 0
-        self.fraction_in_phase = 0.0
-        self._last: tuple[int, int] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.phases[self.index].name
-
-    def begin(self, group: str) -> None:
-        """Jump to the first planned phase of ``group`` ("comparison", "views")."""
-        for i, p in enumerate(self.phases):
-            if i >= self.index and p.group == group:
-                self.index, self.fraction_in_phase, self._last = i, 0.0, None
-                return
-
-    def update(self, done: int, total: int) -> float:
-        """Record progress of the current phase; returns the fraction of the whole run.
-
-        Within a phase the fraction never falls: a stage the plan does not know (its
-        estimator's total changed, but no planned phase follows) continues from where the
-        phase was.
-        """
-        moved_on = self._last is not None and (total != self._last[1] or done < self._last[0])
-        nxt = self.index + 1
-        same_fit = (
-            nxt < len(self.phases) and self.phases[nxt].group == self.phases[self.index].group
-        )
-        if moved_on and same_fit:
-            self.index, self.fraction_in_phase = nxt, 0.0
-        self._last = (done, total)
-        here = min(done / total, 1.0) if total > 0 else 0.0
-        self.fraction_in_phase = max(self.fraction_in_phase, here)
-        return self.fraction
-
-    @property
-    def fraction(self) -> float:
-        before = float(self.weights[: self.index].sum())
-        return min(before + float(self.weights[self.index]) * self.fraction_in_phase, 1.0)
-
-    def remaining(self, elapsed: float) -> float | None:
-        """Seconds left, from the time spent so far and the fraction done (None early on)."""
-        f = self.fraction
-        if f <= 0.02 or elapsed <= 0:
-            return None
-        return elapsed * (1.0 - f) / f

@@ -413,7 +413,8 @@ def split_dataset(
     )
     source = dataset
     if gaps:  # the views show the rows with the training medians filled in
-        filled = np.where(np.isnan(dataset.X), pre.medians, dataset.X)
+        medians = np.asarray(pre.medians, dtype=float)  # set by the "impute" fit
+        filled = np.where(np.isnan(dataset.X), medians, dataset.X)
         dataset = replace(dataset, X=filled)
 
     def part(name: str, idx: np.ndarray) -> Part:

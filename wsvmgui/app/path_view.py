@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -29,6 +29,16 @@ from .contours import zero_contour
 MAX_PATH_ROWS = 1000
 #: Coefficients evaluated at once when a curve is read off a path (memory bound).
 CHUNK_VALUES = 2_000_000
+
+
+class _KernelLadder(Protocol):
+    """A fitted binary ladder that keeps its kernel and penalty (the binary and
+    non-crossing ladders)."""
+
+    classes_: np.ndarray
+    kernel_: Callable[..., np.ndarray]
+    lambda_: float
+    X_support_: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -128,7 +138,8 @@ def stored_paths(estimator: Any) -> list[PathInfo | None]:
             for f, pos in zip(sset.fitted, sset.positions, strict=True)
         ]
     if isinstance(estimator, LadderViews) and hasattr(estimator, "X_support_"):
-        return [_kept(getattr(estimator, "ladder_", None), estimator.kernel_, estimator.X_support_)]
+        est = cast(_KernelLadder, estimator)
+        return [_kept(getattr(est, "ladder_", None), est.kernel_, est.X_support_)]
     return []
 
 
@@ -168,19 +179,20 @@ def exact_path(
 
     if not isinstance(estimator, LadderViews) or not hasattr(estimator, "kernel_"):
         return None, "no single binary ladder"
+    est = cast(_KernelLadder, estimator)
     info = getattr(estimator, "fit_info_", {}) or {}
     n = X_fit.shape[0]
     if info.get("n_train", n) != n:
         return None, "the final fit used only part of the rows (refit is off)"
     if n > MAX_PATH_ROWS:
         return None, f"{n} rows (the app traces it up to {MAX_PATH_ROWS})"
-    y = np.where(np.asarray(y_fit) == estimator.classes_[1], 1.0, -1.0)
+    y = np.where(np.asarray(y_fit) == est.classes_[1], 1.0, -1.0)
     start = time.perf_counter()
     try:
         path = fit_path(
-            estimator.kernel_(X_fit),
+            est.kernel_(X_fit),
             y,
-            float(estimator.lambda_),
+            float(est.lambda_),
             progress=progress,
             should_cancel=should_cancel,
         )
@@ -189,7 +201,7 @@ def exact_path(
     except (PathBreakdown, ValueError) as exc:
         return None, f"the path broke down ({exc})"
     seconds = time.perf_counter() - start
-    return PathInfo(path, estimator.kernel_, np.asarray(X_fit, float), seconds, "traced"), ""
+    return PathInfo(path, est.kernel_, np.asarray(X_fit, float), seconds, "traced"), ""
 
 
 def boundary_at(

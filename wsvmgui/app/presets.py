@@ -90,46 +90,44 @@ def preset_settings(
     if scheme not in SCHEMES:
         raise InputError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
     base = base or RunSettings()
-    keep = {
-        "seed": base.seed,
-        "n_jobs": base.n_jobs,
-        "solver": base.solver,
-        "scheduler": base.scheduler,
-        "kernel": base.kernel,
-        "degree": base.degree,
-        "coef0": base.coef0,
-        "poly_gamma": base.poly_gamma,
-        "options": {k: v for k, v in base.options.items() if k in SCHEMES[scheme].options},
-    }
+    kept = RunSettings(
+        scheme=scheme,
+        seed=base.seed,
+        n_jobs=base.n_jobs,
+        solver=base.solver,
+        scheduler=base.scheduler,
+        kernel=base.kernel,
+        degree=base.degree,
+        coef0=base.coef0,
+        poly_gamma=base.poly_gamma,
+        options={k: v for k, v in base.options.items() if k in SCHEMES[scheme].options},
+    )
     n = int(np.asarray(y_train).size)
     if name == "standard":
-        return RunSettings(scheme=scheme, **keep).validate()
+        return kept.validate()
     if name == "thorough":
-        return RunSettings(scheme=scheme, n_weights=80, tuning="cv", cv_folds=10, **keep).validate()
-    rbf = keep["kernel"] == "rbf"
+        return replace(kept, n_weights=80, tuning="cv", cv_folds=10).validate()
+    rbf = kept.kernel == "rbf"
     scale = sigma_scale(X_train, y_train) if rbf else 1.0
+    n_fit = int(round(n * (1 - base.tune_fraction)))
     if is_joint(scheme):
         # the joint fit tunes on a split of the training part
-        n_fit = int(round(n * (1 - base.tune_fraction)))
         K = int(np.unique(np.asarray(y_train)).size)
-        settings = RunSettings(
-            scheme=scheme,
+        settings = replace(
+            kept,
             joint_n=QUICK_JOINT_N.get(K, K + 2) if K >= 3 else QUICK_JOINT_N[3],
             lambdas=[lambda_for(QUICK_JOINT_C, n_fit)],
             sigmas=[float(f"{scale:.3g}")] if rbf else None,
             tuning="split",
-            **keep,
         )
-        return settings.validate()
-    n_fit = int(round(n * (1 - base.tune_fraction)))
-    settings = RunSettings(
-        scheme=scheme,
-        n_weights=QUICK_M,
-        lambdas=[lambda_for(C, n_fit) for C in QUICK_C],
-        sigmas=[float(f"{f * scale:.3g}") for f in QUICK_SIGMA_FACTORS] if rbf else None,
-        tuning="split",
-        **keep,
-    )
+    else:
+        settings = replace(
+            kept,
+            n_weights=QUICK_M,
+            lambdas=[lambda_for(C, n_fit) for C in QUICK_C],
+            sigmas=[float(f"{f * scale:.3g}") for f in QUICK_SIGMA_FACTORS] if rbf else None,
+            tuning="split",
+        )
     return settings.validate()
 
 

@@ -138,21 +138,32 @@ def _require(mapping: Any, key: str, kinds, where: str) -> Any:
     return value
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def load_session(path: str | os.PathLike) -> Session:
     """Read and check a session file (InputError with one line naming the problem)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{Path(path).name} is not a session file (not UTF-8 text)") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{Path(path).name} is not a session file (invalid JSON: {exc})") from None
+        body = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise InputError(
+            f"{Path(path).name} is not a session file (JSON nested too deep)"
+        ) from None
+    except ValueError as exc:  # invalid JSON, NaN/Infinity, an integer of > 4300 digits
+        why = " ".join(str(exc).split())[:200]
+        raise InputError(f"{Path(path).name} is not a session file (invalid JSON: {why})") from None
     if not isinstance(body, dict) or "session_version" not in body:
         raise InputError(f"{Path(path).name} is not a wsvmgui session file")
     if body["session_version"] != SESSION_VERSION:
         raise InputError(
-            f"session version {body['session_version']} is not supported "
+            f"session version {str(body['session_version'])[:40]} is not supported "
             f"(expected {SESSION_VERSION})"
         )
     data = _require(body, "data", dict, "the session")
@@ -176,7 +187,10 @@ def load_session(path: str | os.PathLike) -> Session:
         raise InputError("session file: view must be an object")
     results = body.get("results")
     if results is not None:
-        proba = np.asarray(_require(results, "proba", list, "results"), dtype=float)
+        try:
+            proba = np.asarray(_require(results, "proba", list, "results"), dtype=float)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            proba = np.empty(0)
         if proba.ndim != 2:
             raise InputError("session file: results.proba must be a table of numbers")
     return Session(

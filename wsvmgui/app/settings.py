@@ -12,6 +12,7 @@ import json
 import math
 import numbers
 import os
+import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -25,6 +26,18 @@ from .schemes import SCHEMES
 
 TUNING_MODES = ("auto", "split", "cv", "tune-set")
 SETTINGS_VERSION = 1
+#: Largest weight grid M (steps of 1e-5: finer than any estimate needs).
+MAX_WEIGHTS = 100_000
+#: Largest simplex grid N and polynomial degree accepted.
+MAX_JOINT_N = 1000
+MAX_DEGREE = 100
+#: Penalties and RBF widths whose reciprocal squares are normal float64 numbers.
+VALUE_RANGE = (1e-150, 1e150)
+#: Largest settings file nesting (a real one nests 3 deep).
+MAX_NESTING = 64
+_SCHEDULER = re.compile(
+    r"((tcp|tls|ucx|ws|wss)://)?([^\s/:\[\]]+|\[[0-9a-fA-F:.]+\]):[0-9]{1,5}", re.ASCII
+)
 
 
 @dataclass
@@ -132,10 +145,12 @@ class RunSettings:
             raise InputError(f"unknown tuning mode {self.tuning!r}; choose one of {modes}")
         if self.solver not in SOLVERS:
             raise InputError(f"unknown solver {self.solver!r}; choose one of {', '.join(SOLVERS)}")
-        if self.n_weights is not None and self.n_weights < 2:
-            raise InputError(f"the weight grid needs M >= 2 intervals, got {self.n_weights}")
-        if self.joint_n < 3:
-            raise InputError(f"the simplex grid needs N >= 3, got {self.joint_n}")
+        if self.n_weights is not None and not 2 <= self.n_weights <= MAX_WEIGHTS:
+            raise InputError(
+                f"the weight grid needs 2 <= M <= {MAX_WEIGHTS} intervals, got {self.n_weights}"
+            )
+        if not 3 <= self.joint_n <= MAX_JOINT_N:
+            raise InputError(f"the simplex grid needs 3 <= N <= {MAX_JOINT_N}, got {self.joint_n}")
         if not 0.0 < self.tune_fraction < 1.0:
             raise InputError(
                 f"tune fraction must lie strictly between 0 and 1, got {self.tune_fraction}"
@@ -144,8 +159,20 @@ class RunSettings:
             grid = getattr(self, name)
             if grid is not None and (not grid or any(not (v > 0) for v in grid)):
                 raise InputError(f"{name} must be a non-empty list of positive numbers")
-        if self.degree < 1:
-            raise InputError(f"polynomial degree must be at least 1, got {self.degree}")
+        if not 1 <= self.degree <= MAX_DEGREE:
+            raise InputError(
+                f"polynomial degree must lie between 1 and {MAX_DEGREE}, got {self.degree}"
+            )
+        for name in ("coef0", "poly_gamma"):
+            if not math.isfinite(getattr(self, name)):
+                raise InputError(f"{name} must be a finite number, got {getattr(self, name)!r}")
+        if not self.poly_gamma > 0:
+            raise InputError(f"poly_gamma must be positive, got {self.poly_gamma!r}")
+        if self.scheduler.strip() and not _SCHEDULER.fullmatch(self.scheduler.strip()):
+            raise InputError(
+                f"scheduler address {self.scheduler!r} is not HOST:PORT or "
+                "PROTOCOL://HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+            )
         if self.cv_folds < 2:
             raise InputError(f"cross-validation needs at least 2 folds, got {self.cv_folds}")
         if self.n_jobs < 0:
@@ -156,6 +183,16 @@ class RunSettings:
             grid = getattr(self, name)
             if grid is not None and not all(math.isfinite(v) for v in grid):
                 raise InputError(f"{name} must be finite numbers, got {grid}")
+            low, high = VALUE_RANGE
+            bad = next((v for v in grid or () if not low <= v <= high), None)
+            if bad is not None:
+                what = "lambda" if name == "lambdas" else "sigma"
+                raise InputError(
+                    f"{what} {bad!r} is outside {low:g}..{high:g} (its square would over- or "
+                    "underflow)"
+                )
+        if not isinstance(self.options, dict) or _depth(self.options) > MAX_NESTING:
+            raise InputError("options nest too deep")
         if self.missing not in MISSING_CHOICES:
             choices = ", ".join(MISSING_CHOICES)
             raise InputError(f"unknown missing-value choice {self.missing!r}; choose {choices}")
@@ -170,11 +207,14 @@ class RunSettings:
         def is_real(v: Any) -> bool:
             return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
-        for name in ("degree", "joint_n", "seed", "n_jobs", "cv_folds"):
-            if not is_int(getattr(self, name)):
-                raise InputError(f"{name} must be an integer, got {getattr(self, name)!r}")
-        if self.n_weights is not None and not is_int(self.n_weights):
-            raise InputError(f"n_weights must be an integer or null, got {self.n_weights!r}")
+        for name in ("degree", "joint_n", "seed", "n_jobs", "cv_folds", "n_weights"):
+            value = getattr(self, name)
+            if value is None and name == "n_weights":
+                continue
+            if not is_int(value):
+                raise InputError(f"{name} must be an integer, got {_short(value)}")
+            if abs(int(value)) >= 2**63:
+                raise InputError(f"{name} is too large ({int(value).bit_length()} bits)")
         for name in ("coef0", "poly_gamma", "tune_fraction"):
             if not is_real(getattr(self, name)):
                 raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
@@ -230,7 +270,9 @@ class RunSettings:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise InputError(f"unknown setting(s): {', '.join(unknown)}")
+            raise InputError(f"unknown setting(s): {', '.join(unknown)[:200]}")
+        if _depth(data) > MAX_NESTING:
+            raise InputError(f"settings nest more than {MAX_NESTING} deep")
         try:
             return cls(**data).validate()
         except TypeError as exc:
@@ -238,9 +280,41 @@ class RunSettings:
 
     @classmethod
     def from_json(cls, text: str) -> RunSettings:
-        """Parse JSON text into validated settings."""
+        """Parse JSON text into validated settings (strict JSON: no NaN or Infinity)."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"settings file is not valid JSON: {exc}") from exc
+            data = json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise InputError("not valid JSON: nested too deep") from None
+        except ValueError as exc:  # JSONDecodeError, NaN, or an integer of > 4300 digits
+            why = " ".join(str(exc).split())
+            if "integer string conversion" in why:
+                why = "an integer has more than 4300 digits"
+            raise InputError(f"not valid JSON: {why[:200]}") from None
         return cls.from_dict(data)
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters (and safe for huge integers)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(value: Any, limit: int = MAX_NESTING) -> int:
+    """Nesting depth of plain JSON data, counted up to ``limit + 1`` (iteratively)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Mapping
 from importlib import resources
+from typing import cast
 
 #: Qt platforms that need no display server.
 HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb", "vkkhrdisplay")
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(argv)
+    app = cast(QApplication, QApplication.instance() or QApplication(argv))
     app.setOrganizationName("wsvmgui")
     app.setApplicationName("wsvmgui")
     app.setApplicationDisplayName("wsvmgui")

@@ -194,7 +194,7 @@ class DataPanel(QWidget):
         self.label: str | None = None
         self.features: list[str] = []
         self.pending_dialog: ColumnDialog | None = None
-        self._pending_file: tuple[str, str, list[str]] | None = None
+        self._pending_file: tuple[str, str | None, list[str]] | None = None
         self._reload = QTimer(self)
         self._reload.setSingleShot(True)
         self._reload.setInterval(RELOAD_DELAY_MS)
@@ -251,6 +251,10 @@ class DataPanel(QWidget):
     def reload_pending(self) -> bool:
         """A change of n or seed waits for its reload."""
         return self._reload.isActive()
+
+    def discard_pending(self) -> None:
+        """Forget a pending reload (the caller loads the data itself)."""
+        self._reload.stop()
 
     def apply_pending(self) -> None:
         """Reload now if n or seed changed (before a run)."""

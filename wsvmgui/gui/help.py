@@ -93,19 +93,27 @@ multiclass simplex (Wu, Zhang &amp; Liu 2010), divide and conquer (Wang, Zhang &
 """
 
 
-def show_text(parent: QWidget, title: str, html: str, size=(640, 560)) -> QDialog:
+class TextDialog(QDialog):
+    """A dialog showing rich text (:attr:`browser`) with a Close button."""
+
+    def __init__(self, parent: QWidget, title: str, html: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setHtml(html)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+
+
+def show_text(
+    parent: QWidget, title: str, html: str, size: tuple[int, int] = (640, 560)
+) -> TextDialog:
     """A non-modal dialog showing ``html``; returned so tests can read and close it."""
-    dialog = QDialog(parent)
-    dialog.setWindowTitle(title)
-    browser = QTextBrowser()
-    browser.setOpenExternalLinks(True)
-    browser.setHtml(html)
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-    buttons.rejected.connect(dialog.close)
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(browser)
-    layout.addWidget(buttons)
+    dialog = TextDialog(parent, title, html)
     dialog.resize(*size)
-    dialog.browser = browser
     dialog.show()
     return dialog

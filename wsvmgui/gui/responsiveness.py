@@ -75,16 +75,6 @@ class GapMeasurement:
     gaps_ms: list[float] = field(default_factory=list, repr=False)
 
 
-def machine_busy() -> bool:
-    """Whether the 1-minute load average exceeds the number of CPUs."""
-    import os
-
-    try:
-        return os.getloadavg()[0] > (os.cpu_count() or 1)
-    except OSError:  # pragma: no cover - not available on every platform
-        return False
-
-
 def measure_run(
     window, settings: RunSettings, timeout: float = 120.0, settle: float = 0.2
 ) -> GapMeasurement:

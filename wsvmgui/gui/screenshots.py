@@ -89,7 +89,7 @@ def _run(
         return False
     if n:
         window.data_panel.n_points.setValue(n)
-        window.data_panel._reload.stop()
+        window.data_panel.discard_pending()
     if not window.data_panel.load_builtin(data):
         print(f"skipped: {window.messages.text()}", file=sys.stderr)
         return False

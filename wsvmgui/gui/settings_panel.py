@@ -10,6 +10,7 @@ sit in an "Advanced" section, folded by default.  Every field has a tooltip.
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -68,7 +69,7 @@ TIPS = {
     "rule": "How a point's sign ladder becomes a probability: count the positive signs, "
     "or use the extreme sign changes",
     "refit": "After tuning, refit on training and tuning rows together",
-    "screen": "Where each tuning fold trains on 1000 or more rows: fit every (\u03bb, \u03c3) "
+    "screen_box": "Where each tuning fold trains on 1000 or more rows: fit every (\u03bb, \u03c3) "
     "cell on a third of them first and only the 6 best on all (several times faster; "
     "off: every cell on all rows)",
     "seed": "Seed of every random choice (tuning split, folds): the same seed gives the "
@@ -134,6 +135,18 @@ class SettingsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._make_fields()
+        self._lay_out()
+        self._n_classes = 2
+        self._n_train: int | None = None
+        self._train: tuple[np.ndarray, np.ndarray] | None = None
+        self._programmatic = False
+        self.set_settings(RunSettings())
+        self.refresh_availability(2)
+        self._connect_fields()
+
+    def _make_fields(self) -> None:
+        """One widget per setting, with its tooltip."""
         self.preset = QComboBox()
         for name in PRESETS:
             self.preset.addItem(PRESET_LABELS[name], name)
@@ -181,7 +194,7 @@ class SettingsPanel(QWidget):
         self.rule = QComboBox()
         self.rule.addItems(list(RULES))
         self.refit = QCheckBox("refit on training + tuning rows")
-        self.screen = QCheckBox("screened tuning on large data")
+        self.screen_box = QCheckBox("screened tuning on large data")
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.n_jobs = QSpinBox()
@@ -207,6 +220,8 @@ class SettingsPanel(QWidget):
             )
             combo.setMinimumContentsLength(12)
 
+    def _lay_out(self) -> None:
+        """The main form, and the advanced settings folded below it."""
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -250,7 +265,7 @@ class SettingsPanel(QWidget):
         for label, widget in (
             ("rule", self.rule),
             ("", self.refit),
-            ("", self.screen),
+            ("", self.screen_box),
             ("seed", self.seed),
             ("workers", self.n_jobs),
             ("Dask scheduler", self.scheduler),
@@ -270,22 +285,19 @@ class SettingsPanel(QWidget):
         outer.addWidget(self.advanced)
         self._form = form
 
-        self._n_classes = 2
-        self._n_train: int | None = None
-        self._train: tuple[np.ndarray, np.ndarray] | None = None
-        self._programmatic = False
-        self.set_settings(RunSettings())
-        self.refresh_availability(2)
-        for w in (self.scheme, self.kernel, self.rule, self.tuning, self.solver, self.engine):
-            w.currentIndexChanged.connect(self._on_change)
-        for w in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs, self.cv_folds):
-            w.valueChanged.connect(self._on_change)
-        for w in (self.coef0, self.poly_gamma, self.tune_fraction):
-            w.valueChanged.connect(self._on_change)
-        for w in (self.sigmas, self.lambdas, self.options, self.scheduler):
-            w.textChanged.connect(self._on_change)
+    def _connect_fields(self) -> None:
+        """Every edit of a field marks the settings changed."""
+        for combo in (self.scheme, self.kernel, self.rule, self.tuning, self.solver, self.engine):
+            combo.currentIndexChanged.connect(self._on_change)
+        for spin in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs):
+            spin.valueChanged.connect(self._on_change)
+        self.cv_folds.valueChanged.connect(self._on_change)
+        for number in (self.coef0, self.poly_gamma, self.tune_fraction):
+            number.valueChanged.connect(self._on_change)
+        for edit in (self.sigmas, self.lambdas, self.options, self.scheduler):
+            edit.textChanged.connect(self._on_change)
         self.refit.toggled.connect(self._on_change)
-        self.screen.toggled.connect(self._on_change)
+        self.screen_box.toggled.connect(self._on_change)
         self.compare.toggled.connect(self._on_change)
         self.preset.activated.connect(self._preset_chosen)
 
@@ -309,7 +321,7 @@ class SettingsPanel(QWidget):
         """Enable the schemes that can run on data with ``n_classes`` classes."""
         self._n_classes = n_classes
         self._sync_schemes()
-        model = self.scheme.model()
+        model = self._scheme_model()
         for row, scheme in enumerate(SCHEMES.values()):
             item = model.item(row)
             ok, why = scheme.availability()
@@ -332,7 +344,11 @@ class SettingsPanel(QWidget):
     def scheme_enabled(self, name: str) -> bool:
         self.refresh_availability(self._n_classes)
         row = self.scheme.findData(name)
-        return row >= 0 and self.scheme.model().item(row).isEnabled()
+        return row >= 0 and self._scheme_model().item(row).isEnabled()
+
+    def _scheme_model(self) -> QStandardItemModel:
+        """The scheme combo's items (a standard model: items can be disabled)."""
+        return cast(QStandardItemModel, self.scheme.model())
 
     # ------------------------------------------------------------------------ presets
     def set_training_data(self, X: np.ndarray | None, y: np.ndarray | None) -> None:
@@ -396,7 +412,7 @@ class SettingsPanel(QWidget):
             self.tune_fraction.setValue(s.tune_fraction)
             self.cv_folds.setValue(s.cv_folds)
             self.refit.setChecked(s.refit)
-            self.screen.setChecked(s.screen)
+            self.screen_box.setChecked(s.screen)
             self.seed.setValue(s.seed)
             self.n_jobs.setValue(s.n_jobs)
             self.scheduler.setText(s.scheduler)
@@ -432,7 +448,7 @@ class SettingsPanel(QWidget):
             tune_fraction=round(self.tune_fraction.value(), 4),
             cv_folds=self.cv_folds.value(),
             refit=self.refit.isChecked(),
-            screen=self.screen.isChecked(),
+            screen=self.screen_box.isChecked(),
             seed=self.seed.value(),
             n_jobs=self.n_jobs.value(),
             scheduler=self.scheduler.text().strip(),

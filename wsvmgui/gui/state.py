@@ -44,7 +44,7 @@ class AppState:
     # ------------------------------------------------------------------------ folder
     @property
     def last_folder(self) -> str:
-        value = self.store.value("paths/last_folder", "", type=str)
+        value = str(self.store.value("paths/last_folder", "", type=str) or "")
         return value if value and Path(value).is_dir() else str(Path.home())
 
     @last_folder.setter
@@ -55,7 +55,7 @@ class AppState:
     # ---------------------------------------------------------------------- settings
     def last_settings(self) -> RunSettings | None:
         """The settings of the last session, or None if missing or no longer valid."""
-        text = self.store.value("run/settings", "", type=str)
+        text = str(self.store.value("run/settings", "", type=str) or "")
         if not text:
             return None
         try:

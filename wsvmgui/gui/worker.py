@@ -3,9 +3,17 @@
 A :class:`Worker` is a ``QRunnable`` that calls a plain function
 ``fn(progress, should_cancel, publish) -> result`` on a thread of a private
 ``QThreadPool`` and reports through the signals of its :class:`WorkerSignals`: progress
-(throttled), partial (live objects), result, error and finished.  :class:`JobRunner` starts
-workers by kind ("run", "plane", "baselines"), cancels the previous job of the same kind,
-and forwards only the signals of each kind's current job, so stale results are dropped.
+(throttled), partial (live objects), result, error, warned and finished.  :class:`JobRunner`
+starts workers by kind ("run", "plane", "baselines"), cancels the previous job of the same
+kind, and forwards only the signals of each kind's current job, so stale results are
+dropped.
+
+As in superqt's workers, nothing a job does goes unnoticed: an error of a job started
+without an error handler is raised again on the GUI thread (where ``sys.excepthook``
+reports it), and a warning raised inside a job (``warnings.warn``, after the warning
+filters) reaches :attr:`JobRunner.warned` as well as the usual ``warnings.showwarning``.
+Warnings are routed by thread, so jobs running side by side, and the GUI thread, keep
+their own.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+import warnings
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,13 +39,38 @@ JobFunction = Callable[
 ]
 
 
+#: The worker whose job runs on the current thread (None on other threads).
+_current = threading.local()
+#: The ``warnings.showwarning`` that :func:`_show_warning` replaced (and calls).
+_shown_before: Callable[..., None] | None = None
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` while the app runs jobs: a warning raised in a job also
+    goes to its worker's ``warned`` signal."""
+    worker = getattr(_current, "worker", None)
+    if worker is not None:
+        worker.warn(f"{category.__name__}: {message}")
+    if _shown_before is not None:
+        _shown_before(message, category, filename, lineno, file, line)
+
+
+def route_warnings() -> None:
+    """Install :func:`_show_warning` (again, if something replaced it since)."""
+    global _shown_before
+    if warnings.showwarning is not _show_warning:
+        _shown_before = warnings.showwarning
+        warnings.showwarning = _show_warning
+
+
 class WorkerSignals(QObject):
     """Signals of one worker; every signal carries the job id first."""
 
     progress = Signal(int, int, int, float)  # job id, done, total, elapsed seconds
     partial = Signal(int, object)  # job id, live object
     result = Signal(int, object)  # job id, result
-    error = Signal(int, str, str)  # job id, message, details (traceback)
+    error = Signal(int, str, str, object)  # job id, message, details (traceback), exception
+    warned = Signal(int, str)  # job id, "Category: message"
     finished = Signal(int, str)  # job id, "ok" | "cancelled" | "error"
 
 
@@ -79,10 +113,16 @@ class Worker(QRunnable):
         if not self._cancel.is_set():
             self.signals.partial.emit(self.job_id, obj)
 
+    def warn(self, text: str) -> None:
+        """Forward a warning raised in the job (called on the job's thread)."""
+        if not self._cancel.is_set():
+            self.signals.warned.emit(self.job_id, text)
+
     @Slot()
     def run(self) -> None:
         self._start = time.perf_counter()
         status = "ok"
+        _current.worker = self
         try:
             if self._cancel.is_set():
                 raise Cancelled("cancelled before it started")
@@ -92,19 +132,20 @@ class Worker(QRunnable):
             self.signals.result.emit(self.job_id, result)
         except Cancelled:
             status = "cancelled"
-        except WSVMError as exc:
-            status = "error"
-            self.signals.error.emit(self.job_id, str(exc), traceback.format_exc())
-        except ValueError as exc:  # includes InputError
-            status = "error"
-            self.signals.error.emit(self.job_id, str(exc), traceback.format_exc())
         except Exception as exc:  # noqa: BLE001 - every failure must reach the user
             status = "error"
-            self.signals.error.emit(
-                self.job_id, f"unexpected {type(exc).__name__}: {exc}", traceback.format_exc()
-            )
+            self.signals.error.emit(self.job_id, error_message(exc), traceback.format_exc(), exc)
         finally:
+            _current.worker = None
             self.signals.finished.emit(self.job_id, status)
+
+
+def error_message(exc: BaseException) -> str:
+    """What the user reads: the message of a known failure (the package's errors and bad
+    input), the type too of an unexpected one."""
+    if isinstance(exc, (WSVMError, ValueError)):  # ValueError includes InputError
+        return str(exc)
+    return f"unexpected {type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -124,10 +165,13 @@ class JobRunner(QObject):
     -------
     progress(kind, done, total, elapsed)
     busy(kind, running)
+    warned(kind, text)
+        A warning raised inside the current job of ``kind`` ("Category: message").
     """
 
     progress = Signal(str, int, int, float)
     busy = Signal(str, bool)
+    warned = Signal(str, str)
 
     def __init__(self, parent: QObject | None = None, max_threads: int = 3) -> None:
         super().__init__(parent)
@@ -150,7 +194,11 @@ class JobRunner(QObject):
         on_error: Callable[[str, str], None] | None = None,
         on_finished: Callable[[str], None] | None = None,
     ) -> int:
-        """Cancel the running job of ``kind`` (its results are dropped) and start ``fn``."""
+        """Cancel the running job of ``kind`` (its results are dropped) and start ``fn``.
+
+        Without ``on_error`` a failure of the job is raised again on the GUI thread.
+        """
+        route_warnings()
         self.cancel(kind)
         self._next_id += 1
         job_id = self._next_id
@@ -161,6 +209,7 @@ class JobRunner(QObject):
         sig.partial.connect(self._on_partial, queued)
         sig.result.connect(self._on_result, queued)
         sig.error.connect(self._on_error, queued)
+        sig.warned.connect(self._on_warned, queued)
         sig.finished.connect(self._on_finished, queued)
         self._jobs[job_id] = _Job(kind, worker, on_result, on_partial, on_error, on_finished)
         self._current[kind] = job_id
@@ -183,6 +232,10 @@ class JobRunner(QObject):
 
     def is_running(self, kind: str) -> bool:
         return kind in self._current
+
+    def any_running(self) -> bool:
+        """A job of any kind is running."""
+        return bool(self._current)
 
     def wait(self, msecs: int = 5000) -> bool:
         """Block until every pool thread is idle (for shutdown and tests)."""
@@ -213,11 +266,20 @@ class JobRunner(QObject):
         if job is not None and job.on_result is not None:
             job.on_result(result)
 
-    @Slot(int, str, str)
-    def _on_error(self, job_id: int, message: str, details: str) -> None:
+    @Slot(int, str, str, object)
+    def _on_error(self, job_id: int, message: str, details: str, exc: BaseException) -> None:
         job = self._live(job_id)
-        if job is not None and job.on_error is not None:
-            job.on_error(message, details)
+        if job is None:
+            return
+        if job.on_error is None:
+            raise exc  # no handler: sys.excepthook reports it, with the job's traceback
+        job.on_error(message, details)
+
+    @Slot(int, str)
+    def _on_warned(self, job_id: int, text: str) -> None:
+        job = self._live(job_id)
+        if job is not None:
+            self.warned.emit(job.kind, text)
 
     @Slot(int, str)
     def _on_finished(self, job_id: int, status: str) -> None:

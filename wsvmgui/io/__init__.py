@@ -6,10 +6,13 @@
   standardisation by the training rows, as plain data
   (:class:`~.preprocessing.Preprocessing`, :func:`~.preprocessing.prepare_training`,
   :func:`~.preprocessing.prepare_rows`).
+- :mod:`.numbers`: numbers as pandas and R read them (ASCII decimal notation only).
 - :mod:`.modelfile`: model files that cannot run code (:func:`~.modelfile.save_model`,
   :func:`~.modelfile.load_model`, :class:`~.modelfile.FittedModel`), encoded by
-  :mod:`.serialize` (trusted types only).
+  :mod:`.serialize` (trusted types only), every object checked by its type's schema
+  (:mod:`.schema`) before it is built, reading bounded by the manifest's declarations.
 - :mod:`.results`: the probabilities CSV and its JSON sidecar
   (:func:`~.results.write_results`, :func:`~.results.read_results`).
-- :mod:`.atomic`: checked output paths and atomic writes.
+- :mod:`.atomic`: checked output paths, atomic writes, and files written together
+  (:func:`~.atomic.write_together`: all replaced or none, as far as signals go).
 """

@@ -5,7 +5,7 @@ Layout of a model file (suffix ``.wsvm`` by convention)::
     manifest.json       the schema below, UTF-8 JSON
     arrays/0.npy ...    numpy arrays referenced by the manifest (no object arrays)
 
-Manifest (schema 1)::
+Manifest (schema 2)::
 
     format            "wsvmgui-model"
     schema            1
@@ -22,10 +22,28 @@ Manifest (schema 1)::
                       gave them when saved; loading predicts them again and refuses a
                       model that does not reproduce them
     n_arrays          number of array members
+    arrays            [dtype descr, shape] of every array member, in order
 
-Loading never unpickles: arrays are read with ``allow_pickle=False`` and objects are
-rebuilt only for trusted types (:mod:`wsvmgui.io.serialize`).  Old pickle/joblib model
-files are refused with a message saying how to refit.
+Loading never unpickles and is bounded by what the manifest declares.  In order:
+
+1. the file is at most :data:`MAX_FILE_BYTES`; the zip's member count is compared with
+   ``n_arrays`` before any per-member work; the manifest (at most
+   :data:`MAX_MANIFEST_BYTES`, strict JSON: NaN, Infinity and integers of more than
+   4300 digits are refused) is read;
+2. the declared array bytes ``D`` (sum over ``arrays`` of items x item size) must be at
+   most ``min(MAX_ARRAY_BYTES, RATIO_CAP x file size + RATIO_SLACK)`` (the
+   compression-ratio cap), and every member's size in the zip directory must be exactly
+   its ``.npy`` header plus its declared bytes, with a declared plain dtype (numbers,
+   booleans, text, or the one structured layout of scikit-learn's tree nodes), before
+   it is read; a member is read with no more than its declared bytes;
+3. every object is checked by its type's schema (:mod:`wsvmgui.io.schema`) before it is
+   built, bottom-up; every array must be used;
+4. only then does compiled code run: the model predicts its check rows (8 written, at
+   most :data:`MAX_CHECK_ROWS` read).
+
+So loading costs time and memory O(file size + D + manifest size), with D bounded as in
+step 2, plus one prediction of at most 64 rows (linear in the model's arrays).  Old pickle/joblib
+model files are refused with a message saying how to refit.
 """
 
 from __future__ import annotations
@@ -48,12 +66,23 @@ from .serialize import Decoder, Encoder, UntrustedTypeError
 from .tables import LabelledData
 
 FORMAT = "wsvmgui-model"
-SCHEMA = 1
+SCHEMA = 2
 SUFFIX = ".wsvm"
 MANIFEST = "manifest.json"
-MAX_MANIFEST_BYTES = 256 * 2**20
-MAX_TOTAL_BYTES = 16 * 2**30
+#: Largest model file read.
+MAX_FILE_BYTES = 4 * 2**30
+#: Largest manifest (JSON text).
+MAX_MANIFEST_BYTES = 64 * 2**20
+#: Largest total of declared array bytes.
+MAX_ARRAY_BYTES = 8 * 2**30
+#: Compression-ratio cap: declared array bytes at most RATIO_CAP x file size + RATIO_SLACK.
+RATIO_CAP = 64
+RATIO_SLACK = 16 * 2**20
+#: Largest .npy header read.
+MAX_NPY_HEADER = 4096
 CHECK_ROWS = 8
+#: Most check rows a file may hold (loading predicts them all).
+MAX_CHECK_ROWS = 64
 CHECK_ATOL = 1e-9
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _REFIT = "refit it with: wsvmgui fit DATA --label LABEL --out OUT.csv --model MODEL.wsvm"
@@ -157,6 +186,7 @@ def model_to_bytes(model: FittedModel, X_check: np.ndarray | None = None) -> byt
         "check": {"X": enc.encode(X_check), "proba": enc.encode(proba)},
     }
     manifest["n_arrays"] = len(enc.arrays)
+    manifest["arrays"] = [_declare(a) for a in enc.arrays]
     text = json.dumps(manifest, sort_keys=True, allow_nan=False, separators=(",", ":"))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -165,7 +195,18 @@ def model_to_bytes(model: FittedModel, X_check: np.ndarray | None = None) -> byt
             out = io.BytesIO()
             np.lib.format.write_array(out, arr, allow_pickle=False)
             _member(zf, f"arrays/{i}.npy", out.getvalue())
-    return buf.getvalue()
+    data = buf.getvalue()
+    try:  # what is written must load: the schema and the self-check, as a reader will
+        model_from_bytes(data, "the model being saved")
+    except ModelFileError as exc:
+        raise UntrustedTypeError(f"cannot save this model: {exc}") from None
+    return data
+
+
+def _declare(arr: np.ndarray) -> list:
+    """An array's manifest entry: ``[dtype descr, shape]``."""
+    arr = np.asarray(arr)
+    return [np.lib.format.dtype_to_descr(arr.dtype), list(arr.shape)]
 
 
 def _member(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
@@ -213,9 +254,14 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
         manifest, arrays = _read_zip(data, source)
         _check_manifest(manifest, source)
         decoder = Decoder(arrays)
-        estimator = decoder.decode(manifest["estimator"])
-        X_check = decoder.decode(manifest["check"]["X"])
-        proba = decoder.decode(manifest["check"]["proba"])
+        estimator = decoder.decode(manifest["estimator"], "estimator")
+        X_check = decoder.decode(manifest["check"]["X"], "check.X")
+        proba = decoder.decode(manifest["check"]["proba"], "check.proba")
+        unused = decoder.unused()
+        if unused:
+            raise ModelFileError(
+                f"{source}: member arrays/{unused[0]}.npy is not used by its manifest"
+            )
         preprocessing = Preprocessing.from_dict(manifest["preprocessing"])
     except ModelFileError:
         raise
@@ -223,6 +269,8 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
         raise ModelFileError(f"{source}: {exc}; {_REFIT}") from None
     except InputError as exc:
         raise ModelFileError(f"{source} is damaged: {exc}") from None
+    except RecursionError:
+        raise ModelFileError(f"{source} is damaged: its manifest nests too deep") from None
     except Exception as exc:  # noqa: BLE001 - anything a damaged member raises while rebuilt
         raise ModelFileError(f"{source} is damaged: {_why(exc)}") from None
     model = FittedModel(
@@ -237,45 +285,135 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
+    """The manifest and the arrays, read within the bounds the manifest declares."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         raise ModelFileError(f"{source} is damaged (not a complete zip archive)") from None
     with zf:
         infos = zf.infolist()
-        names = [i.filename for i in infos]
-        if MANIFEST not in names:
+        by_name = {i.filename: i for i in infos}
+        if MANIFEST not in by_name:
             raise ModelFileError(f"{source} is not a wsvmgui model file (no {MANIFEST})")
-        if sum(i.file_size for i in infos) > MAX_TOTAL_BYTES:
-            raise ModelFileError(f"{source} unpacks to more than {MAX_TOTAL_BYTES} bytes")
-        if zf.getinfo(MANIFEST).file_size > MAX_MANIFEST_BYTES:
-            raise ModelFileError(f"{source}: its manifest is too large")
+        if by_name[MANIFEST].file_size > MAX_MANIFEST_BYTES:
+            raise ModelFileError(
+                f"{source}: its manifest is larger than {MAX_MANIFEST_BYTES} bytes"
+            )
         try:
-            manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            why = _why(exc)
+            with zf.open(MANIFEST) as handle:
+                text = handle.read(MAX_MANIFEST_BYTES + 1).decode("utf-8")
+            manifest = json.loads(text, parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            why = "nested too deep" if isinstance(exc, RecursionError) else _why(exc)
             raise ModelFileError(f"{source}: its manifest is not valid JSON ({why})") from None
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise ModelFileError(f"{source} is damaged ({_why(exc)})") from None
         if not isinstance(manifest, dict):
             raise ModelFileError(f"{source}: its manifest is not a JSON object")
         if manifest.get("format") != FORMAT:
             raise ModelFileError(f"{source} is not a wsvmgui model file (format is not {FORMAT})")
+        if manifest.get("schema") != SCHEMA:
+            raise ModelFileError(
+                f"{source} has model schema {manifest.get('schema')!r}; this wsvmgui reads "
+                f"schema {SCHEMA}; {_REFIT}"
+            )
         n = manifest.get("n_arrays")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ModelFileError(f"{source}: n_arrays must be a non-negative integer")
-        expected = {MANIFEST} | {f"arrays/{i}.npy" for i in range(n)}
-        if set(names) != expected or len(names) != len(expected):
+        if len(infos) != n + 1:  # counts first: nothing is built from n before this
+            raise ModelFileError(
+                f"{source}: its manifest declares {n} arrays, the file holds {len(infos) - 1}"
+            )
+        if len(by_name) != len(infos) or any(f"arrays/{i}.npy" not in by_name for i in range(n)):
             raise ModelFileError(f"{source}: its members do not match its manifest")
-        arrays = []
-        for i in range(n):
-            try:
-                with zf.open(f"arrays/{i}.npy") as handle:
-                    arrays.append(np.lib.format.read_array(handle, allow_pickle=False))
-            except Exception as exc:  # noqa: BLE001 - damaged member: any numpy/zip error
-                raise ModelFileError(f"{source}: array {i} is damaged ({_why(exc)})") from None
+        decl = _declarations(manifest.get("arrays"), n, source)
+        total = sum(nbytes for _, _, nbytes in decl)
+        limit = min(MAX_ARRAY_BYTES, RATIO_CAP * len(data) + RATIO_SLACK)
+        if total > limit:
+            raise ModelFileError(
+                f"{source}: its arrays declare {total} bytes, more than {limit} for a file of "
+                f"{len(data)} bytes (a model file inflates at most {RATIO_CAP} times)"
+            )
+        arrays = [
+            _read_member(zf, by_name[f"arrays/{i}.npy"], d, source) for i, d in enumerate(decl)
+        ]
     return manifest, arrays
+
+
+def _declarations(entries: Any, n: int, source: str) -> list[tuple[np.dtype, tuple, int]]:
+    """``(dtype, shape, bytes)`` of every declared array (plain dtypes only)."""
+    from sklearn.tree._tree import NODE_DTYPE
+
+    if not isinstance(entries, list) or len(entries) != n:
+        raise ModelFileError(f"{source}: manifest entry 'arrays' must declare {n} arrays")
+    out = []
+    for i, entry in enumerate(entries):
+        what = f"{source}: member arrays/{i}.npy"
+        try:
+            descr, shape = entry
+            if (
+                not isinstance(shape, list)
+                or len(shape) > 8
+                or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**40 for v in shape
+                )
+            ):
+                raise ValueError("bad shape")
+            dtype = np.lib.format.descr_to_dtype(descr if isinstance(descr, str) else
+                                                 [tuple(f) for f in descr])  # fmt: skip
+        except (TypeError, ValueError, KeyError):
+            raise ModelFileError(f"{what} has a malformed declaration in the manifest") from None
+        plain = dtype.fields is None and dtype.subdtype is None and dtype.kind in "biufU"
+        if not (plain or dtype == NODE_DTYPE):
+            raise ModelFileError(f"{what} declares dtype {dtype}, which a model does not hold")
+        count = int(np.prod(shape, dtype=object))
+        out.append((dtype, tuple(shape), count * dtype.itemsize))
+    return out
+
+
+def _read_member(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, decl: tuple[np.dtype, tuple, int], source: str
+) -> np.ndarray:
+    """One ``.npy`` member, checked against its declaration before its data is read."""
+    dtype, shape, nbytes = decl
+    what = f"{source}: member {info.filename}"
+    try:
+        with zf.open(info) as handle:
+            version = np.lib.format.read_magic(handle)
+            reader = {(1, 0): np.lib.format.read_array_header_1_0,
+                      (2, 0): np.lib.format.read_array_header_2_0}.get(version)  # fmt: skip
+            if reader is None:
+                raise ValueError(f"npy version {version}")
+            got_shape, fortran, got_dtype = reader(handle, max_header_size=MAX_NPY_HEADER)
+            if got_dtype != dtype or tuple(got_shape) != shape:
+                raise ModelFileError(
+                    f"{what} holds {got_dtype} {tuple(got_shape)}, its manifest declares "
+                    f"{dtype} {shape}"
+                )
+            header = handle.tell()
+            if info.file_size != header + nbytes:
+                raise ModelFileError(
+                    f"{what} is {info.file_size} bytes, its declaration implies {header + nbytes}"
+                )
+            raw = bytearray(nbytes)
+            view, got = memoryview(raw), 0
+            while got < nbytes:
+                step = handle.readinto(view[got:])
+                if not step:
+                    raise ValueError("truncated")
+                got += step
+            if handle.read(1):
+                raise ValueError("longer than declared")
+    except ModelFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - damaged member: any numpy/zip error
+        raise ModelFileError(f"{what} is damaged ({_why(exc)})") from None
+    return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
@@ -290,6 +428,7 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "meta": dict,
     "estimator": dict,
     "check": dict,
+    "arrays": list,
 }
 
 
@@ -331,12 +470,15 @@ def _self_check(model: FittedModel, manifest: dict, X_check: Any, proba: Any, so
         isinstance(X_check, np.ndarray)
         and isinstance(proba, np.ndarray)
         and X_check.ndim == 2
+        and 1 <= X_check.shape[0] <= MAX_CHECK_ROWS
         and X_check.shape[1] == p
         and proba.shape == (X_check.shape[0], len(manifest["classes"]))
         and X_check.dtype.kind == "f"
         and proba.dtype.kind == "f"
     ):
-        raise ModelFileError(f"{source}: its check rows are malformed")
+        raise ModelFileError(f"{source}: its check rows (check.X, check.proba) are malformed")
+    if not (np.isfinite(X_check).all() and np.isfinite(proba).all()):
+        raise ModelFileError(f"{source}: its check rows (check.X, check.proba) hold NaN or inf")
     try:
         classes = [str(c) for c in est.classes_]
         got = np.asarray(est.predict_proba(X_check), dtype=float)
@@ -345,11 +487,13 @@ def _self_check(model: FittedModel, manifest: dict, X_check: Any, proba: Any, so
             f"{source} is damaged: its estimator cannot predict ({_why(exc)}); {_REFIT}"
         ) from None
     if classes != manifest["classes"]:
-        raise ModelFileError(f"{source}: its estimator's classes disagree with its manifest")
+        raise ModelFileError(
+            f"{source}: its estimator's classes (estimator.classes_) disagree with its manifest"
+        )
     if got.shape != proba.shape or not np.allclose(got, proba, rtol=0.0, atol=CHECK_ATOL):
         raise ModelFileError(
-            f"{source} does not reproduce the probabilities it was saved with (damaged, "
-            f"or made with other library versions); {_REFIT}"
+            f"{source} does not reproduce the probabilities it was saved with (check.proba; "
+            f"damaged, or made with other library versions); {_REFIT}"
         )
 
 
@@ -365,7 +509,7 @@ def load_model(path: str | os.PathLike) -> FittedModel:
     check_input(path, "model")
     try:
         size = os.path.getsize(path)
-        if size > MAX_TOTAL_BYTES:
+        if size > MAX_FILE_BYTES:
             raise ModelFileError(f"{source} is too large to be a model file")
         with open(path, "rb") as handle:
             data = handle.read()

@@ -111,6 +111,56 @@ def check_kernel_range(X: np.ndarray, data: LabelledData, keep: np.ndarray | Non
     )
 
 
+#: Largest kernel value the solvers can use (libsvm caches kernel rows as float32: 3.4e38).
+KERNEL_VALUE_LIMIT = 1e30
+
+
+def check_kernel_scale(
+    rows: PreparedRows, kernel: str, degree: int = 3, coef0: float = 1.0, gamma: float = 1.0
+) -> None:
+    """Raise InputError when the linear or polynomial kernel of the rows overflows.
+
+    ``K(x, x) = |x|^2`` (linear) or ``(gamma |x|^2 + coef0)^degree`` (polynomial) must stay
+    below :data:`KERNEL_VALUE_LIMIT` (1e30); the RBF kernel is at most 1 (its inputs are
+    bounded by :func:`check_kernel_range`).  The message names the row, its largest
+    feature, and the scale.
+
+    Parameters
+    ----------
+    rows : PreparedRows
+        Model inputs ``rows.X`` (m, p) and where they came from.
+    kernel : {"rbf", "linear", "poly"}
+    degree, coef0, gamma : polynomial kernel parameters.
+    """
+    X = rows.X
+    if kernel not in ("linear", "poly") or X.size == 0:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    i = int(np.argmax(np.where(np.isnan(sq), np.inf, sq)))
+    top = float(sq[i])
+    with np.errstate(over="ignore", divide="ignore"):
+        base = top if kernel == "linear" else abs(gamma) * top + abs(coef0)
+        log10 = np.log10(base) * (1 if kernel == "linear" else degree) if base > 0 else -np.inf
+    if not log10 > np.log10(KERNEL_VALUE_LIMIT):
+        return
+    j = int(np.argmax(np.abs(X[i])))
+    data = rows.data
+    where = (
+        f"{data.source}: row {data.rows[i]} (feature {data.feature_names[j]!r} = "
+        f"{data.X[i, j]:.6g})"
+    )
+    if kernel == "linear":
+        raise InputError(
+            f"{where} is too large for the linear kernel: its squared norm is about "
+            f"1e{log10:.0f}, above 1e30; rescale the features (or drop --no-standardize)"
+        )
+    raise InputError(
+        f"{where}: the polynomial kernel of degree {degree} reaches about 1e{log10:.0f} there, "
+        f"above 1e30; use a lower --degree, smaller features, or standardised features"
+    )
+
+
 def _robust_mean_std(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Column means and standard deviations without overflow for values near 1e308."""
     top = np.max(np.abs(X), axis=0)

@@ -38,7 +38,7 @@ import numpy as np
 from .._version import __version__
 from ..errors import InputError
 from ..estimators.report import ProbabilityReport
-from .atomic import atomic_write_bytes, check_input
+from .atomic import check_input, write_together
 
 FORMAT = "wsvmgui-probabilities"
 FORMAT_VERSION = 1
@@ -173,6 +173,46 @@ def plain_json(value: Any) -> Any:
     return str(value)
 
 
+def results_files(
+    path: str | os.PathLike,
+    report: ProbabilityReport,
+    *,
+    ids: np.ndarray | None = None,
+    id_name: str = "row",
+    observed: np.ndarray | None = None,
+    split: np.ndarray | None = None,
+    settings: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
+    """The sidecar and the bytes of the CSV and its sidecar, for :func:`write_together`.
+
+    Parameters are those of :func:`write_results`.
+
+    Returns
+    -------
+    sidecar : dict
+    files : list of (path, bytes)
+        The CSV, then the sidecar (renamed last: it vouches for the CSV).
+    """
+    n = report.proba.shape[0]
+    ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
+    columns, descriptions = probability_columns(report, ids, id_name, observed, split)
+    data = csv_bytes(columns)
+    sidecar = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "wsvmgui_version": __version__,
+        "csv": os.path.basename(os.fspath(path)),
+        "csv_sha256": hashlib.sha256(data).hexdigest(),
+        "rows": int(n),
+        "columns": [{"name": k, "description": v} for k, v in descriptions.items()],
+        "settings": plain_json(dict(settings or {})),
+        "meta": plain_json(dict(meta or {})),
+    }
+    text = json.dumps(sidecar, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    return sidecar, [(os.fspath(path), data), (sidecar_path(path), text.encode("utf-8"))]
+
+
 def write_results(
     path: str | os.PathLike,
     report: ProbabilityReport,
@@ -184,7 +224,7 @@ def write_results(
     settings: Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the probabilities CSV and its sidecar, each atomically.
+    """Write the probabilities CSV and its sidecar together (:func:`write_together`).
 
     Parameters
     ----------
@@ -204,24 +244,11 @@ def write_results(
     dict
         The sidecar's content.
     """
-    n = report.proba.shape[0]
-    ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
-    columns, descriptions = probability_columns(report, ids, id_name, observed, split)
-    data = csv_bytes(columns)
-    sidecar = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "wsvmgui_version": __version__,
-        "csv": os.path.basename(os.fspath(path)),
-        "csv_sha256": hashlib.sha256(data).hexdigest(),
-        "rows": int(n),
-        "columns": [{"name": k, "description": v} for k, v in descriptions.items()],
-        "settings": plain_json(dict(settings or {})),
-        "meta": plain_json(dict(meta or {})),
-    }
-    text = json.dumps(sidecar, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    atomic_write_bytes(path, data)
-    atomic_write_bytes(sidecar_path(path), text.encode("utf-8"))
+    sidecar, files = results_files(
+        path, report, ids=ids, id_name=id_name, observed=observed, split=split,
+        settings=settings, meta=meta,
+    )  # fmt: skip
+    write_together(files)
     return sidecar
 
 
@@ -241,8 +268,9 @@ def read_results(path: str | os.PathLike):
     try:
         with open(side, encoding="utf-8") as handle:
             sidecar = json.load(handle)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{side} is not a JSON sidecar: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = "nested too deep" if isinstance(exc, RecursionError) else exc
+        raise InputError(f"{side} is not a JSON sidecar: {why}") from None
     with open(path, "rb") as handle:
         data = handle.read()
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT:

@@ -18,12 +18,18 @@ Encoding (each JSON object is a tagged node with exactly one ``$`` key):
   few compiled types that need constructor arguments (:data:`CONSTRUCTED`);
 - ``{"$ref": k}``: the object ``id`` k again (shared references and cycles survive).
 
-Trusted types (:func:`trusted_class`): the scikit-learn types in :data:`TRUSTED_EXTERNAL`
-(the Probing learners and their parts), and the classes defined in wsvmgui's model
-packages (:data:`TRUSTED_PACKAGES`; not exceptions), so new fitted classes need no
-registration.  Loading calls no function named in the file: wsvmgui's classes are built
-with ``__new__`` (no ``__init__``) and given their attributes, and nothing outside the
-allow-list is ever imported.
+Trusted types (:func:`trusted_class`) are exactly the classes with a schema in
+:data:`wsvmgui.io.schema.VALIDATORS`: wsvmgui's fitted classes and the scikit-learn types
+Probing uses.  A new fitted class must be registered there before it can be saved.
+Loading calls no function named in the file: wsvmgui's classes are built with ``__new__``
+(no ``__init__``) and given their attributes, and nothing outside the allow-list is ever
+imported.
+
+Decoding is bottom-up and checked: an object's state (its arrays and its already checked
+child objects) is validated by its schema *before* the object is built, a ``$ref`` may
+only name a finished object (no cycles), nesting is limited to :data:`MAX_DEPTH`, and
+every array of the file must be used.  Timings are written as 0.0
+(:func:`wsvmgui.io.schema.scrub_timing`), so the same fit gives the same bytes.
 """
 
 from __future__ import annotations
@@ -37,20 +43,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from . import schema
 
 
 class UntrustedTypeError(InputError):
     """A type outside the allow-list, met while saving or loading."""
 
 
-TRUSTED_PACKAGES = (
-    "wsvmgui.solvers",
-    "wsvmgui.ladder",
-    "wsvmgui.multiclass",
-    "wsvmgui.joint",
-    "wsvmgui.probing",
-    "wsvmgui.estimators",
-)
+#: Deepest nesting of a decoded node (a real model nests about 15 deep).
+MAX_DEPTH = 64
 
 #: Types rebuilt by calling the class with stored (plain-data) arguments.
 CONSTRUCTED = frozenset(
@@ -104,20 +105,14 @@ def _resolve(name: str) -> type:
 def trusted_class(name: str) -> type:
     """The class named ``module:QualName`` if it is trusted; UntrustedTypeError otherwise.
 
-    A name is checked before anything is imported: only the listed scikit-learn modules
-    and wsvmgui's own model packages are ever imported.
+    A name is checked before anything is imported: only the modules of classes with a
+    schema (:data:`wsvmgui.io.schema.VALIDATORS`) are ever imported.
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise UntrustedTypeError(f"bad type name {name!r}")
-    if name in TRUSTED_EXTERNAL:
-        return _resolve(name)
-    module = name.partition(":")[0]
-    if not any(module == p or module.startswith(p + ".") for p in TRUSTED_PACKAGES):
-        raise UntrustedTypeError(f"type {name} is not a trusted model type")
-    cls = _resolve(name)
-    if issubclass(cls, BaseException):
-        raise UntrustedTypeError(f"type {name} is not a trusted model type")
-    return cls
+    if name not in schema.VALIDATORS:
+        raise UntrustedTypeError(f"type {name} is not a trusted model type (it has no schema)")
+    return _resolve(name)
 
 
 class Encoder:
@@ -194,34 +189,66 @@ class Encoder:
             node["args"] = self.encode(tuple(args))
         else:
             raise UntrustedTypeError(f"cannot save an object of type {name} (custom reduce)")
-        node["state"] = self.encode(state)
+        node["state"] = self.encode(schema.scrub_timing(state))
         return node
 
 
 class Decoder:
-    """Rebuilds what :class:`Encoder` wrote, from trusted types only."""
+    """Rebuilds what :class:`Encoder` wrote, from trusted types only, checking each object.
+
+    Parameters
+    ----------
+    arrays : sequence of ndarray
+        The file's arrays, in member order (``arrays/<i>.npy``).
+    """
 
     def __init__(self, arrays: Sequence[np.ndarray]) -> None:
         self.arrays = arrays
+        self.used = [False] * len(arrays)
         self._objects: dict[int, Any] = {}
+        self._member = {id(a): f"arrays/{i}.npy" for i, a in enumerate(arrays)}
+        self._depth = 0
+        self._where = ["model"]
 
-    def decode(self, node: Any) -> Any:
+    def member(self, value: Any) -> str:
+        """The zip member an array came from ('' for arrays made while decoding)."""
+        return self._member.get(id(value), "")
+
+    def decode(self, node: Any, where: str | None = None) -> Any:
         """The object of ``node``; InputError (or a subclass) for anything malformed."""
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
-        if isinstance(node, list):
-            return [self.decode(v) for v in node]
-        if not isinstance(node, dict):
-            raise InputError(f"unexpected {type(node).__name__} node")
-        tags = [k for k in node if k.startswith("$")]
-        if len(tags) != 1:
-            raise InputError(f"node with keys {sorted(node)[:5]} is not a tagged value")
-        tag = tags[0]
-        value = node[tag]
-        handler = getattr(self, "_" + tag[1:], None)
-        if handler is None:
-            raise InputError(f"unknown node tag {tag!r}")
-        return handler(value, node)
+        self._depth += 1
+        if where is not None:
+            self._where.append(where)
+        try:
+            if self._depth > MAX_DEPTH:
+                raise InputError(f"{self.where}: nested more than {MAX_DEPTH} deep")
+            if isinstance(node, list):
+                return [self.decode(v) for v in node]
+            if not isinstance(node, dict):
+                raise InputError(f"unexpected {type(node).__name__} node")
+            tags = [k for k in node if k.startswith("$")]
+            if len(tags) != 1:
+                raise InputError(f"node with keys {sorted(node)[:5]} is not a tagged value")
+            tag = tags[0]
+            value = node[tag]
+            handler = getattr(self, "_" + tag[1:], None)
+            if handler is None:
+                raise InputError(f"unknown node tag {tag!r}")
+            return handler(value, node)
+        finally:
+            self._depth -= 1
+            if where is not None:
+                self._where.pop()
+
+    @property
+    def where(self) -> str:
+        return ".".join(self._where)
+
+    def unused(self) -> list[int]:
+        """Indices of the file's arrays no node referred to."""
+        return [i for i, u in enumerate(self.used) if not u]
 
     def _float(self, value: Any, node: dict) -> float:
         if value not in ("nan", "inf", "-inf"):
@@ -231,7 +258,7 @@ class Decoder:
     def _tuple(self, value: Any, node: dict) -> tuple:
         return tuple(self.decode(v) for v in _list(value, "$tuple"))
 
-    def _dict(self, value: Any, node: dict) -> dict:
+    def _dict(self, value: Any, node: dict, named: bool = False) -> dict:
         out = {}
         for pair in _list(value, "$dict"):
             if not isinstance(pair, list) or len(pair) != 2:
@@ -241,7 +268,7 @@ class Decoder:
                 hash(key)
             except TypeError:
                 raise InputError(f"unhashable $dict key of type {type(key).__name__}") from None
-            out[key] = self.decode(pair[1])
+            out[key] = self.decode(pair[1], str(key) if named and isinstance(key, str) else None)
         return out
 
     def _set(self, value: Any, node: dict) -> set:
@@ -259,6 +286,7 @@ class Decoder:
             or not 0 <= value < len(self.arrays)
         ):
             raise InputError(f"array reference {value!r} out of range")
+        self.used[value] = True
         return self.arrays[value]
 
     def _array(self, value: Any, node: dict) -> np.ndarray:
@@ -267,7 +295,7 @@ class Decoder:
     def _scalar(self, value: Any, node: dict) -> np.generic:
         arr = self._get_array(value)
         if arr.ndim != 0:
-            raise InputError("$scalar must refer to a 0-d array")
+            raise InputError(f"$scalar must refer to a 0-d array ({self.member(arr)})")
         return arr[()]
 
     def _objarray(self, value: Any, node: dict) -> np.ndarray:
@@ -275,10 +303,10 @@ class Decoder:
         if len(value) != 2:
             raise InputError("$objarray must be [shape, items]")
         shape = tuple(_list(value[0], "$objarray shape"))
-        if not all(isinstance(s, int) and s >= 0 for s in shape):
+        if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
             raise InputError("$objarray shape must be non-negative integers")
         items = _list(value[1], "$objarray items")
-        if int(np.prod(shape, dtype=np.int64)) != len(items):
+        if len(shape) > 8 or int(np.prod(shape, dtype=object)) != len(items):
             raise InputError("$objarray shape does not match its items")
         out = np.empty(len(items), dtype=object)
         for i, v in enumerate(items):
@@ -287,13 +315,14 @@ class Decoder:
 
     def _random_state(self, value: Any, node: dict) -> np.random.RandomState:
         state = self.decode(value)
+        schema.check_random_state(state, self.where)
         rs = np.random.RandomState()
         rs.set_state(state)
         return rs
 
     def _ref(self, value: Any, node: dict) -> Any:
-        if value not in self._objects:
-            raise InputError(f"$ref {value!r} to an object not seen before")
+        if isinstance(value, bool) or value not in self._objects:
+            raise InputError(f"{self.where}: $ref {value!r} to an object not finished before")
         return self._objects[value]
 
     def _object(self, value: Any, node: dict) -> Any:
@@ -303,20 +332,38 @@ class Decoder:
         k = node.get("id")
         if not isinstance(k, int) or isinstance(k, bool) or k in self._objects:
             raise InputError(f"bad or repeated object id {k!r}")
+        args = None
         if "args" in node:
             if value not in CONSTRUCTED:
                 raise UntrustedTypeError(f"type {value} may not be constructed with arguments")
             args = self.decode(node["args"])
             if not isinstance(args, tuple):
                 raise InputError("$object args must be a $tuple")
-            obj = cls(*args)
+        raw = node.get("state")
+        if isinstance(raw, dict) and set(raw) == {"$dict"}:
+            state = self._dict(raw["$dict"], raw, named=True)
         else:
-            obj = cls.__new__(cls)
+            state = self.decode(raw)
+        where = self.where
+        schema.validate_state(value, state, where, self.member)
+        if value == schema.TREE:
+            schema.check_tree_args(args, where)
+            _check_tree_state(args, state, where)
+        obj = cls(*args) if args is not None else cls.__new__(cls)
+        _set_state(obj, state)
         self._objects[k] = obj
-        _set_state(obj, self.decode(node.get("state")))
-        if value == "sklearn.tree._tree:Tree":
-            _check_tree(obj)
         return obj
+
+
+def _check_tree_state(args: tuple, state: dict, where: str) -> None:
+    """A tree's splits read features it has and its values hold its classes (pre-build)."""
+    nodes, values = state["nodes"], state["values"]
+    inner = nodes["left_child"] != -1
+    if np.any(nodes["feature"][inner] >= args[0]):
+        raise schema.SchemaError(f"{where}.nodes (Tree): a split reads a feature beyond {args[0]}")
+    if values.shape[2] != int(args[1][0]):
+        raise schema.SchemaError(f"{where}.values (Tree): holds {values.shape[2]} classes, "
+                                 f"the tree {int(args[1][0])}")  # fmt: skip
 
 
 def _list(value: Any, what: str) -> list:
@@ -343,21 +390,3 @@ def _set_state(obj: Any, state: Any) -> None:
         obj.__dict__.update(state)
     for key, val in (slots or {}).items():
         object.__setattr__(obj, key, val)
-
-
-def _check_tree(tree: Any) -> None:
-    """A decision tree's node links must stay inside the tree and point forwards."""
-    n = int(tree.node_count)
-    left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
-    feature = np.asarray(tree.feature)
-    idx = np.arange(n)
-    leaf = left == -1
-    inner = ~leaf
-    ok = (
-        np.array_equal(leaf, right == -1)
-        and np.all((left[inner] > idx[inner]) & (left[inner] < n))
-        and np.all((right[inner] > idx[inner]) & (right[inner] < n))
-        and np.all((feature[inner] >= 0) & (feature[inner] < tree.n_features))
-    )
-    if not ok:
-        raise InputError("a decision tree's node links are inconsistent")

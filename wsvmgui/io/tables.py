@@ -10,7 +10,9 @@ Rules (README "Command line"):
   Every line must have as many cells as the header.
 - Labels are text, kept exactly: ``1``, ``01`` and `` 1`` are three classes.  A label is
   missing only when its cell is blank or is one of ``na_values``.
-- Feature cells are numbers.  A feature cell is missing when it is blank, one of
+- Feature cells are numbers in ASCII decimal notation, as pandas and R read them
+  (:mod:`wsvmgui.io.numbers`: ``1_000``, full-width and Arabic-Indic digits are text).
+  A feature cell is missing when it is blank, one of
   :data:`FEATURE_NA` (what R, pandas and spreadsheets write for a missing value) or one of
   ``na_values``.  Infinite values are refused.
 - Rows are numbered from 1 = the first data row after the header (blank lines are not
@@ -34,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from .atomic import check_input
+from .numbers import parse_numbers
 
 FEATURE_NA = ("", "NA", "N/A", "#N/A", "NaN", "nan", "null", "NULL")
 FEATURE_NA_SET = frozenset(FEATURE_NA)
@@ -105,6 +108,9 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> Table:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+    utf16 = _utf16(data)
+    if utf16:
+        raise InputError(f"{source} is {utf16} text; save it as UTF-8 (wsvmgui reads UTF-8)")
     if b"\x00" in data[:65536]:
         raise InputError(f"{source} is not a text table (it holds binary data)")
     try:
@@ -138,6 +144,20 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> Table:
     )
 
 
+def _utf16(data: bytes) -> str:
+    """'UTF-16' (with its byte order) when ``data`` looks like UTF-16 text, else ''."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 " + ("little-endian" if data[0] == 0xFF else "big-endian")
+    head = data[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2], head[1::2]
+        if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+            return "UTF-16 little-endian"
+        if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+            return "UTF-16 big-endian"
+    return ""
+
+
 def _sniff(text: str) -> str:
     first = text.split("\n", 1)[0]
     counts = [first.count(s) for s in _SNIFF]
@@ -148,17 +168,38 @@ def _parse(text: str, sep: str, source: str) -> tuple[list[str], list[list[str]]
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
     rows: list[list[str]] = []
     lines: list[int] = []
+    start = 1  # line where the record being read starts
     try:
         for fields in reader:
-            if not fields or (len(fields) == 1 and fields[0].strip() == ""):
-                continue  # a blank line
-            rows.append(fields)
-            lines.append(reader.line_num)
+            if fields and not (len(fields) == 1 and fields[0].strip() == ""):
+                rows.append(fields)
+                lines.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
+        if reader.line_num >= start and _opens_quote(text, start, sep):
+            more = f" (read on to line {reader.line_num})" if reader.line_num > start else ""
+            raise InputError(
+                f"{source} line {start}: a double quote opened on this line is never closed"
+                f"{more}; close it or remove it"
+            ) from None
         raise InputError(f"{source} line {reader.line_num}: not a readable table ({exc})") from None
     if not rows:
         raise InputError(f"{source} is empty")
     return rows[0], rows[1:], lines[1:]
+
+
+def _opens_quote(text: str, line: int, sep: str) -> bool:
+    """Whether line ``line`` (1-based) leaves a double quote open at its end."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return False
+    open_ = False
+    for cell in lines[line - 1].split(sep):
+        if not open_ and cell.lstrip().startswith('"'):
+            open_ = cell.count('"') % 2 == 1
+        elif open_:
+            open_ = cell.count('"') % 2 == 0
+    return open_
 
 
 def _check_header(header: list[str], source: str) -> None:
@@ -332,21 +373,15 @@ def _parse_feature(table: Table, name: str, na: set[str] | frozenset[str]) -> np
     missing = np.asarray([c in na for c in stripped], dtype=bool)
     out = np.full(cells.shape[0], np.nan)
     present = np.flatnonzero(~missing)
-    try:
-        out[present] = stripped[present].astype(float)
-    except ValueError:
-        pass
-    else:
-        present = present[:0]
-    for i in present:  # only after a failure: find the first bad cell
-        try:
-            out[i] = float(stripped[i])
-        except ValueError:
-            raise InputError(
-                f"{table.source}: feature {name!r} row {table.rows[i]}: {cells[i]!r} is not "
-                "numeric (choose the feature columns with --features; if the value means "
-                "missing, add it to --na-values)"
-            ) from None
+    values, bad_at = parse_numbers(stripped[present])
+    if bad_at >= 0:
+        i = int(present[bad_at])
+        raise InputError(
+            f"{table.source}: feature {name!r} row {table.rows[i]}: {cells[i]!r} is not "
+            "numeric (numbers are ASCII digits as pandas and R read them; choose the feature "
+            "columns with --features; if the value means missing, add it to --na-values)"
+        )
+    out[present] = values
     bad = np.isinf(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

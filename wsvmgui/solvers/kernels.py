@@ -47,6 +47,8 @@ class Kernel:
             raise InputError(f"unknown kernel {self.name!r}; choose one of {', '.join(KERNELS)}")
         if self.name == "rbf" and not (np.isfinite(self.sigma) and self.sigma > 0):
             raise InputError(f"RBF sigma must be a positive number, got {self.sigma!r}")
+        if self.name == "rbf" and not 1e-150 <= self.sigma <= 1e150:  # 1 / sigma**2 finite
+            raise InputError(f"RBF sigma {self.sigma!r} is outside 1e-150..1e150")
         if self.name == "poly" and (int(self.degree) != self.degree or self.degree < 1):
             raise InputError(f"polynomial degree must be a positive integer, got {self.degree!r}")
 

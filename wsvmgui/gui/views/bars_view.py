@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from ...app.view_data import RunResult
 from .common import (
     PHAT_PLAIN,
     class_qcolor,
@@ -75,7 +76,7 @@ class BarsView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.graphics, 1)
 
-        self._result = None
+        self._result: RunResult | None = None
         self._rows = np.empty(0, dtype=int)  # data row of each bar slot (-1 in gaps)
         self._x = np.empty(0)
         self._selected = -1
@@ -192,7 +193,11 @@ class BarsView(QWidget):
         self._draw_marker()
 
     def _draw_marker(self) -> None:
-        hit = np.flatnonzero(self._rows == self._selected) if self._selected >= 0 else []
+        hit = (
+            np.flatnonzero(self._rows == self._selected)
+            if self._selected >= 0
+            else np.empty(0, dtype=int)
+        )
         if len(hit):
             self.marker.setData(x=[float(hit[0])], y=[1.03])
         else:
@@ -209,6 +214,8 @@ class BarsView(QWidget):
     def describe_row(self, row: int, result=None) -> str:
         """One line with the row's label, probabilities, brackets and truth."""
         res = result if result is not None else self._result
+        if res is None:
+            return ""
         ds = res.split.dataset
         rep = res.report
         parts = []
@@ -242,5 +249,8 @@ class BarsView(QWidget):
         if row >= 0:
             self.point_clicked.emit(row)
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics

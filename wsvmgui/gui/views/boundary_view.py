@@ -18,20 +18,27 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSlider,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from ...app.analysis import BoundaryLayer, LiveBoundary, PlaneData, surface_stops
 from ...app.contours import segments_to_xy
+from ...app.datasets import Dataset, DataSplit
+from ...app.plane import surface_stops
 from ...app.slices import closeness, describe_cut, describe_reference
+from ...app.view_data import BoundaryLayer, LiveBoundary, PlaneData, RunResult
+from .boundary_parts import (
+    CROSS_IN,
+    CROSS_OUT,
+    HULL_PEN,
+    PI_STEPS,
+    RING_PEN,
+    BoundaryPanel,
+    SlicePanel,
+)
 from .common import (
     PART_NAMES,
     PART_SYMBOLS,
@@ -40,11 +47,8 @@ from .common import (
     PI_COLORMAP,
     SELECT_PEN,
     TitleItem,
-    add_title,
     class_index,
     class_qcolor,
-    compact_rows,
-    configure_plot,
     faded_brushes,
     fit_legend,
     fixed_lines,
@@ -52,233 +56,7 @@ from .common import (
     legend_line,
     legend_sample,
     phat,
-    pi_colors,
 )
-
-#: Largest number of boundaries drawn antialiased.
-SMOOTH_MAX = 20
-HULL_PEN = pg.mkPen(90, 90, 90, 200, width=1.5, style=Qt.PenStyle.DashLine)
-CROSS_IN = pg.mkBrush(0, 0, 0, 230)
-CROSS_OUT = pg.mkBrush(150, 150, 150, 200)
-RING_PEN = pg.mkPen(255, 140, 0, 255, width=2.5)
-PI_PEN = pg.mkPen(0, 0, 0, 255, width=3, style=Qt.PenStyle.DashLine)
-#: Steps of the pi slider.
-PI_STEPS = 1000
-
-
-class BoundaryPanel:
-    """The items of one boundary plot: background image, boundary curves, points, marks."""
-
-    def __init__(self, plot: pg.PlotItem) -> None:
-        self.plot = plot
-        configure_plot(plot)
-        self.title = add_title(plot)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setZValue(-10)
-        plot.addItem(self.image)
-        self.curves: list[pg.PlotDataItem] = []
-        self.points = pg.ScatterPlotItem(
-            size=8, pen=pg.mkPen(20, 20, 20, 150), hoverable=True, tip=None
-        )
-        self.points.setZValue(5)
-        plot.addItem(self.points)
-        # where two boundaries cross inside the training hull (black) or outside (grey) ...
-        self.crossing = pg.ScatterPlotItem(size=13, symbol="x", pen=None, brush=CROSS_IN)
-        self.crossing.setZValue(6)
-        plot.addItem(self.crossing)
-        self.crossing_out = pg.ScatterPlotItem(size=11, symbol="x", pen=None, brush=CROSS_OUT)
-        self.crossing_out.setZValue(6)
-        plot.addItem(self.crossing_out)
-        # ... and data points whose sign ladder is not monotone (orange rings)
-        self.nonmonotone = pg.ScatterPlotItem(size=16, symbol="o", brush=None, pen=RING_PEN)
-        self.nonmonotone.setZValue(6)
-        plot.addItem(self.nonmonotone)
-        self.hull = pg.PlotDataItem(pen=HULL_PEN)
-        self.hull.setZValue(1)
-        plot.addItem(self.hull)
-        self.selected = pg.ScatterPlotItem(size=20, symbol="o", pen=SELECT_PEN, brush=None)
-        self.selected.setZValue(7)
-        plot.addItem(self.selected)
-        # the boundary at any pi from the exact path: white under black, above the ladder
-        self.pi_halo = pg.PlotDataItem(connect="pairs", pen=pg.mkPen(255, 255, 255, width=6))
-        self.pi_curve = pg.PlotDataItem(connect="pairs", pen=PI_PEN)
-        for z, item in ((3, self.pi_halo), (4, self.pi_curve)):
-            item.setZValue(z)
-            plot.addItem(item)
-        self.n_live = 0
-
-    def _curve(self, i: int) -> pg.PlotDataItem:
-        while len(self.curves) <= i:
-            curve = pg.PlotDataItem(connect="pairs")
-            curve.setZValue(2)
-            self.plot.addItem(curve)
-            self.curves.append(curve)
-        return self.curves[i]
-
-    def set_boundaries(self, weights: np.ndarray, segments: list[np.ndarray]) -> None:
-        """One curve per weight (segments (s, 2, 2)), coloured by pi; extra curves cleared."""
-        colors = pi_colors(weights)
-        # Smooth lines cost about 2.5 times as much to paint: keep them for up to
-        # SMOOTH_MAX boundaries, so that one repaint stays well under the 50 ms budget.
-        smooth = len(segments) <= SMOOTH_MAX
-        for i, seg in enumerate(segments):
-            x, y = segments_to_xy(seg)
-            curve = self._curve(i)
-            curve.opts["antialias"] = smooth
-            curve.setPen(pg.mkPen(colors[i], width=2))
-            curve.setData(x, y, connect="pairs")
-            curve.setVisible(True)
-        for curve in self.curves[len(segments) :]:
-            curve.setData([], [])
-            curve.setVisible(False)
-        self.n_live = 0
-
-    def add_live(self, live: LiveBoundary) -> None:
-        curve = self._curve(self.n_live)
-        curve.opts["antialias"] = False  # live ones fast
-        x, y = segments_to_xy(live.segments)
-        curve.setPen(pg.mkPen(pi_colors([live.weight])[0], width=2))
-        curve.setData(x, y, connect="pairs")
-        curve.setVisible(True)
-        self.n_live += 1
-
-    def clear_boundaries(self) -> None:
-        self.set_boundaries(np.empty(0), [])
-        for item in (self.crossing, self.crossing_out, self.nonmonotone, self.hull):
-            item.setData([], [])
-        self.pi_halo.setData([], [])
-        self.pi_curve.setData([], [])
-        self.image.clear()
-
-    def boundary_data(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(x, y) arrays of every visible boundary curve (for tests and exports)."""
-        out = []
-        for curve in self.curves:
-            if curve.isVisible():
-                x, y = curve.getData()
-                out.append(
-                    (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
-                )
-        return out
-
-
-class SlicePanel(QWidget):
-    """The reference point of a slice: every feature's value, editable.
-
-    Signals
-    -------
-    edited(reference)
-        The user changed a value or chose other values (raw units, shape (p,)).
-    """
-
-    edited = Signal(object)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.follow = QCheckBox("follow selection")
-        self.follow.setChecked(True)
-        self.follow.setToolTip(
-            "Put the slice through the selected point whenever the selection changes"
-        )
-        self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels(["feature", "value"])
-        self.table.verticalHeader().setVisible(False)
-        compact_rows(self.table)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(
-            1, QHeaderView.ResizeMode.ResizeToContents
-        )
-        self.table.setToolTip(
-            "Values of the features not on the axes: the plane passes through this point. "
-            "Double-click a value to edit it."
-        )
-        self.means_button = QPushButton("Means")
-        self.means_button.setToolTip("Every other feature at its mean over the data")
-        self.medians_button = QPushButton("Medians")
-        self.medians_button.setToolTip("Every other feature at its median over the data")
-        heading = QLabel("<b>Slice through</b>")
-        heading.setToolTip(
-            "With more than two features the plot shows the plane through this point "
-            "along the two axis features; the other features are held at these values."
-        )
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.means_button)
-        buttons.addWidget(self.medians_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 0, 2, 0)
-        layout.addWidget(heading)
-        layout.addWidget(self.follow)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(buttons)
-        self.setMinimumWidth(150)
-        self._X: np.ndarray | None = None
-        self._names: list[str] = []
-        self._axes = (0, 1)
-        self._reference = np.empty(0)
-        self._updating = False
-        self.table.itemChanged.connect(self._item_changed)
-        self.means_button.clicked.connect(lambda: self._choose(np.mean))
-        self.medians_button.clicked.connect(lambda: self._choose(np.median))
-
-    def set_data(self, X: np.ndarray, names: list[str]) -> None:
-        self._X = np.asarray(X, float)
-        self._names = list(names)
-        self._updating = True
-        self.table.setRowCount(len(names))
-        for j, name in enumerate(names):
-            item = QTableWidgetItem(name)
-            item.setToolTip(name)
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.table.setItem(j, 0, item)
-            self.table.setItem(j, 1, QTableWidgetItem(""))
-        self._updating = False
-
-    def set_axes(self, ix: int, iy: int) -> None:
-        self._axes = (ix, iy)
-        self._show()
-
-    def set_reference(self, reference: np.ndarray) -> None:
-        self._reference = np.asarray(reference, float).copy()
-        self._show()
-
-    def reference(self) -> np.ndarray:
-        return self._reference.copy()
-
-    def _show(self) -> None:
-        self._updating = True
-        for j in range(self.table.rowCount()):
-            item = self.table.item(j, 1)
-            if item is None or j >= self._reference.size:
-                continue
-            on_axis = j in self._axes
-            item.setText("on an axis" if on_axis else f"{self._reference[j]:.4g}")
-            flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-            item.setFlags(flags if on_axis else flags | Qt.ItemFlag.ItemIsEditable)
-        self._updating = False
-
-    def _item_changed(self, item: QTableWidgetItem) -> None:
-        if self._updating or item.column() != 1:
-            return
-        j = item.row()
-        try:
-            value = float(item.text())
-        except ValueError:
-            self._show()  # not a number: back to the value in force
-            return
-        if not np.isfinite(value):
-            self._show()
-            return
-        self._reference[j] = value
-        self.follow.setChecked(False)
-        self._show()
-        self.edited.emit(self.reference())
-
-    def _choose(self, fn) -> None:
-        if self._X is None:
-            return
-        self.follow.setChecked(False)
-        self.set_reference(fn(self._X, axis=0))
-        self.edited.emit(self.reference())
 
 
 class BoundaryView(QWidget):
@@ -300,6 +78,49 @@ class BoundaryView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        controls = self._build_controls()
+        self._build_pi_row()
+        self._build_plots()
+        self._right_shown = False
+        self._slice_shown = False
+        self.slice_panel = SlicePanel()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.graphics)
+        self.splitter.addWidget(self.slice_panel)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.slice_panel.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self._pi_row)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.info)
+
+        self._dataset: Dataset | None = None
+        self._split: DataSplit | None = None
+        self._parts = np.empty(0, dtype=str)  # part name of each data row
+        self._plane: PlaneData | None = None
+        self._has_result = False
+        self._result: RunResult | None = None
+        self._row = -1
+        self._updating = False
+        self._reference = np.empty(0)
+        self._legend_key: tuple | None = None
+        self.x_combo.currentIndexChanged.connect(self._plane_changed)
+        self.y_combo.currentIndexChanged.connect(self._plane_changed)
+        self.sub_combo.currentIndexChanged.connect(self._draw_layers)
+        self.sub_combo.currentIndexChanged.connect(self._sub_changed)
+        self.surface_box.toggled.connect(self._toggle_surface)
+        self.slice_panel.edited.connect(self._reference_edited)
+        self.pi_slider.valueChanged.connect(self._pi_moved)
+        self.pi_box.toggled.connect(self._pi_toggled)
+        for panel in (self.left, self.right):
+            panel.points.sigClicked.connect(self._clicked)
+
+    def _build_controls(self) -> QHBoxLayout:
+        """The feature and sub-problem choices and the surface switch (one row)."""
         self.x_combo = QComboBox()
         self.x_combo.setToolTip("Feature on the horizontal axis")
         self.y_combo = QComboBox()
@@ -333,6 +154,10 @@ class BoundaryView(QWidget):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget, 1)
         controls.addWidget(self.surface_box)
+        return controls
+
+    def _build_pi_row(self) -> None:
+        """The boundary at any pi: a switch, a slider and its value."""
         self.pi_box = QCheckBox("boundary at \u03c0")
         self.pi_box.setToolTip(
             "Draw the boundary {f\u03c0 = 0} at any weight \u03c0 (thick dashed), from the "
@@ -363,6 +188,9 @@ class BoundaryView(QWidget):
         self._pi_timer.setSingleShot(True)
         self._pi_timer.setInterval(40)
         self._pi_timer.timeout.connect(self._request_pi)
+
+    def _build_plots(self) -> None:
+        """The two panels, the colour bars of pi and p_hat, and the legend."""
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.graphics.setMinimumSize(200, 200)
@@ -397,43 +225,6 @@ class BoundaryView(QWidget):
         keep_legend_fitted(self.graphics, self.legend)
         ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=4)
         ci.layout.setRowStretchFactor(1, 1)
-        self._right_shown = False
-        self._slice_shown = False
-        self.slice_panel = SlicePanel()
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.graphics)
-        self.splitter.addWidget(self.slice_panel)
-        self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setChildrenCollapsible(False)
-        self.slice_panel.setVisible(False)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(controls)
-        layout.addWidget(self._pi_row)
-        layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.info)
-
-        self._dataset = None
-        self._split = None
-        self._parts = None
-        self._plane: PlaneData | None = None
-        self._has_result = False
-        self._result = None
-        self._row = -1
-        self._updating = False
-        self._reference = np.empty(0)
-        self._legend_key = None
-        self.x_combo.currentIndexChanged.connect(self._plane_changed)
-        self.y_combo.currentIndexChanged.connect(self._plane_changed)
-        self.sub_combo.currentIndexChanged.connect(self._draw_layers)
-        self.sub_combo.currentIndexChanged.connect(self._sub_changed)
-        self.surface_box.toggled.connect(self._toggle_surface)
-        self.slice_panel.edited.connect(self._reference_edited)
-        self.pi_slider.valueChanged.connect(self._pi_moved)
-        self.pi_box.toggled.connect(self._pi_toggled)
-        for panel in (self.left, self.right):
-            panel.points.sigClicked.connect(self._clicked)
 
     # ---------------------------------------------------------------------- helpers
     @staticmethod
@@ -511,6 +302,11 @@ class BoundaryView(QWidget):
         self._draw_points()
         self._update_slice_title()
         self.info.setText(ds.summary())
+
+    @property
+    def split(self):
+        """The split whose points are drawn (a DataSplit; None before any data)."""
+        return self._split
 
     def plane(self) -> tuple[int, int]:
         return max(self.x_combo.currentIndex(), 0), max(self.y_combo.currentIndex(), 0)
@@ -616,7 +412,7 @@ class BoundaryView(QWidget):
 
     def path(self):
         """The exact path of the shown sub-problem's ladder (a PathInfo), or None."""
-        paths = getattr(self._result, "paths", None) or []
+        paths = self._result.paths if self._result is not None else []
         k = self.subproblem()
         return paths[k] if k < len(paths) else None
 
@@ -681,9 +477,9 @@ class BoundaryView(QWidget):
         self._slice_shown = show
 
     def _update_slice_title(self) -> None:
-        if not self._is_slice():
-            return
         ds = self._dataset
+        if ds is None or not self._is_slice():
+            return
         ix, iy = self.plane()
         text = "slice at " + describe_reference(
             self._reference, list(ds.feature_names), ix, iy, limit=4
@@ -762,10 +558,10 @@ class BoundaryView(QWidget):
 
     def _guarantee_note(self) -> str:
         """Where the non-crossing guarantee holds, and what the hull-wide checks found."""
-        res = self._result
-        if res is None:
+        res, plane = self._result, self._plane
+        if res is None or plane is None:
             return ""
-        titles = [layer.title for layer in self._plane.layers]
+        titles = [layer.title for layer in plane.layers]
         nc = [t for t in titles if "on-crossing" in t]
         if not nc:
             return ""
@@ -794,7 +590,7 @@ class BoundaryView(QWidget):
         rows = layer.crossing_rows[k]
         ds = self._dataset
         ix, iy = self.plane()
-        if rows.size:
+        if rows.size and ds is not None:
             panel.nonmonotone.setData(x=ds.X[rows, ix], y=ds.X[rows, iy])
         else:
             panel.nonmonotone.setData([], [])
@@ -857,8 +653,11 @@ class BoundaryView(QWidget):
         if len(points):
             self.point_clicked.emit(int(points[0].data()))
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

@@ -141,6 +141,12 @@ class CalibrationView(QWidget):
         self._dirty = True
         QTimer.singleShot(DRAW_DELAY_MS, self, self._draw_if_dirty)
 
+    def set_selection(self, row: int) -> None:
+        """Nothing to mark: the diagram bins every row of the measured part."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
+
     def _draw_if_dirty(self) -> None:
         if self._dirty:
             self._draw()
@@ -194,11 +200,11 @@ class CalibrationView(QWidget):
             if getattr(curve, "wsvm_shown", None) is rel and curve.isVisible():
                 continue  # the same entry as before (baselines arriving): nothing to redo
             curve.wsvm_shown = rel
-            width = 3 if i == 0 else 2
+            pen_width = 3 if i == 0 else 2
             curve.setData(  # one update of the item, not one per style
                 rel.mean_predicted[full],
                 rel.observed[full],
-                pen=pg.mkPen(*color, width=width),
+                pen=pg.mkPen(*color, width=pen_width),
                 symbolBrush=pg.mkBrush(*color),
                 symbolPen=WHITE_PEN,
             )

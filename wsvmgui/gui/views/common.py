@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem, QSizePolicy
 
-from ...app.analysis import class_colors
+from ...app.plane import class_colors
 
 #: Point symbols of the parts of a split.
 PART_SYMBOLS = {"train": "o", "tune": "s", "test": "t"}

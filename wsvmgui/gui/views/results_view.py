@@ -123,7 +123,7 @@ class ResultsView(QWidget):
         self.tuning_table: np.ndarray | None = None
 
     # ------------------------------------------------------------------------ public
-    def clear(self, message: str = "Running\u2026") -> None:
+    def clear(self, message: str = "No result: press Run.") -> None:
         self._columns = {}
         self._fill_table()
         self.summary.setText(message)
@@ -157,7 +157,7 @@ class ResultsView(QWidget):
         notes = "".join(f"<br>{n}" for n in result.notes)
         self.summary.setText(f"{head}<br>{sub}{notes}")
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
-        for part, values in getattr(result, "comparison_metrics", {}).items():
+        for part, values in result.comparison_metrics.items():
             if part != "tune":
                 self._columns[f"non-crossing ({part})"] = dict(values)
         self._fill_table()
@@ -165,7 +165,7 @@ class ResultsView(QWidget):
         self.baseline_button.setEnabled(True)
 
     def add_baselines(self, baselines) -> None:
-        """Add the baselines' measures (a :class:`wsvmgui.app.analysis.Baselines`)."""
+        """Add the baselines' measures (a :class:`wsvmgui.app.view_data.Baselines`)."""
         for name, values in baselines.metrics.items():
             self._columns[f"{name} ({baselines.part})"] = dict(values)
         self._fill_table()
@@ -244,8 +244,11 @@ class ResultsView(QWidget):
         self.plot.setXRange(-0.5, L - 0.5, padding=0)
         self.plot.setYRange(-0.5, S - 0.5, padding=0)
 
-    def export_item(self):
-        return self.graphics.scene()
+    def set_selection(self, row: int) -> None:
+        """Nothing to mark: the view shows measures of the whole run."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics
 
 
 def _no_table_note(result) -> str:

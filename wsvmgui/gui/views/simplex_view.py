@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
+from ...app.view_data import RunResult
 from .common import (
     PHAT,
     add_title,
@@ -94,7 +95,24 @@ class SimplexView(QWidget):
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.info)
 
-        # Triangle
+        self._build_triangle()
+        self._build_ladders()
+        self._build_curves()
+        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
+        keep_legend_fitted(self.graphics, self.legend)
+        self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
+        self._legend_key: tuple | None = None
+        self._curve_names: list[str] = []
+        self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
+        self._dirty = False
+        self._shown: list[pg.PlotItem] = []
+        self._layout(False, True)
+
+        self._result: RunResult | None = None
+        self._row = -1
+
+    def _build_triangle(self) -> None:
+        """The simplex of class weights (K = 3): grid, partition, the point's border."""
         self.tri = pg.PlotItem()
         self.tri_title = add_title(self.tri, "class weights \u03c0 on the simplex")
         self.tri.setAspectLocked(True)
@@ -126,7 +144,8 @@ class SimplexView(QWidget):
         self.tri.setXRange(-0.12, 1.12, padding=0)
         self.tri.setYRange(-0.14, 1.0, padding=0)
 
-        # Ladders
+    def _build_ladders(self) -> None:
+        """The sign ladder of the selected point, one row per sub-problem."""
         self.lad = pg.PlotItem()
         configure_plot(self.lad)
         self.lad_title = add_title(self.lad, "sign ladder of the selected point")
@@ -150,7 +169,9 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
-        # f_pi(x) of the selected point: the values behind the signs
+
+    def _build_curves(self) -> None:
+        """f_pi(x) of the selected point: the values behind the signs."""
         self.curve_plot = pg.PlotItem()
         configure_plot(self.curve_plot)
         self.curve_title = add_title(self.curve_plot, "f\u03c0(x) of the selected point")
@@ -179,18 +200,6 @@ class SimplexView(QWidget):
         )
         self.zero_marks.setZValue(6)
         self.curve_plot.addItem(self.zero_marks)
-        self.legend = pg.LegendItem(labelTextColor=(30, 30, 30), colCount=1)
-        keep_legend_fitted(self.graphics, self.legend)
-        self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
-        self._legend_key = None
-        self._curve_names: list[str] = []
-        self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
-        self._dirty = False
-        self._shown: list[pg.PlotItem] = []
-        self._layout(False, True)
-
-        self._result = None
-        self._row = -1
 
     def _layout(self, triangle: bool, ladders: bool) -> None:
         """Show the triangle and/or the ladders, side by side when both have content."""
@@ -260,7 +269,7 @@ class SimplexView(QWidget):
             text.setText(f"\u03c0 of {c}" if K == 3 else "")
         triangle = result.simplex is not None and result.simplex.grid.shape[1] == 3
         self._curve_names = [lad.description for lad in result.ladders][: len(CURVE_COLORS)]
-        paths = list(getattr(result, "paths", None) or [])
+        paths = list(result.paths)
         self._path_kinds = tuple(
             "" if info is None else info.source for info in paths[: len(self._curve_names)]
         )
@@ -391,13 +400,16 @@ class SimplexView(QWidget):
         otherwise straight between the fitted weights; diamonds at the estimates."""
         from ...app.path_view import zeros_of
 
+        res = self._result
         shown = [lad for lad in ladders if lad.values is not None][: len(CURVE_COLORS)]
-        paths = list(getattr(self._result, "paths", None) or []) if shown else []
+        if res is None:
+            shown = []
+        paths = list(res.paths) if res is not None and shown else []
         while len(self.curves) < len(shown):
             curve = pg.PlotDataItem()
             self.curve_plot.addItem(curve)
             self.curves.append(curve)
-        x_row = self._result.split.X_all[row : row + 1] if shown else None
+        x_row = res.split.X_all[row : row + 1] if res is not None else np.empty((0, 0))
         marks, values, zeros, dots_x, dots_y, breaks = [], [], [], [], [], []
         for i, lad in enumerate(shown):
             curve, color = self.curves[i], CURVE_COLORS[i]
@@ -471,5 +483,8 @@ class SimplexView(QWidget):
             "grid_x": np.asarray(self.grid_points.data["x"]),
         }
 
-    def export_item(self):
-        return self.graphics.scene()
+    def add_baselines(self, baselines) -> None:
+        """Nothing to add: the baselines are measured in the results and calibration views."""
+
+    def export_item(self) -> QWidget:
+        return self.graphics

@@ -1,0 +1,154 @@
+"""What a fitted estimator shows beyond its probabilities, as the views' data (no Qt).
+
+The estimators declare their view capabilities (:mod:`wsvmgui.estimators.views`), so a
+scheme without one simply shows less:
+
+* :class:`~wsvmgui.estimators.views.LadderViews`: one binary ladder (boundaries, sign
+  ladder, bracket);
+* :class:`~wsvmgui.estimators.views.SubproblemViews`: the ladders of divide and conquer,
+  one per sub-problem;
+* :class:`~wsvmgui.estimators.views.SimplexViews`: the joint simplex scheme's grid
+  predictions.
+
+This module reads them (:func:`ladders_of`, :func:`simplex_of`), checks a binary ladder for
+crossings over the whole training hull (:func:`crossing_checks`), turns the fit's own
+notes into sentences (:func:`engine_notes`) and a final fit's progress event into a live
+boundary (:func:`live_boundary`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..estimators.views import LadderViews, SimplexViews, SubproblemViews
+from .contours import zero_contour
+from .view_data import LadderInfo, LiveBoundary, SimplexInfo
+
+
+def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[LadderInfo]:
+    """The sign ladders of every binary sub-problem at ``X`` (n, p); [] if none."""
+    if isinstance(estimator, SubproblemViews):
+        values = estimator.subproblem_decisions(X)
+        return [
+            LadderInfo(
+                str(view.label),
+                np.asarray(view.weights),
+                np.asarray(view.signs, bool),
+                np.asarray(view.lo, float),
+                np.asarray(view.hi, float),
+                np.asarray(f, float),
+            )
+            for view, f in zip(estimator.subproblem_ladders(X), values, strict=True)
+        ]
+    if isinstance(estimator, LadderViews):
+        est = estimator.estimate(X)
+        est_classes = estimator.classes_
+        decision = np.asarray(estimator.ladder_decision(X), float)
+        return [
+            LadderInfo(
+                f"{est_classes[1]} vs {est_classes[0]}",
+                np.asarray(estimator.weights_),
+                decision > 0,
+                np.asarray(est.lo, float),
+                np.asarray(est.hi, float),
+                decision,
+            )
+        ]
+    return []
+
+
+def simplex_of(estimator: Any, X: np.ndarray) -> SimplexInfo | None:
+    """The joint simplex scheme's grid predictions at ``X``; None for other estimators."""
+    if not isinstance(estimator, SimplexViews):
+        return None
+    return SimplexInfo(
+        np.asarray(estimator.grid_, float),
+        np.asarray(estimator.grid_predictions(X), int),
+        np.asarray(estimator.border_weights(X), float),
+    )
+
+
+def crossing_checks(estimator: Any, X_fit: np.ndarray) -> dict[str, dict]:
+    """Crossings of a binary ladder over the whole training hull, in both spaces.
+
+    Returns
+    -------
+    dict
+        ``"input"`` and ``"feature"`` -> :meth:`CrossingReport.summary` (empty for an
+        estimator without :class:`LadderViews`).
+    """
+    if not isinstance(estimator, LadderViews):
+        return {}
+    from ..ladder.crossing import crossing_diagnostics
+
+    out = {}
+    for space in ("input", "feature"):
+        try:
+            rep = crossing_diagnostics(estimator, X_fit, space=space, n_samples=5000, seed=0)
+        except (InputError, ValueError, AttributeError):
+            continue
+        out[space] = rep.summary()
+    return out
+
+
+def engine_notes(info: dict[str, Any] | None) -> list[str]:
+    """What the user should know about the ladder engines of a fit (``fit_info_``).
+
+    Paths that broke down (the grid ladder answered, with a warning in the log), for the
+    ``"auto"`` engine the ladders it gave to the grid, and a screened tuning search;
+    nothing when every ladder ran on the engine asked for and tuning was not screened.
+    """
+    info = info or {}
+    counts = {**info.get("tuning_engines", {})}
+    for k, v in info.get("final_engines", {}).items():
+        counts[k] = counts.get(k, 0) + v
+    total = sum(counts.values())
+    notes = []
+    if info.get("path_fallbacks"):
+        notes.append(
+            f"Weight path broke down for {info['path_fallbacks']} of {total} ladders; the "
+            "grid ladder answered for them (reasons in the log)."
+        )
+    if info.get("auto_grid"):
+        notes.append(
+            f"Engine auto: the grid ladder for {info['auto_grid']} of {total} ladders "
+            "(large elbows), the exact path for the rest."
+        )
+    if info.get("tuning_screened"):
+        notes.append(
+            "Tuning screened: every (\u03bb, \u03c3) cell on a third of the training rows, "
+            "the 6 best on all of them (turn off 'screened tuning' or pass --no-screen for "
+            "the full search)."
+        )
+    return notes
+
+
+def live_boundary(
+    partial: Any,
+    grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    done: int,
+    total: int,
+) -> LiveBoundary | None:
+    """A live boundary from a progress partial that can evaluate itself, else None.
+
+    A partial qualifies when it is a final-stage fit event
+    (:class:`wsvmgui.ladder.grid.FitEvent`: ``stage == "final"``, ``fit.pi`` and
+    ``decision(X) -> (m,)`` over model inputs) of a binary problem (empty ``label``).
+    Older duck-typed events with ``phase``, ``weight`` and ``decision_function`` work too.
+    """
+    if grid is None or partial is None:
+        return None
+    stage = getattr(partial, "stage", getattr(partial, "phase", None))
+    if stage != "final" or getattr(partial, "label", ""):
+        return None
+    fn = getattr(partial, "decision", None) or getattr(partial, "decision_function", None)
+    fit = getattr(partial, "fit", None)
+    weight = getattr(fit, "pi", getattr(partial, "weight", None))
+    if not callable(fn) or weight is None:
+        return None
+    xs, ys, X_grid = grid
+    Z = np.asarray(fn(X_grid), float).reshape(ys.size, xs.size)
+    return LiveBoundary(float(weight), zero_contour(xs, ys, Z), done, total)
