@@ -63,8 +63,10 @@ def run(design: str, seed: int) -> dict:
     sigmas = [float(s) for s in default_sigma_grid(X, codes, seed=seed)]
     lams = [1.0 / (2.0 * n_first * C) for C in DEFAULT_C_GRID]
     fmaps = [[FeatureMap.fit(X[tr], Kernel("rbf", sigma=s)) for tr, _ in folds] for s in sigmas]
-    problems = [[JointProblem(f.Z_train, codes[tr], 3) for f, (tr, _) in zip(row, folds, strict=True)]
-                for row in fmaps]  # fmt: skip
+    problems = [
+        [JointProblem(f.Z_train, codes[tr], 3) for f, (tr, _) in zip(row, folds, strict=True)]
+        for row in fmaps
+    ]
     cells = [(si, lam) for si in range(len(sigmas)) for lam in lams]
     cpu: dict = {"full": [], "coarse": []}
     score: dict = {"full": [], "coarse": []}
