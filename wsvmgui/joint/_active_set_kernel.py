@@ -1,23 +1,32 @@
-"""Compiled dual coordinate descent for the convex subproblem of one DCA step.
+"""Compiled solver of the convex subproblem of one DCA step (:mod:`.active_set`).
 
-Math (:mod:`.subproblem`, :mod:`.dcd`): points ``i`` with features ``z_i`` (r,), weights
-``w_i``, and ``K1 = K - 1`` pair margins ``m_ij = u_i . D_ij`` with ``u_i = z_i' W + b``
-(K1,) and ``D_ij = P[y_i] - P[k_ij]`` (rows ``i * K1 + j`` of ``Dm``).  The dual variables
-``alpha_ij >= 0`` with ``sum_j alpha_ij <= w_i``, the DCA slopes ``beta_ij``,
-``gamma = alpha - beta``, ``W = sum_ij gamma_ij z_i D_ij'`` and ``s = sum_ij gamma_ij D_ij``
-(the equality ``s = 0`` belongs to the intercept).
+Math (:mod:`.subproblem`): points ``i`` with features ``z_i`` (r,), weights ``w_i``, and
+``K1 = K - 1`` pair margins ``m_ij = u_i . D_ij`` with ``u_i = z_i' W + b`` (K1,) and
+``D_ij = P[y_i] - P[k_ij]`` (rows ``i * K1 + j`` of ``Dm``).  The duals ``alpha_ij >= 0``
+with ``sum_j alpha_ij <= w_i``, the DCA slopes ``beta_ij``, ``gamma = alpha - beta``,
+``W = sum_ij gamma_ij z_i D_ij'`` and ``s = sum_ij gamma_ij D_ij``; the intercept's
+stationarity is the equality ``s = 0``.  An answer's *face*: which points' sums are at
+their bound (``bnd``, with an anchor pair ``anc``) and which pairs are active (``act``).
 
-The intercept is handled by the method of multipliers (a proximal point method on
-``b``): the inner problem maximises ``sum alpha - 1/2 ||W||^2 - rho/2 ||s||^2 - lam . s``
-over the per-point constraints only, its effective intercept is ``b = lam + rho s``;
-after each inner solve ``lam <- b``.  Each inner step maximises exactly over one point's
-``K1`` duals: since ``D_ij . D_ij' = 1 + [j = j']`` the block's Hessian is
-``q (I + 11')`` with ``q = ||z_i||^2 + rho``, and the block problem
-``min 1/2 a'(I + 11')a - c'a, a >= 0, sum a <= w_i`` is solved in closed form after
-sorting ``c`` (:func:`block_solve`).
+* :func:`face_core` / :func:`face_solve`: the exact optimum on a face, one symmetric
+  linear system (a Cholesky factor and a ``K1 x K1`` Schur complement).
+* :func:`homotopy`: a parametric active-set method.  From the exact answer for some
+  data ``(w, beta)`` it follows the answer, piecewise linear in the data, to new data,
+  changing the face by one condition at each event.  Warm starts along the simplex grid
+  and along the DCA steps are such paths.
+* :func:`polish`: primal-dual active-set steps (the face the last answer identifies,
+  :func:`identify`); cheap when they converge, stopped when they do not.
+* :func:`sweeps`: dual coordinate descent, one point's ``K1`` duals at a time, exactly
+  (since ``D_ij . D_ij' = 1 + [j = j']`` the block's Hessian is ``q (I + 11')``,
+  ``q = ||z_i||^2 + rho``; :func:`block_solve` sorts), with the intercept by the method
+  of multipliers (effective intercept ``b = lam + rho s``; ``lam <- b`` after each inner
+  solve).  It gives a cold start a nearby point, which :func:`perturb` makes the exact
+  answer of nearby data (targets and an offset), and a path from there finishes.
+* :func:`solve`: the strategy; :func:`check` the KKT residual every answer reports.
 
 All state lives in caller-owned arrays; the functions release the GIL and are compiled
 once per machine and cached on disk, with IEEE division (the residual checks catch NaN).
+Only the functions :mod:`.active_set` calls have a Python entry point.
 """
 
 from __future__ import annotations
@@ -80,7 +89,7 @@ def _jit(sig: str, entry: bool = False):
     return wrap
 
 
-@_jit("void(F1, float64, F1, F1)", entry=True)
+@_jit("void(F1, float64, F1, F1)")
 def block_solve(c, w, a, srt):
     """Minimise ``1/2 a'(I + 11')a - c'a`` over ``a >= 0, sum a <= w``; writes ``a``.
 
@@ -117,7 +126,7 @@ def block_solve(c, w, a, srt):
         a[j] = v if v > 0.0 else 0.0
 
 
-@_jit("void(F2, F2, F2, F2, F2, F1)", entry=True)
+@_jit("void(F2, F2, F2, F2, F2, F1)")
 def rebuild(Z, Dm, alpha, beta, W, s):
     """``W = sum_ij gamma_ij z_i D_ij'`` and ``s = sum_ij gamma_ij D_ij`` from the duals."""
     n, r = Z.shape
@@ -146,7 +155,7 @@ def rebuild(Z, Dm, alpha, beta, W, s):
                     W[a, c] += zia * v[c]
 
 
-@_jit("void(F2, F2, F2, F1, F2)", entry=True)
+@_jit("void(F2, F2, F2, F1, F2)")
 def margins(Z, Dm, W, b, m):
     """Pair margins ``m_ij = (z_i' W + b) . D_ij``; writes ``m`` (n, K1)."""
     n, r = Z.shape
@@ -228,7 +237,7 @@ def truncated_set(m, s_trunc, trunc0, jc0, previous, tol, w, beta, trunc, jc):
     return changed
 
 
-@_jit("void(F2, F1, F2, F2, F2, F1, F1, F1)", entry=True)
+@_jit("void(F2, F1, F2, F2, F2, F1, F1, F1)")
 def check(m, w, alpha, beta, W, b, s, out):
     """The answer's KKT residual, duality gap and objective; writes ``out[O_KKT..]``.
 
@@ -528,7 +537,7 @@ def face_core(Z, Gk, Dm, tgt, sig, fi, fa, fb, nf, W0, s0, rho, mu, dvec, t, bne
     return True
 
 
-@_jit("boolean(F2, F2, F2, F1, F2, F2, F1, B1, I1, B2, float64, float64, F2, F1)", entry=True)
+@_jit("boolean(F2, F2, F2, F1, F2, F2, F1, B1, I1, B2, float64, float64, F2, F1)")
 def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew):
     """The dual optimum on a face for the data ``(w, beta, tgt, sig)``; writes ``anew, bnew``.
 
@@ -573,7 +582,7 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
     return True
 
 
-@_jit("boolean(F2, F1)", entry=True)
+@_jit("boolean(F2, F1)")
 def clip_feasible(a, w):
     """Clip round-off (``1e-9 w_i``) into ``a >= 0, sum a <= w``; False if more is needed."""
     n, k1 = a.shape
@@ -601,7 +610,6 @@ def clip_feasible(a, w):
 @_jit(
     "float64(F2, F2, F2, F1, F2, F2, F2, F2, F1, F1, B1, I1, B2, boolean, float64, float64, int64,"
     " float64, float64, F1)",
-    entry=True,
 )
 def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, rounds, tol,
            current, out):  # fmt: skip
@@ -685,7 +693,6 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
 @_jit(
     "int64(F2, F2, F2, F1, F2, F2, F1, F1, F2, F2, F1, F2, F1, F2, B1, I1, B2, float64, float64,"
     " int64, F1)",
-    entry=True,
 )
 def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, m, bnd, anc,
              act, rho, mu, max_events, out):  # fmt: skip
@@ -864,7 +871,7 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
             a1[i, j] = w1[i] if bnd[i] and j == anc[i] else 0.0
 
 
-@_jit("void(F2, F2, F1, F2, F2, F1, F2, B1, I1, B2, F2, F1)", entry=True)
+@_jit("void(F2, F2, F1, F2, F2, F1, F2, B1, I1, B2, F2, F1)")
 def perturb(Z, Dm, w, beta, alpha, b, m, bnd, anc, act, tgt, sig):
     """Make a feasible point the exact answer of a nearby problem; the start of a path.
 
@@ -910,7 +917,7 @@ def perturb(Z, Dm, w, beta, alpha, b, m, bnd, anc, act, tgt, sig):
                 tgt[i, j] = m[i, j] if act[i, j] else min(1.0, m[i, j])
 
 
-@_jit("int64(F2, F1, F2, F1, F2, F2, F2, F1, F1, float64, float64, float64, int64)", entry=True)
+@_jit("int64(F2, F1, F2, F1, F2, F2, F2, F1, F1, float64, float64, float64, int64)")
 def sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b, max_epochs):
     """Coordinate sweeps (point blocks, shuffled) with multiplier updates of ``lam``.
 

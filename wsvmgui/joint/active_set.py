@@ -9,8 +9,9 @@ by small changes of the data ``(w, beta)``, so each answer starts from its neigh
   to the new data on a fixed face, changing the face by one condition at each event
   (a parametric active-set method, :func:`._active_set_kernel.homotopy`), after a few
   primal-dual active-set steps that often land on the new face at once;
-* a cold start (the first grid weight of a chain) runs coordinate descent on the dual
-  (the intercept by the method of multipliers) until active-set steps finish it.
+* a cold start (the first grid weight of a chain) runs a few sweeps of coordinate
+  descent on the dual (the intercept by the method of multipliers), then a path from
+  nearby data that the sweeps' point solves exactly (its margins as targets).
 
 Every answer is checked: its KKT residual (the same quantity as
 :func:`.subproblem.kkt_residual`) must be at most ``kkt_tol``, and an answer that misses
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..errors import SolverError
 from . import _active_set_kernel as _k
-from .dca import DCAResult
+from .dca import KINK_TOL, DCAResult
 from .subproblem import ACTIVE_SET, JointProblem, SubproblemSolution, solve_subproblem
 
 __all__ = ["ACTIVE_SET", "Answer", "Arrays", "dca", "fit_point", "solve", "truncated_objective"]
@@ -309,11 +310,6 @@ def dca(
             break
         trunc, jc, beta = new_trunc, new_jc, new_beta
     return current, tuple(objectives), converged, int(trunc.sum())
-
-
-#: Margin band around the kinks inside which a point keeps its previous DCA slope
-#: (:data:`wsvmgui.joint.dca.KINK_TOL`).
-KINK_TOL = 1e-5
 
 
 @dataclass
