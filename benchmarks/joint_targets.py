@@ -1,0 +1,287 @@
+"""Issue 20's targets for the joint simplex fit, measured side by side in one run.
+
+Writes benchmarks/results/joint_targets.{md,json}.  Run:
+``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/joint_targets.py``
+(``--parts`` picks parts; each part's numbers are kept in the JSON, so parts can be
+measured in separate runs; ``--rewrite`` rebuilds the .md from the .json).
+
+1. ``iris``: the joint-indirect default (the active-set solver) against the One-vs-All
+   default, and the joint default on the general QP (Clarabel, the solver before), on
+   iris (105 training rows, standardised), each fit + predict_proba in a fresh process
+   (CPU seconds of the process's own clock).  Target: joint <= 5x One-vs-All.
+2. ``thorough``: the app's "thorough" preset for the joint-indirect scheme on the K = 3
+   demo design (wu2010_ex1, n = 300, 210 training rows; N = 20, 5 C x 6 sigma, 10-fold
+   CV and a refit: 51,471 grid fits) on 2 threads, whole, in a fresh process: its CPU
+   seconds (``getrusage`` of the child) and wall time.  Target: under 10 minutes on 2
+   cores, i.e. CPU / 2 <= 600 s when both cores are its own (the machine is shared, so
+   the wall time is reported but is not the measure).
+3. ``fraction``: one tenth of the thorough tuning (its 30 (C, sigma) grids on the first
+   fold) with each solver, one thread: the per-fit CPU of both solvers on the same fits.
+
+All numbers of one part come from one run; CPU seconds, BLAS pinned to one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+NAME = "joint_targets"
+PARTS = ("iris", "thorough", "fraction")
+GENERAL, ACTIVE = "clarabel", "active-set"
+
+
+def _child(code: str, timeout: float | None = None) -> dict:
+    """Run ``code`` in a fresh interpreter; it prints one JSON line as its last line."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore::FutureWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=timeout,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res["process_cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    res["process_wall"] = time.perf_counter() - t0
+    return res
+
+
+# ----------------------------------------------------------------------------- part 1
+IRIS = """
+import json, time, numpy as np
+from sklearn.datasets import load_iris
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from {module} import {cls} as E
+X, y = load_iris(return_X_y=True)
+Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+sc = StandardScaler().fit(Xtr); Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
+est = E({kwargs})
+c0 = time.process_time()
+est.fit(Xtr, ytr)
+p = est.predict_proba(Xte)
+cpu = time.process_time() - c0
+acc = float(np.mean(p.argmax(1) == yte))
+loss = float(-np.mean(np.log(p[np.arange(yte.size), yte])))
+print(json.dumps({{"cpu": cpu, "n_train": int(ytr.size), "accuracy": acc, "log_loss": loss,
+                   "kernel": str(getattr(est, "kernel", ""))}}))
+"""
+
+
+def iris() -> list[dict]:
+    cases = [
+        ("One-vs-All default", "wsvmgui.estimators.multiclass",
+         "MulticlassWeightedSVMClassifier", "scheme='ova'"),
+        ("joint-indirect default (active-set)", "wsvmgui.estimators.joint",
+         "JointWSVMClassifier", ""),
+        ("joint-indirect default on the general QP (before)", "wsvmgui.estimators.joint",
+         "JointWSVMClassifier", f"qp_solver={GENERAL!r}"),
+    ]  # fmt: skip
+    rows = []
+    for name, module, cls, kwargs in cases:
+        res = _child(IRIS.format(module=module, cls=cls, kwargs=kwargs))
+        rows.append({"estimator": name, **res})
+        print(rows[-1], flush=True)
+    for r in rows:
+        r["ratio_to_ova"] = r["cpu"] / rows[0]["cpu"]
+    return rows
+
+
+# ----------------------------------------------------------------------------- part 2
+THOROUGH = """
+import json, time
+from dataclasses import replace
+from wsvmgui.app.datasets import load_builtin, split_dataset
+from wsvmgui.app.presets import preset_settings
+from wsvmgui.app.schemes import fit_scheme
+ds = load_builtin("design:wu2010_ex1")
+sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
+st = replace(preset_settings("thorough", "joint-indirect", sp.train.X, sp.train.y), n_jobs=2)
+seen = []
+c0, t0 = time.process_time(), time.perf_counter()
+est = fit_scheme(st, sp.train.X, sp.train.y, progress=lambda d, t, p=None: seen.append(t))
+cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+lam = est.lambda_ if hasattr(est, "lambda_") else est.lam_
+print(json.dumps({"cpu": cpu, "wall": wall, "fits": est.fit_info_["n_fits"],
+                  "planned": max(seen), "n_train": int(sp.train.y.size),
+                  "lambda": float(lam), "sigma": float(est.sigma_), "C": float(est.C_),
+                  "fallbacks": int(est.fit_.fallbacks)}))
+"""
+
+
+def thorough() -> dict:
+    res = _child(THOROUGH, timeout=3600)
+    res["cpu_per_core"] = res["process_cpu"] / 2
+    print(res, flush=True)
+    return res
+
+
+# ----------------------------------------------------------------------------- part 3
+def fraction() -> dict:
+    """The thorough tuning's 30 grids on its first fold, each solver, one thread."""
+    import numpy as np
+
+    from wsvmgui.app.datasets import load_builtin, split_dataset
+    from wsvmgui.estimators.joint import DEFAULT_C_GRID
+    from wsvmgui.joint.dca import minimal_truncation
+    from wsvmgui.joint.features import FeatureMap
+    from wsvmgui.joint.grid_fit import fit_grid
+    from wsvmgui.joint.simplex_grid import SimplexGrid
+    from wsvmgui.joint.subproblem import JointProblem
+    from wsvmgui.ladder.splits import resolve_cv
+    from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
+
+    ds = load_builtin("design:wu2010_ex1")
+    sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
+    X, y = sp.train.X, sp.train.y
+    codes = np.searchsorted(np.unique(y), y)
+    tr, te = resolve_cv(10, y, 0, holdout=True, holdout_share=0.5)[0]
+    grid = SimplexGrid.build(3, 20)
+    s = minimal_truncation(3)
+    cpu = {GENERAL: 0.0, ACTIVE: 0.0}
+    agree, fits, fallbacks = [], 0, 0
+    for sigma in default_sigma_grid(X, codes, seed=0):
+        fm = FeatureMap.fit(X[tr], Kernel("rbf", sigma=float(sigma)))
+        pr = JointProblem(fm.Z_train, codes[tr], 3)
+        Zte = fm.transform(X[te])
+        for C in DEFAULT_C_GRID:
+            preds = {}
+            for solver in cpu:
+                c0 = time.process_time()
+                gf = fit_grid(pr, grid, float(C), s, qp_solver=solver, n_jobs=1)
+                cpu[solver] += time.process_time() - c0
+                preds[solver] = gf.predict_classes(Zte, pr.P)
+                if solver == ACTIVE:
+                    fallbacks += int(gf.fallbacks)
+            agree.append(float(np.mean(preds[GENERAL] == preds[ACTIVE])))
+            fits += grid.size
+            print(sigma, C, {k: round(v, 1) for k, v in cpu.items()}, flush=True)
+    return {
+        "fits": fits,
+        "general_cpu": cpu[GENERAL],
+        "active_cpu": cpu[ACTIVE],
+        "ratio": cpu[GENERAL] / cpu[ACTIVE],
+        "general_ms_per_fit": 1e3 * cpu[GENERAL] / fits,
+        "active_ms_per_fit": 1e3 * cpu[ACTIVE] / fits,
+        "tuning_prediction_agreement": float(np.mean(agree)),
+        "active_fallbacks": fallbacks,
+    }
+
+
+# ----------------------------------------------------------------------------- report
+def write(out: dict) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    tmp = RESULTS / f"{NAME}.json.tmp"
+    tmp.write_text(json.dumps(out, indent=2, default=float))
+    tmp.replace(RESULTS / f"{NAME}.json")
+    lines = [
+        "# Joint simplex fit: issue 20's targets",
+        "",
+        __doc__.split("\n\n", 2)[2].strip(),
+        "",
+    ]
+    for part in PARTS:
+        meta = out.get(f"{part}_machine")
+        if meta:
+            lines += [
+                f"`{part}` measured {meta['when']} on {meta['cpu_count']} cores shared with "
+                f"other jobs (load average {meta['load_start']:.1f} at its start, "
+                f"{meta['load_end']:.1f} at its end), commit {meta['commit']}.",
+                "",
+            ]
+    if "iris" in out:
+        lines += [
+            "## Estimator defaults on iris (fit + predict_proba, fresh process each)",
+            "",
+            "| estimator | kernel | CPU s | ratio to One-vs-All | test accuracy | test log-loss |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in out["iris"]:
+            lines.append(
+                f"| {r['estimator']} | {r.get('kernel') or '-'} | {r['cpu']:.2f} | "
+                f"{r['ratio_to_ova']:.2f}x | {r['accuracy']:.3f} | {r['log_loss']:.4f} |"
+            )
+        lines.append("")
+    if "thorough" in out:
+        t = out["thorough"]
+        lines += [
+            "## The app's thorough preset, joint-indirect, K = 3 demo design, 2 threads",
+            "",
+            f"{t['fits']} grid fits (planned {t['planned']}); process CPU "
+            f"{t['process_cpu']:.0f} s, i.e. {t['cpu_per_core']:.0f} s = "
+            f"{t['cpu_per_core'] / 60:.1f} min per core on 2 cores (target: 10 min); wall "
+            f"{t['process_wall']:.0f} s on the shared machine; chosen C = {t['C']:.3g}, "
+            f"sigma = {t['sigma']:.3g}; subproblems left to the general QP in the final "
+            f"grid: {t['fallbacks']}.",
+            "",
+        ]
+    if "fraction" in out:
+        f = out["fraction"]
+        lines += [
+            "## One tenth of the thorough tuning (30 grids, first fold), one thread",
+            "",
+            "| solver | CPU s | ms per grid fit |",
+            "| --- | --- | --- |",
+            f"| general QP (before) | {f['general_cpu']:.0f} | {f['general_ms_per_fit']:.1f} |",
+            f"| active-set | {f['active_cpu']:.1f} | {f['active_ms_per_fit']:.1f} |",
+            "",
+            f"{f['fits']} fits each; ratio {f['ratio']:.1f}x; the two solvers predict the "
+            f"same class for {100 * f['tuning_prediction_agreement']:.2f}% of (tuning row, "
+            f"grid weight) pairs; active-set subproblems left to the general QP: "
+            f"{f['active_fallbacks']}.",
+            "",
+        ]
+    (RESULTS / f"{NAME}.md").write_text("\n".join(lines))
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
+    ap.add_argument("--rewrite", action="store_true", help="rebuild the .md from the .json")
+    args = ap.parse_args()
+    path = RESULTS / f"{NAME}.json"
+    out: dict = json.loads(path.read_text()) if path.exists() else {}
+    if args.rewrite:
+        write(out)
+        return
+    for part in args.parts:
+        print(f"{part} ...", flush=True)
+        meta = {
+            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "cpu_count": os.cpu_count(),
+            "load_start": os.getloadavg()[0],
+            "commit": _commit(),
+        }
+        out[part] = {"iris": iris, "thorough": thorough, "fraction": fraction}[part]()
+        meta["load_end"] = os.getloadavg()[0]
+        out[f"{part}_machine"] = meta
+        # re-read: another run may have written other parts meanwhile
+        saved = json.loads(path.read_text()) if path.exists() else {}
+        saved.update({part: out[part], f"{part}_machine": meta})
+        out = saved
+        write(out)
+
+
+if __name__ == "__main__":
+    main()
