@@ -89,7 +89,7 @@ def iris() -> list[dict]:
     cases = [
         ("One-vs-All default", "wsvmgui.estimators.multiclass",
          "MulticlassWeightedSVMClassifier", "scheme='ova'"),
-        ("joint-indirect default (active-set, screened tuning)", *joint, ""),
+        ("joint-indirect default (active-set)", *joint, ""),
         ("joint-indirect default, tuning not screened", *joint, "screen=None"),
         ("joint-indirect linear (active-set)", *joint, "kernel='linear'"),
         ("joint-indirect linear, general QP (the solver before)", *joint,
