@@ -137,8 +137,10 @@ def fit_binary_ladder(
     ----------
     K : ndarray, shape (n, n), or Gram
         The training rows' kernel matrix; a :class:`~wsvmgui.solvers.gram.Gram` (rows
-        of a shared matrix, or values made on the fly) lets the grid use it in place;
-        the path takes its dense matrix.
+        of a shared matrix, or values made on the fly) lets the grid use it in place.
+        The path reads a dense matrix of its rows, and on an
+        :class:`~wsvmgui.solvers.gram.OnTheFlyGram` only the kernel rows of its elbow
+        points (:mod:`wsvmgui.ladder.path_rows`; at most the Gram's ``cache_mb`` of them).
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     weights : ndarray, shape (M - 1,)
@@ -178,7 +180,7 @@ def fit_binary_ladder(
     where = f" ({context})" if context else ""
     try:
         path = fit_path(
-            np.asarray(K), y, lam, progress=units.path_progress, should_cancel=should_cancel,
+            K, y, lam, progress=units.path_progress, should_cancel=should_cancel,
             max_elbow=limit,
         )  # fmt: skip
     except PathTooCostly as exc:
@@ -196,18 +198,21 @@ def fit_binary_ladder(
         logger.warning("%s; using the grid ladder", why)
         ladder = _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs)
         return replace(ladder, fallback=why)
-    for pi in shown:
-        units.report(_fit_at(path, float(pi)))
+    for fit in _fits_at(path, shown):
+        units.report(fit)
     units.finish()
     return PathLadder(path, weights)
 
 
-def _fit_at(path: WeightPath, pi: float) -> WeightedFit:
-    """The weighted SVM at ``pi`` read off the path (coefficients over its points)."""
-    coef, b = path.coef_matrix(np.array([pi]))
-    return WeightedFit(
-        pi, path.lam, path.C, coef[0] * path.y, coef[0], float(b[0]), path.kkt_residual
-    )
+def _fits_at(path: WeightPath, pis: np.ndarray) -> list[WeightedFit]:
+    """The weighted SVMs at ``pis`` read off the path (coefficients over its points)."""
+    if not pis.size:
+        return []
+    coef, b = path.coef_matrix(pis)
+    return [
+        WeightedFit(float(pi), path.lam, path.C, c * path.y, c, float(bi), path.kkt_residual)
+        for pi, c, bi in zip(pis, coef, b, strict=True)
+    ]
 
 
 def _grid(K, y, weights, lam, solver, qp_solver, units, should_cancel, n_jobs) -> Ladder:
