@@ -107,7 +107,7 @@ class JointScreening:
         """Screen only when cells would be dropped and the screening grid is coarser."""
         return n_cells > self.keep and self.resolution(K, N) < N
 
-    def survivors(self, scores: Sequence[float]) -> np.ndarray:
+    def survivors(self, scores: Sequence[float] | np.ndarray) -> np.ndarray:
         """Indices of the ``keep`` lowest scores (NaN last, ties by index), ascending."""
         s = np.asarray(scores, dtype=float)
         order = np.lexsort((np.arange(s.size), np.where(np.isnan(s), np.inf, s)))
