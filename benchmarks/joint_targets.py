@@ -277,6 +277,22 @@ def write(out: dict) -> None:
                 f"{r['ratio_to_ova']:.2f}x | {r['accuracy']:.3f} | {r['log_loss']:.4f} |"
             )
         lines.append("")
+    if "iris_trial_merge" in out:  # added by hand from a scratch merge (see its note)
+        m = out["iris_trial_merge"]
+        lines += [
+            "## Iris with the generic search and screened tuning",
+            "",
+            m["note"] + ".",
+            "",
+            "| estimator | kernel | CPU s | ratio to One-vs-All | test accuracy | test log-loss |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in m["rows"]:
+            lines.append(
+                f"| {r['estimator']} | {r.get('kernel') or '-'} | {r['cpu']:.2f} | "
+                f"{r['ratio_to_ova']:.2f}x | {r['accuracy']:.3f} | {r['log_loss']:.4f} |"
+            )
+        lines.append("")
     if "thorough" in out:
         t = out["thorough"]
         lines += [
@@ -331,7 +347,7 @@ def write(out: dict) -> None:
         est = 10 * c["active_cpu"] + 10 * 3 * full_cell + refit
         fits = 10 * c["fits"] + 10 * 3 * (f["fits"] // 30) + f["fits"] // 30
         lines += [
-            "## The thorough preset with screened tuning (the estimator's default)",
+            "## The thorough preset with screened tuning (the estimator's screen='auto')",
             "",
             f"The screening round on the first fold (30 grids at N = 10): "
             f"{c['active_cpu']:.0f} CPU s for {c['fits']} fits ({c['active_ms_per_fit']:.1f} "
