@@ -8,7 +8,7 @@ Writes benchmarks/results/joint_speed.{md,json}.  Run:
 "Before" is the general QP (Clarabel, with its working-set warm start), the solver the
 library used until now and the reference of the tests; "after" is the default
 active-set solver (:mod:`wsvmgui.joint.active_set`).  All times are CPU seconds
-(``time.process_time``; children: ``resource.getrusage``), BLAS pinned to one thread.
+(``time.process_time``), BLAS pinned to one thread.
 
 1. ``subproblem``: one convex DCA subproblem (Ex.1, n = 400, linear; Ex.2, n = 189,
    Gaussian kernel), cold and warm-started from a grid neighbour.
@@ -16,17 +16,12 @@ active-set solver (:mod:`wsvmgui.joint.active_set`).  All times are CPU seconds
    Gaussian kernel, d_pi = 0.05; Ex.4, K = 5, d_pi = 0.05, the general QP on the
    first 200 grid weights of the snake path, the active-set solver on the same 200 and
    on the whole grid).
-3. ``estimators``: the joint-indirect default on iris (105 training rows) against the
-   One-vs-All default, each in a fresh process.
-4. ``thorough``: the app's "thorough" preset for the joint-indirect scheme on the K = 3
-   demo design (wu2010_ex1, n = 300, 210 training rows; N = 20, 5 C x 6 sigma, 10-fold
-   CV, refit: 51,471 fits) on 2 threads, whole, with the active-set solver; the
-   general QP's cost is extrapolated from a sample (6 cells: every sigma at the middle
-   C, first fold, the first 12 grid weights), on which the active-set solver is timed
-   too.
-5. ``cells``: the CPU of each of the thorough preset's 30 (C, sigma) grids on its first
+Issue 20's targets (iris against One-vs-All, the app's thorough preset) are measured by
+``benchmarks/joint_targets.py``.
+
+3. ``cells``: the CPU of each of the thorough preset's 30 (C, sigma) grids on its first
    fold (active-set): how much one cell's cost says about the others (for estimates).
-6. ``scaling``: CPU per fit of one grid (N = 20, C = 10) against the training rows n,
+4. ``scaling``: CPU per fit of one grid (N = 20, C = 10) against the training rows n,
    linear and Gaussian kernel (sigma = sigma_M / 2), and against the grid size N.
 """
 
@@ -35,8 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,7 +39,7 @@ import numpy as np
 RESULTS = Path(__file__).resolve().parent / "results"
 C_COST = 10.0  # C = 1/(2 n lambda); the value tuning picks most often on Ex.1
 GENERAL, ACTIVE = "clarabel", "active-set"
-PARTS = ("subproblem", "grids", "estimators", "thorough", "cells", "scaling")
+PARTS = ("subproblem", "grids", "cells", "scaling")
 
 
 def _problem(design: str, n: int, kernel: str, seed: int = 0):
@@ -193,129 +186,6 @@ def grids(quick: bool) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- part 3
-def _child(code: str) -> dict:
-    """Run ``code`` in a fresh interpreter; it prints one JSON line (its own CPU)."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    res = json.loads(out.stdout.strip().splitlines()[-1])
-    res["process_cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return res
-
-
-IRIS = """
-import json, time, numpy as np
-from sklearn.datasets import load_iris
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
-from {module} import {cls} as E
-X, y = load_iris(return_X_y=True)
-Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
-sc = StandardScaler().fit(Xtr); Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
-est = E({kwargs})
-c0 = time.process_time()
-est.fit(Xtr, ytr)
-p = est.predict_proba(Xte)
-cpu = time.process_time() - c0
-acc = float(np.mean(p.argmax(1) == yte))
-loss = float(-np.mean(np.log(p[np.arange(yte.size), yte])))
-print(json.dumps({{"cpu": cpu, "n_train": int(ytr.size), "accuracy": acc, "log_loss": loss}}))
-"""
-
-
-def estimators() -> list[dict]:
-    cases = [
-        ("One-vs-All default", "wsvmgui.estimators.multiclass", "MulticlassWeightedSVMClassifier",
-         "scheme='ova'"),
-        ("joint-indirect default (active-set)", "wsvmgui.estimators.joint", "JointWSVMClassifier",
-         ""),
-        ("joint-indirect, general QP (before)", "wsvmgui.estimators.joint",
-         "JointWSVMClassifier", "qp_solver='clarabel'"),
-    ]  # fmt: skip
-    rows = []
-    for name, module, cls, kwargs in cases:
-        res = _child(IRIS.format(module=module, cls=cls, kwargs=kwargs))
-        rows.append({"estimator": name, **res})
-        print(rows[-1], flush=True)
-    ova = rows[0]["cpu"]
-    for r in rows:
-        r["ratio_to_ova"] = r["cpu"] / ova
-    return rows
-
-
-# ----------------------------------------------------------------------------- part 4
-THOROUGH = """
-import json, time
-from dataclasses import replace
-from wsvmgui.app.datasets import load_builtin, split_dataset
-from wsvmgui.app.presets import preset_settings
-from wsvmgui.app.schemes import fit_scheme
-ds = load_builtin("design:wu2010_ex1")
-sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
-st = replace(preset_settings("thorough", "joint-indirect", sp.train.X, sp.train.y), n_jobs=2)
-seen = []
-c0, t0 = time.process_time(), time.perf_counter()
-est = fit_scheme(st, sp.train.X, sp.train.y, progress=lambda d, t, p=None: seen.append(t))
-cpu, wall = time.process_time() - c0, time.perf_counter() - t0
-print(json.dumps({"cpu": cpu, "wall": wall, "fits": est.fit_info_["n_fits"],
-                  "planned": max(seen), "n_train": int(sp.train.y.size),
-                  "lam": est.lam_, "sigma": est.sigma_, "C": est.C_}))
-"""
-
-
-def _thorough_sample(limit: int) -> dict:
-    """Both solvers on the same sample: every sigma at the middle C, the first fold."""
-    from wsvmgui.app.datasets import load_builtin, split_dataset
-    from wsvmgui.estimators.joint import DEFAULT_C_GRID
-    from wsvmgui.joint.dca import minimal_truncation
-    from wsvmgui.joint.features import FeatureMap
-    from wsvmgui.joint.grid_fit import fit_grid
-    from wsvmgui.joint.simplex_grid import SimplexGrid
-    from wsvmgui.joint.subproblem import JointProblem
-    from wsvmgui.ladder.splits import resolve_cv
-    from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
-
-    ds = load_builtin("design:wu2010_ex1")
-    sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
-    X, y = sp.train.X, sp.train.y
-    codes = np.searchsorted(np.unique(y), y)
-    tr, _ = resolve_cv(10, y, 0, holdout=True, holdout_share=0.5)[0]
-    C = float(DEFAULT_C_GRID[len(DEFAULT_C_GRID) // 2])
-    grid = SimplexGrid.build(3, 20)
-    grid = SimplexGrid(3, 20, grid.counts[:limit])
-    cpu = {GENERAL: 0.0, ACTIVE: 0.0}
-    for sigma in default_sigma_grid(X, codes, seed=0):
-        fm = FeatureMap.fit(X[tr], Kernel("rbf", sigma=float(sigma)))
-        pr = JointProblem(fm.Z_train, codes[tr], 3)
-        for solver in cpu:
-            c0 = time.process_time()
-            fit_grid(pr, grid, C, minimal_truncation(3), qp_solver=solver, n_jobs=1)
-            cpu[solver] += time.process_time() - c0
-    n_fits = 6 * limit
-    return {
-        "sample_fits": n_fits,
-        "general_cpu": cpu[GENERAL],
-        "active_cpu": cpu[ACTIVE],
-        "general_per_fit": cpu[GENERAL] / n_fits,
-        "active_per_fit": cpu[ACTIVE] / n_fits,
-    }
-
-
-def thorough(quick: bool) -> dict:
-    sample = _thorough_sample(4 if quick else 12)
-    print(sample, flush=True)
-    res = {"sample": sample}
-    if not quick:
-        run = _child(THOROUGH)
-        res["run"] = run
-        res["general_estimate_cpu"] = sample["general_per_fit"] * run["fits"]
-        print(run, flush=True)
-    return res
-
-
 def _demo_fold():
     from wsvmgui.app.datasets import load_builtin, split_dataset
     from wsvmgui.ladder.splits import resolve_cv
@@ -401,10 +271,6 @@ def main() -> None:
             out[part] = subproblem(2 if args.quick else 3)
         elif part == "grids":
             out[part] = grids(args.quick)
-        elif part == "estimators":
-            out[part] = estimators()
-        elif part == "thorough":
-            out[part] = thorough(args.quick)
         elif part == "cells":
             out[part] = cells()
         else:
@@ -486,51 +352,6 @@ def write(out: dict) -> None:
             "can be lower).",
             "",
         ]
-    if "estimators" in out:
-        lines += [
-            "## Estimator defaults on iris (fresh process each; fit + predict_proba)",
-            "",
-            "| estimator | training rows | CPU s | ratio to One-vs-All | process CPU s "
-            "(with imports) | test accuracy | test log-loss |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        for r in out["estimators"]:
-            lines.append(
-                f"| {r['estimator']} | {r['n_train']} | {r['cpu']:.2f} | "
-                f"{r['ratio_to_ova']:.2f} | {r['process_cpu']:.1f} | {r['accuracy']:.3f} | "
-                f"{r['log_loss']:.4f} |"
-            )
-        lines.append("")
-    if "thorough" in out:
-        t = out["thorough"]
-        smp = t["sample"]
-        lines += [
-            "## The app's thorough preset, joint-indirect, K = 3 demo design",
-            "",
-            f"Sample ({smp['sample_fits']} fits: every sigma at the middle C, first fold, "
-            f"the first grid weights): general QP {smp['general_per_fit']:.3f} CPU s per "
-            f"fit, active-set {smp['active_per_fit'] * 1e3:.1f} ms per fit "
-            f"({smp['general_per_fit'] / smp['active_per_fit']:.0f}x).",
-            "",
-        ]
-        if "run" in t:
-            r = t["run"]
-            lines += [
-                "| solver | fits | CPU s | wall s (2 threads, shared machine) | CPU ms per fit "
-                "| fits per CPU s |",
-                "| --- | --- | --- | --- | --- | --- |",
-                f"| general QP (before; estimated from the sample) | {r['fits']} | "
-                f"{t['general_estimate_cpu']:.0f} ({t['general_estimate_cpu'] / 3600:.1f} h) "
-                "| - | "
-                f"{smp['general_per_fit'] * 1e3:.0f} | {1 / smp['general_per_fit']:.2f} |",
-                f"| active-set (whole run) | {r['fits']} | {r['cpu']:.0f} | {r['wall']:.0f} | "
-                f"{r['cpu'] / r['fits'] * 1e3:.1f} | {r['fits'] / r['cpu']:.0f} |",
-                "",
-                f"The run chose C = {r['C']:.3g}, sigma = {r['sigma']:.3g}.  On an idle "
-                "2-core machine the wall time is about CPU s / 2 (the grid segments run on "
-                "both threads; the compiled solver releases the interpreter lock).",
-                "",
-            ]
     if "cells" in out:
         c = np.array([r["cpu"] for r in out["cells"]])
         mid = [r for r in out["cells"] if r["C"] == 10.0]

@@ -139,6 +139,20 @@ def thorough() -> dict:
 
 
 # ----------------------------------------------------------------------------- part 3
+def _demo_fold():
+    """The thorough preset's data and first fold: X (210, 2), class codes, train, test."""
+    import numpy as np
+
+    from wsvmgui.app.datasets import load_builtin, split_dataset
+    from wsvmgui.ladder.splits import resolve_cv
+
+    ds = load_builtin("design:wu2010_ex1")
+    sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
+    X, y = sp.train.X, sp.train.y
+    tr, te = resolve_cv(10, y, 0, holdout=True, holdout_share=0.5)[0]
+    return X, np.searchsorted(np.unique(y), y), tr, te
+
+
 #: Cells of the fraction the general QP is timed on too: (sigma index, C index).
 GENERAL_CELLS = ((1, 2), (4, 2))
 
@@ -148,21 +162,15 @@ def fraction() -> dict:
     :data:`GENERAL_CELLS` of them on the general QP too."""
     import numpy as np
 
-    from wsvmgui.app.datasets import load_builtin, split_dataset
     from wsvmgui.estimators.joint import DEFAULT_C_GRID
     from wsvmgui.joint.dca import minimal_truncation
     from wsvmgui.joint.features import FeatureMap
     from wsvmgui.joint.grid_fit import fit_grid
     from wsvmgui.joint.simplex_grid import SimplexGrid
     from wsvmgui.joint.subproblem import JointProblem
-    from wsvmgui.ladder.splits import resolve_cv
     from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
 
-    ds = load_builtin("design:wu2010_ex1")
-    sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
-    X, y = sp.train.X, sp.train.y
-    codes = np.searchsorted(np.unique(y), y)
-    tr, te = resolve_cv(10, y, 0, holdout=True, holdout_share=0.5)[0]
+    X, codes, tr, te = _demo_fold()
     grid = SimplexGrid.build(3, 20)
     s = minimal_truncation(3)
     active_cpu, fallbacks, cells = 0.0, 0, []
@@ -212,23 +220,16 @@ def fraction() -> dict:
 def coarse() -> dict:
     """The screening round of the thorough tuning on its first fold: the 30 grids at
     N = 10 (active-set, one thread)."""
-    import numpy as np
 
-    from wsvmgui.app.datasets import load_builtin, split_dataset
     from wsvmgui.estimators.joint import DEFAULT_C_GRID
     from wsvmgui.joint.dca import minimal_truncation
     from wsvmgui.joint.features import FeatureMap
     from wsvmgui.joint.grid_fit import fit_grid
     from wsvmgui.joint.simplex_grid import SimplexGrid
     from wsvmgui.joint.subproblem import JointProblem
-    from wsvmgui.ladder.splits import resolve_cv
     from wsvmgui.solvers.kernels import Kernel, default_sigma_grid
 
-    ds = load_builtin("design:wu2010_ex1")
-    sp = split_dataset(ds, test_fraction=0.3, seed=0, standardise=True)
-    X, y = sp.train.X, sp.train.y
-    codes = np.searchsorted(np.unique(y), y)
-    tr, _ = resolve_cv(10, y, 0, holdout=True, holdout_share=0.5)[0]
+    X, codes, tr, _ = _demo_fold()
     grid = SimplexGrid.build(3, 10)
     cpu = 0.0
     for sigma in default_sigma_grid(X, codes, seed=0):
