@@ -176,8 +176,10 @@ def summarise() -> None:
         lines += ["", "Mean (sd over seeds).", ""]
         for sv in runs:
             v = summary[design][sv]
+            cpu_s = v["fit_cpu_seconds"]
+            cpu_txt = f"{cpu_s:.1f} s" if np.isfinite(cpu_s) else "not recorded (an older run)"
             lines += [
-                f"- {sv}: fit CPU {v['fit_cpu_seconds']:.1f} s over the seeds' "
+                f"- {sv}: fit CPU {cpu_txt} over the seeds' "
                 f"{len(cfg['C'])} grids each; share of test points with a direct-scheme cell "
                 f"of K distinct classes {v['direct_found_share']:.2f} (the others use the "
                 f"indirect estimate); chosen C per seed {v['chosen_C']}",
