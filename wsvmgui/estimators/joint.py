@@ -132,9 +132,10 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         Start each grid fit's DCA (and its working set) from the neighbouring solution.
     n_jobs : int or None
         Threads over the grid (None: 1, -1: all cores).
-    qp_solver : str
-        "clarabel" (called directly; "direct" is an alias) or a qpsolvers backend
-        ("quadprog", ...).
+    qp_solver : str, default="active-set"
+        Subproblem solver: "active-set" (specialised to this subproblem,
+        :mod:`wsvmgui.joint.active_set`), or a general QP: "clarabel" (called directly;
+        "direct" is an alias) or a qpsolvers backend ("quadprog", ...).
     kkt_tol : float
         Largest accepted subproblem KKT residual (margin units).
     random_state : int, RandomState or None, default=0

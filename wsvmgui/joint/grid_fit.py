@@ -17,13 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import InputError
 from ..executor import Executor, Shared, Task, TaskContext, current_executor
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
+from . import active_set
 from .dca import DEFAULT_MAX_DCA, fit_truncated, fit_truncated_warm
 from .simplex_grid import SimplexGrid
-from .subproblem import DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
+from .subproblem import ACTIVE_SET, DEFAULT_KKT_TOL, DEFAULT_QP_SOLVER, JointProblem
 
 #: Largest number of floats held at once when predicting over the grid.
 _PRED_BLOCK = 20_000_000
@@ -48,6 +50,9 @@ class GridFit:
         Time spent on its segments (summed over them: the wall time with one thread).
     restarts : ndarray of bool, shape (G,)
         Grid points where the warm-start guard reran DCA from the untruncated fit.
+    fallbacks : int
+        Subproblems the active-set solver left to the general QP (0 with the general QP;
+        a plain count, so that model files need no schema for it).
     """
 
     grid: SimplexGrid
@@ -59,6 +64,7 @@ class GridFit:
     converged: np.ndarray
     seconds: float
     restarts: np.ndarray
+    fallbacks: int = 0
 
     def predict_classes(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Class index predicted at every grid weight for features Z (m, r); (m, G) int8/16."""
@@ -98,6 +104,7 @@ class _Segment:
     kkt_residual: np.ndarray
     converged: np.ndarray
     restarts: np.ndarray
+    fallbacks: int
     seconds: float
 
 
@@ -120,13 +127,26 @@ def _segment_task(
     W, b = np.zeros((m, r, k1)), np.zeros((m, k1))
     n_qp, kkt = np.zeros(m, dtype=int), np.zeros(m)
     conv, restarts = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    fallbacks = 0
     objectives: list = [()] * m
     start = None
     hinge = None
+    fast = qp_solver == ACTIVE_SET
+    answer: active_set.Answer | None = None  # the active-set solver's warm starts
+    hinge_answer: active_set.Answer | None = None
     for k, g in enumerate(range(lo, hi)):
         ctx.check()
         w = C * weights[g][problem.yi]
-        if warm_start:
+        if fast:
+            pf = active_set.fit_point(
+                problem, problem.arrays, w, s, answer, hinge_answer, kkt_tol, max_iter
+            )
+            res = pf.result
+            restarts[k] = pf.restarted
+            fallbacks += pf.fallbacks
+            if warm_start:
+                answer, hinge_answer = pf.answer, pf.hinge
+        elif warm_start:
             res, hinge, again = fit_truncated_warm(
                 problem, w, s, start, hinge, qp_solver, kkt_tol, max_iter
             )
@@ -138,7 +158,8 @@ def _segment_task(
         n_qp[k], kkt[k], conv[k] = res.n_qp, res.kkt_residual, res.converged
         objectives[k] = res.objectives
         ctx.step(1, g)
-    return _Segment(W, b, n_qp, objectives, kkt, conv, restarts, time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    return _Segment(W, b, n_qp, objectives, kkt, conv, restarts, fallbacks, seconds)
 
 
 def fit_grids(
@@ -208,7 +229,10 @@ def fit_grids(
     ]
     tracker.check()
     try:
-        parts = ex.run(tasks, tracker)
+        # one BLAS thread per task: the active-set solver factors small matrices from
+        # several worker threads at once, and BLAS threads on top oversubscribe the cores
+        with threadpool_limits(1, user_api="blas"):
+            parts = ex.run(tasks, tracker)
     finally:
         for handle in handles.values():
             ex.release(handle)
@@ -226,6 +250,7 @@ def fit_grids(
                 np.concatenate([p.converged for p in mine]),
                 float(sum(p.seconds for p in mine)),
                 np.concatenate([p.restarts for p in mine]),
+                int(sum(p.fallbacks for p in mine)),
             )
         )
     return out

@@ -20,6 +20,7 @@ Every answer is checked by :func:`kkt_residual` whatever the solver reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -30,11 +31,14 @@ from ..solvers.qp import solve_qp
 
 #: Largest accepted KKT residual of a subproblem answer, in margin units.
 DEFAULT_KKT_TOL = 1e-3
-#: Subproblem backend of :func:`wsvmgui.solvers.qp.solve_qp`: "clarabel" (called directly
-#: with hand-built sparse matrices; "direct" is an alias) or a qpsolvers backend name
-#: ("quadprog", ...); Clarabel was measured fastest among the accurate ones
-#: (benchmarks/results/joint_speed.md).
-DEFAULT_QP_SOLVER = "clarabel"
+#: The solver specialised to this subproblem (:mod:`wsvmgui.joint.active_set`).
+ACTIVE_SET = "active-set"
+#: Subproblem solver: :data:`ACTIVE_SET`, or a general QP backend of
+#: :func:`wsvmgui.solvers.qp.solve_qp`: "clarabel" (called directly with hand-built sparse
+#: matrices; "direct" is an alias; the reference the tests compare against) or a
+#: qpsolvers backend name ("quadprog", ...).  The active-set solver was measured 6 to 30
+#: times faster on whole grids (benchmarks/results/joint_speed.md).
+DEFAULT_QP_SOLVER = ACTIVE_SET
 
 
 def sum_zero_basis(K: int) -> np.ndarray:
@@ -48,7 +52,9 @@ def sum_zero_basis(K: int) -> np.ndarray:
 class JointProblem:
     """Data of the weighted K-class problem that do not depend on the weights.
 
-    Built once per training set and kernel and shared by every grid point's fit.
+    Built once per training set and kernel and shared by every grid point's fit.  The
+    general QP's margin rows (``A``) and the active-set solver's
+    arrays (``arrays``) are built on first use.
 
     Attributes
     ----------
@@ -61,6 +67,8 @@ class JointProblem:
         Sum-to-zero basis.
     others : ndarray of int, shape (n, K-1)
         The classes other than ``yi[i]``, in increasing order.
+    D : ndarray, shape (n, K-1, K-1)
+        Pair vectors ``D[i, j] = P[y_i] - P[others[i, j]]``.
     """
 
     Z: np.ndarray
@@ -69,35 +77,32 @@ class JointProblem:
     P: np.ndarray = field(init=False)
     others: np.ndarray = field(init=False)
     D: np.ndarray = field(init=False)
-    A: sparse.csc_matrix = field(init=False)
-    G: sparse.csc_matrix = field(init=False)
-    h: np.ndarray = field(init=False)
-    Pq: sparse.csc_matrix = field(init=False)
 
     def __post_init__(self) -> None:
         Z = np.asarray(self.Z, dtype=float)
         self.Z = Z
-        n, r = Z.shape
+        n = Z.shape[0]
         K = self.K
         self.P = sum_zero_basis(K)
         all_k = np.arange(K)
         self.others = np.array([all_k[all_k != c] for c in self.yi]).reshape(n, K - 1)
         # D[i, j] = P[y_i] - P[k_ij]: margin m_ij = (z_i' W_hat + b_hat) . D[i, j].
         self.D = self.P[self.yi][:, None, :] - self.P[self.others]
-        rows = n * (K - 1)
-        Aw = (Z[:, None, :, None] * self.D[:, :, None, :]).reshape(rows, r * (K - 1))
-        Ab = self.D.reshape(rows, K - 1)
-        A = np.hstack([Aw, Ab])
-        self.A = A
-        E = sparse.csr_matrix(
-            (np.ones(rows), (np.arange(rows), np.repeat(np.arange(n), K - 1))), shape=(rows, n)
-        )
-        top = sparse.hstack([sparse.csr_matrix(-A), -E])
-        bottom = sparse.hstack([sparse.csr_matrix((n, A.shape[1])), -sparse.eye(n)])
-        self.G = sparse.vstack([top, bottom]).tocsc()
-        self.h = np.concatenate([-np.ones(rows), np.zeros(n)])
-        p_w = r * (K - 1)
-        self.Pq = sparse.diags(np.concatenate([np.ones(p_w), np.zeros(K - 1 + n)])).tocsc()
+
+    @cached_property
+    def A(self) -> np.ndarray:
+        """Margin rows: ``m = A theta`` for ``theta = (vec W_hat, b_hat)``; (n (K-1), p)."""
+        n, r = self.Z.shape
+        rows = n * (self.K - 1)
+        Aw = (self.Z[:, None, :, None] * self.D[:, :, None, :]).reshape(rows, r * (self.K - 1))
+        return np.hstack([Aw, self.D.reshape(rows, self.K - 1)])
+
+    @cached_property
+    def arrays(self):
+        """The active-set solver's arrays (:class:`wsvmgui.joint.active_set.Arrays`)."""
+        from .active_set import Arrays
+
+        return Arrays.of(self)
 
     @property
     def n(self) -> int:
@@ -298,11 +303,12 @@ def solve_subproblem(
     jc : ndarray of int, shape (n,)
         Column (into ``problem.others``) of each truncated point's competing class.
     qp_solver : str
-        "clarabel" (or its alias "direct"), or another backend of
-        :func:`wsvmgui.solvers.qp.solve_qp` ("quadprog", ...).
+        :data:`ACTIVE_SET` (a cold solve of :func:`wsvmgui.joint.active_set.solve`; its
+        warm starts are for the grid fits), "clarabel" (or its alias "direct"), or another
+        backend of :func:`wsvmgui.solvers.qp.solve_qp` ("quadprog", ...).
     kkt_tol : float
     start : (W_hat, b_hat) or None
-        Nearby fit seeding the working set; None solves the full QP.
+        Nearby fit seeding the general QP's working set; None solves the full QP.
     delta : float
         Lead (margin units) that makes a piece clear.
 
@@ -316,8 +322,13 @@ def solve_subproblem(
         The backend failed or the answer's KKT residual exceeds ``kkt_tol``.
     """
     n, K1 = problem.n, problem.K - 1
-    p = problem.A.shape[1]
     beta = problem.beta(w, trunc, jc)
+    if qp_solver == ACTIVE_SET:
+        from .active_set import solve
+
+        ans = solve(problem, problem.arrays, w, beta, None, kkt_tol)
+        return SubproblemSolution(ans.W, ans.b, ans.alpha, ans.kkt_residual, ans.objective)
+    p = problem.A.shape[1]
     c_dca = problem.A.T @ beta.ravel()
     A3 = problem.A.reshape(n, K1, p)
     if start is None:
