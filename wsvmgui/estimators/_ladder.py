@@ -248,10 +248,12 @@ class LadderParams:
         weights: list[np.ndarray],
         tracker: ProgressTracker,
         engine: Any = None,
+        strata: np.ndarray | None = None,
     ) -> tuple[list[TuningResult], list[tuple[float, float]]]:
         """Tune every problem; return the tables and the (lambda, sigma) of its final fit.
 
-        ``engine`` (an engine callable) replaces the ``engine`` parameter's.  The final
+        ``engine`` (an engine callable) replaces the ``engine`` parameter's; ``strata``
+        (n,) stratifies the screening subsample (:meth:`Screening.subsample`).  The final
         lambda keeps the tuned ``C``: :func:`~wsvmgui.ladder.gridsearch.rescale_lambda` of
         the problem's rows in the first fold's training part and in the final fit (their
         summed weights when weighted).
@@ -273,6 +275,7 @@ class LadderParams:
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
             screening=self._screening(),
+            strata=strata,
             score=self._tuning_score,
             sample_weight=sw,
         )

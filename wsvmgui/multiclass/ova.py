@@ -6,15 +6,38 @@ not sum to one (METHODS section 5).  Two ways to make them a distribution:
 * ``"sum"``: divide by their sum (multiplicative).
 * ``"simplex"``: the Euclidean projection onto ``{p : p_k >= floor, sum p = 1}`` (additive;
   the closest distribution in L2 to the raw values).
+
+Its tuning (:func:`ova_screening`): the K sub-problems share every row of the data, so
+they share one tuning split, one kernel matrix per (sigma, fold) and one screening round
+(:mod:`wsvmgui.ladder.screening`) on one class-stratified subsample; each sub-problem
+still keeps the cell of lowest EGKL of its own (the estimate is defined as before).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import InputError
+from ..ladder.screening import Screening
 
 OVA_NORMALISATIONS = ("sum", "simplex")
+
+#: One-vs-All screens its tuning where every fold trains on at least this many rows
+#: (the binary ladder: 1000).  Each of its K sub-problems is a path on all of a fold's
+#: training rows, so the full search costs K times a binary one; the screening round fits
+#: every cell on a third of them (a tenth of the cost or less) and the best
+#: :attr:`~wsvmgui.ladder.screening.Screening.keep` on the full fold.  Chosen by
+#: ``benchmarks/scheme_speed.py`` (part ``ova``): see its results for CPU and accuracy
+#: with and without.
+OVA_SCREEN_MIN_ROWS = 300
+
+
+def ova_screening(screening: Screening) -> Screening:
+    """``screening`` (the binary ladder's) with One-vs-All's threshold
+    :data:`OVA_SCREEN_MIN_ROWS`."""
+    return replace(screening, min_rows=OVA_SCREEN_MIN_ROWS)
 
 
 def normalise_sum(raw: np.ndarray) -> np.ndarray:
