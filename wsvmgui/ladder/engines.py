@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import InputError, WSVMWarning
 from ..progress import CancelCheck, ProgressCallback
-from ..solvers.gram import Gram
+from ..solvers.gram import Gram, OnTheFlyGram
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
@@ -163,8 +163,10 @@ def fit_binary_ladder(
     ----------
     K : ndarray, shape (n, n), or Gram
         The training rows' kernel matrix; a :class:`~wsvmgui.solvers.gram.Gram` (rows
-        of a shared matrix, or values made on the fly) lets the grid use it in place;
-        the path takes its dense matrix.
+        of a shared matrix, or values made on the fly) lets the grid use it in place.
+        The path reads a dense matrix of its rows, and on an
+        :class:`~wsvmgui.solvers.gram.OnTheFlyGram` only the kernel rows of its elbow
+        points (:mod:`wsvmgui.ladder.path_rows`; at most the Gram's ``cache_mb`` of them).
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     weights : ndarray, shape (M - 1,)
@@ -232,8 +234,8 @@ def fit_binary_ladder(
         )
         logger.warning("%s; using the grid ladder", why)
         return replace(grid(), fallback=why)
-    for pi in shown:
-        units.report(_fit_at(path, float(pi), columns, y))
+    for fit in _fits_at(path, shown, columns, y):
+        units.report(fit)
     units.finish()
     return PathLadder(path, weights, columns)
 
@@ -247,9 +249,20 @@ def _path(
     units: _Units,
     should_cancel: CancelCheck | None,
 ) -> WeightPath:
-    """The exact path (over the points repeated by ``columns``), stopped for ``"auto"``."""
-    K_path = np.asarray(K) if columns is None else np.asarray(K)[np.ix_(columns, columns)]
-    y_path = y if columns is None else np.asarray(y)[columns]
+    """The exact path (over the points repeated by ``columns``), stopped for ``"auto"``.
+
+    An :class:`~wsvmgui.solvers.gram.OnTheFlyGram` stays on the fly (over the repeated
+    rows); any other kernel is taken dense.
+    """
+    if columns is None:
+        K_path: np.ndarray | Gram = K
+        y_path = np.asarray(y)
+    elif isinstance(K, OnTheFlyGram):
+        K_path = OnTheFlyGram(K.X[columns], K.kernel, cache_mb=K.cache_mb)
+        y_path = np.asarray(y)[columns]
+    else:
+        K_path = np.asarray(K)[np.ix_(columns, columns)]
+        y_path = np.asarray(y)[columns]
     return fit_path(
         K_path, y_path, lam, progress=units.path_progress, should_cancel=should_cancel,
         max_elbow=auto_max_elbow(y_path.size) if auto else None,
@@ -282,12 +295,21 @@ def path_repeats(sample_weight: np.ndarray) -> np.ndarray | None:
     return np.repeat(np.arange(counts.size), counts)
 
 
-def _fit_at(path: WeightPath, pi: float, columns: np.ndarray | None, y: np.ndarray) -> WeightedFit:
-    """The weighted SVM at ``pi`` read off the path (coefficients over the training points)."""
-    coef, b = path.coef_matrix(np.array([pi]))
-    c = coef[0] if columns is None else np.bincount(columns, weights=coef[0], minlength=y.size)
+def _fits_at(
+    path: WeightPath, pis: np.ndarray, columns: np.ndarray | None, y: np.ndarray
+) -> list[WeightedFit]:
+    """The weighted SVMs at ``pis`` read off the path (coefficients over the training
+    points: a point's repeats summed when ``columns`` is set)."""
+    if not pis.size:
+        return []
+    coef, b = path.coef_matrix(pis)
+    if columns is not None:
+        coef = np.stack([np.bincount(columns, weights=c, minlength=y.size) for c in coef])
     y = np.asarray(y, dtype=float)
-    return WeightedFit(pi, path.lam, path.C, c * y, c, float(b[0]), path.kkt_residual)
+    return [
+        WeightedFit(float(pi), path.lam, path.C, c * y, c, float(bi), path.kkt_residual)
+        for pi, c, bi in zip(pis, coef, b, strict=True)
+    ]
 
 
 class _Units:
