@@ -148,6 +148,8 @@ class LadderParams:
     _auto_holdout = False
     #: The tuning score of the ladder search (:data:`wsvmgui.ladder.search.LADDER_SCORES`).
     _tuning_score = "egkl"
+    #: Training rows per fold from which ``screen="auto"`` screens (:class:`Screening`).
+    _screen_min_rows = Screening.min_rows
 
     # ------------------------------------------------------------------ checks
     def _check_ladder_params(self) -> None:
@@ -289,7 +291,7 @@ class LadderParams:
         """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""
         if self.get_params().get("screen") != "auto":  # type: ignore[attr-defined]
             return None
-        return Screening(seed=seed_of(self.random_state))
+        return Screening(min_rows=self._screen_min_rows, seed=seed_of(self.random_state))
 
     def _untuned(self, problems: list[LadderProblem], plan: TuningPlan, n: int) -> list:
         """(lambda, sigma) of every problem when nothing is tuned (the middle of a sigma

@@ -36,6 +36,14 @@ from .search import search_ladders
 from .splits import Fold
 from .tuning import TuningResult
 
+#: The binary ladder screens from this many training rows per fold (:attr:`Screening.min_rows`
+#: of :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`; the other schemes keep
+#: 1000): from n = 313 under the default 5-fold CV.  On ``wuliu2011_ex1`` at n = 400 and 500
+#: (two seeds each) and on breast cancer the screened search chose the cell of the full one
+#: for a third to a half of its CPU (``benchmarks/results/scheme_speed.md``; accuracy of the
+#: binary rows of ``accuracy_vs_peers.py --quick`` before and after in the same file).
+BINARY_MIN_ROWS = 250
+
 
 @dataclass(frozen=True)
 class Screening:
