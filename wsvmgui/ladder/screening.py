@@ -38,10 +38,11 @@ from .tuning import TuningResult
 
 #: The binary ladder screens from this many training rows per fold (:attr:`Screening.min_rows`
 #: of :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`; the other schemes keep
-#: 1000): from n = 313 under the default 5-fold CV.  On ``wuliu2011_ex1`` at n = 400 and 500
-#: (two seeds each) and on breast cancer the screened search chose the cell of the full one
-#: for a third to a half of its CPU (``benchmarks/results/scheme_speed.md``; accuracy of the
-#: binary rows of ``accuracy_vs_peers.py --quick`` before and after in the same file).
+#: 1000): from n = 313 under the default 5-fold CV.  Binary rows of
+#: ``accuracy_vs_peers.py --quick`` (seed 0; ``benchmarks/results/scheme_speed.md``): breast
+#: cancer, ``wuliu2011_ex1`` and ``wuliu2011_ex6`` at n = 500 chose the same cell for about
+#: half the CPU; ``wang2008_ex1`` L1 0.139 -> 0.121, ``wuliu2011_ex2`` 0.166 -> 0.190 (mean
+#: over the four designs 0.128 -> 0.129, log loss 0.366 -> 0.365).
 BINARY_MIN_ROWS = 250
 
 
