@@ -32,8 +32,8 @@ searches once.  The tuning semantics, the same in every one of these schemes:
     which ``ladder_decision`` and the sign-ladder views report.
 ``screen``
     (binary, non-crossing, divide and conquer) ``"auto"``: where every fold trains on 1000
-    rows or more, tuning is screened (:mod:`wsvmgui.ladder.screening`); None: every cell
-    on the full folds.
+    rows or more (the binary ladder: 250, One-vs-All: 300), tuning is screened
+    (:mod:`wsvmgui.ladder.screening`); None: every cell on the full folds.
 Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first
 fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of all rows;
 ``M = max(floor(2 sqrt(n)), 40)`` weights for ``n`` final rows.
