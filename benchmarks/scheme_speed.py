@@ -533,16 +533,21 @@ _METHOD_NOTE = {
 
 
 def _schemes_table(rows: list[dict]) -> list[str]:
-    """Every scheme at its defaults against the SVC search below it (same data)."""
+    """Every scheme at its defaults against the SVC search on the same data."""
     out = ["## Every scheme at its defaults vs the SVC search", "",
            "CPU of fit + predict (2000 new points for designs, the 30% split otherwise); "
-           "the ratio is to the SVC search row that follows the scheme's rows on the same "
-           "data (49 cells; 12 at n = 2000), measured in the same run.", "",
+           "the ratio is to the SVC search on the same data (49 cells; 12 at n = 2000), "
+           "measured in the same run.", "",
            "| case | method | CPU (s) | / SVC search | L1 | log loss | status |",
            "|---|---|---|---|---|---|---|"]  # fmt: skip
-    for i, row in enumerate(rows):
-        ref = next((r["runs"][0] for r in rows[i:] if r["runs"][0]["method"] == "svc"), {})
+    svc = {
+        (r["runs"][0].get("design"), r["runs"][0].get("n")): r["runs"][0]
+        for r in rows
+        if r["runs"][0]["method"] == "svc"
+    }
+    for row in rows:
         for run in row["runs"]:
+            ref = svc.get((run.get("design"), run.get("n")), {})
             ratio = run.get("cpu", float("nan")) / ref.get("cpu", float("nan"))
             lines_ratio = "-" if run["method"] == "svc" else _fmt(ratio, 2)
             out.append(
