@@ -20,11 +20,23 @@ rows (``--parts``); this file holds the path and memory rows of issue 20:
 * ``agree`` (with ``--baseline DIR``, the code before the change, e.g. ``git archive``
   of main): the path's probabilities at new points from this code and from ``DIR`` at
   fixed cells on the designs: the same fit to tolerance.
+* ``schemes`` and ``schemes_binary`` (one table): every scheme at its defaults against
+  the SVC search, the tuned ``CalibratedClassifierCV(SVC(), ensemble=False)`` (Platt
+  sigmoids) over 7 C (0.1 ... 100) x 7 gamma (g / p, g = 1/8 ... 8) scored by 3-fold
+  log loss (``GridSearchCV``; 147 searched fits of 6 SVCs each, then the refit):
+  One-vs-All on the digits subsample (n = 700) and on ``wu2010_ex1`` at n = 800, with
+  ``screen=None`` (its tuning before One-vs-All's shared screening) and, with
+  ``--baseline DIR``, the code of ``DIR``; pairwise on the same data; the joint indirect
+  scheme on iris; the non-crossing ladder at n = 500; the binary ladder at n = 400, 500
+  and on breast cancer, and at n = 2000 against a 12-cell search
+  (``SVC(probability=True)``, C in {0.1, 1, 10, 100} x g in {1/2, 1, 2}).  Every method
+  in a pipeline after ``StandardScaler``.
 
 Writes ``benchmarks/results/scheme_speed.{md,json}`` (parts not run keep their rows)::
 
     python benchmarks/scheme_speed.py --parts path memory
     python benchmarks/scheme_speed.py --parts agree --baseline /tmp/main_src
+    python benchmarks/scheme_speed.py --parts schemes --baseline /tmp/before_src
 """
 
 from __future__ import annotations
@@ -47,6 +59,15 @@ N_TEST = 2000
 def _data(design: str, n: int, seed: int = 0):
     from wsvmgui.evaluation.designs import simulate
 
+    if design in ("digits", "iris"):
+        from sklearn import datasets
+        from sklearn.model_selection import train_test_split
+
+        X, y = getattr(datasets, f"load_{design}")(return_X_y=True)
+        if design == "digits":  # accuracy_vs_peers.py's fixed 1000-row subsample
+            X, _, y, _ = train_test_split(X, y, train_size=1000, stratify=y, random_state=0)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+        return Xtr, ytr, Xte, None, yte
     if design == "breast_cancer":
         from sklearn.datasets import load_breast_cancer
         from sklearn.model_selection import train_test_split
@@ -68,12 +89,18 @@ def _l1(P, p_true, classes) -> float:
     return float(np.mean(np.abs(P - p_true).sum(axis=1)))
 
 
+def _log_loss(P, y, classes) -> float:
+    from sklearn.metrics import log_loss
+
+    return float(log_loss(y, P, labels=classes))
+
+
 def worker(spec: dict) -> dict:
     """One method on one case in this (fresh) process."""
     import resource
     import warnings
 
-    Xtr, ytr, Xte, p_true, _ = _data(spec["design"], spec.get("n", 0), spec.get("seed", 0))
+    Xtr, ytr, Xte, p_true, yte = _data(spec["design"], spec.get("n", 0), spec.get("seed", 0))
     kind = spec["kind"]
     out: dict = {}
     c0 = time.process_time()
@@ -86,6 +113,7 @@ def worker(spec: dict) -> dict:
             model.fit(Xtr, ytr)
             P = model.predict_proba(Xte)
             out["l1"] = _l1(P, p_true, None)
+            out["log_loss"] = _log_loss(P, yte, model.classes_)
             out["p"] = P[:200, -1].tolist()
             info = getattr(model[-1] if hasattr(model, "steps") else model, "fit_info_", {})
             out["engines"] = info.get("final_engines")
@@ -101,6 +129,8 @@ def _model(spec: dict, Xtr, ytr):
     from sklearn.svm import SVC
 
     method, kind = spec["method"], spec["kind"]
+    if kind in SCHEME_KINDS:
+        return make_pipeline(StandardScaler(), _scheme_model(kind, method, Xtr.shape[1]))
     if method == "svc":
         from wsvmgui.solvers.kernels import median_between_class_distance
 
@@ -135,6 +165,46 @@ def _model(spec: dict, Xtr, ytr):
     else:
         est = WeightedSVMClassifier(engine=method, random_state=0)
     return make_pipeline(StandardScaler(), est)
+
+
+#: Kinds of the ``schemes`` part: a wsvmgui scheme at its defaults, or an SVC search.
+SCHEME_KINDS = ("ova", "pairwise", "binary", "joint", "noncrossing", "svc49", "svc12")
+
+
+def _scheme_model(kind: str, method: str, p: int):
+    """The ``schemes`` part's model of ``kind`` (``method`` ``"full"``: screening off)."""
+    if kind in ("svc49", "svc12"):
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.model_selection import GridSearchCV, StratifiedKFold
+        from sklearn.svm import SVC
+
+        cv = StratifiedKFold(3, shuffle=True, random_state=0)
+        if kind == "svc49":
+            grid = {
+                "estimator__C": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
+                "estimator__gamma": [g / p for g in (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
+            }
+            est = CalibratedClassifierCV(SVC(), ensemble=False)
+        else:
+            grid = {"C": [0.1, 1.0, 10.0, 100.0], "gamma": [g / p for g in (0.5, 1.0, 2.0)]}
+            est = SVC(probability=True, random_state=0)
+        return GridSearchCV(est, grid, scoring="neg_log_loss", cv=cv)
+    screen = {"screen": None} if method == "full" else {}
+    if kind in ("ova", "pairwise"):
+        from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+
+        return MulticlassWeightedSVMClassifier(scheme=kind, random_state=0, **screen)
+    if kind == "joint":
+        from wsvmgui.estimators.joint import JointWSVMClassifier
+
+        return JointWSVMClassifier(random_state=0)
+    if kind == "noncrossing":
+        from wsvmgui.estimators.noncrossing import NonCrossingLadderClassifier
+
+        return NonCrossingLadderClassifier(random_state=0)
+    from wsvmgui.estimators.binary import WeightedSVMClassifier
+
+    return WeightedSVMClassifier(random_state=0, **screen)
 
 
 def _one_path(spec: dict, X, y) -> dict:
@@ -184,7 +254,15 @@ def agree_worker(spec: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------- driver
+#: ``--baseline`` of this run (the ``schemes`` part's ``"before"`` method runs its code).
+BASELINE: list[Path] = []
+
+
 def _run(spec: dict, code: Path | None = None, fn: str = "worker") -> dict:
+    if spec.get("method") == "before":
+        if not BASELINE:
+            return {**spec, "status": "skipped: no --baseline"}
+        code = BASELINE[0]
     env = dict(os.environ)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
@@ -252,6 +330,68 @@ CASES: dict[str, list[tuple[str, dict, tuple[str, ...]]]] = {
             ("path", "svc"),
         ),
     ],  # fmt: skip
+    "schemes": [
+        (
+            "One-vs-All, digits subsample, n = 700 (K = 10)",
+            {"design": "digits", "kind": "ova"},
+            ("after", "full", "before"),
+        ),
+        ("  SVC search, digits", {"design": "digits", "kind": "svc49"}, ("svc",)),
+        ("  pairwise, digits", {"design": "digits", "kind": "pairwise"}, ("after",)),
+        (
+            "One-vs-All, wu2010_ex1, n = 800 (K = 3)",
+            {"design": "wu2010_ex1", "n": 800, "kind": "ova"},
+            ("after", "full", "before"),
+        ),
+        (
+            "  SVC search, wu2010_ex1 n = 800",
+            {"design": "wu2010_ex1", "n": 800, "kind": "svc49"},
+            ("svc",),
+        ),
+        (
+            "  pairwise, wu2010_ex1 n = 800",
+            {"design": "wu2010_ex1", "n": 800, "kind": "pairwise"},
+            ("after",),
+        ),
+        ("joint indirect, iris (n = 105)", {"design": "iris", "kind": "joint"}, ("after",)),
+        ("  One-vs-All, iris", {"design": "iris", "kind": "ova"}, ("after",)),
+        ("  SVC search, iris", {"design": "iris", "kind": "svc49"}, ("svc",)),
+        (
+            "non-crossing, wuliu2011_ex1, n = 500",
+            {"design": "wuliu2011_ex1", "n": 500, "kind": "noncrossing"},
+            ("after",),
+        ),
+    ],  # fmt: skip
+    "schemes_binary": [
+        (
+            "binary, wuliu2011_ex1, n = 400",
+            {"design": "wuliu2011_ex1", "n": 400, "kind": "binary"},
+            ("after", "before"),
+        ),
+        ("  SVC search, n = 400", {"design": "wuliu2011_ex1", "n": 400, "kind": "svc49"}, ("svc",)),
+        (
+            "binary, wuliu2011_ex1, n = 500",
+            {"design": "wuliu2011_ex1", "n": 500, "kind": "binary"},
+            ("after", "before"),
+        ),
+        ("  SVC search, n = 500", {"design": "wuliu2011_ex1", "n": 500, "kind": "svc49"}, ("svc",)),
+        (
+            "binary, breast cancer (n = 398)",
+            {"design": "breast_cancer", "kind": "binary"},
+            ("after", "before"),
+        ),
+        ("  SVC search, breast cancer", {"design": "breast_cancer", "kind": "svc49"}, ("svc",)),
+        (
+            "binary, wuliu2011_ex1, n = 2000",
+            {"design": "wuliu2011_ex1", "n": 2000, "kind": "binary"},
+            ("after", "before"),
+        ),
+        (
+            "  12-cell SVC(probability=True) search, n = 2000",
+            {"design": "wuliu2011_ex1", "n": 2000, "kind": "svc12"},
+            ("svc",),
+        ),
+    ],  # fmt: skip
 }
 AGREE = [
     ("wuliu2011_ex1", 500, 1.0, 1.0),
@@ -268,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", nargs="+", default=["path", "memory"])
     ap.add_argument("--baseline", type=Path, help="code before the change (part agree)")
     args = ap.parse_args(argv)
+    if args.baseline is not None:
+        BASELINE.append(args.baseline)
     if args.worker:
         fn = {"worker": worker, "agree": agree_worker}[args.worker[0]]
         print(json.dumps(fn(json.loads(args.worker[1]))))
@@ -374,9 +516,46 @@ def _report(res: dict) -> str:
                 f"{r.get('ridge_old')} / {r.get('ridge_new')} |"
             )
         lines.append("")
+    if "schemes" in res or "schemes_binary" in res:
+        lines += _schemes_table(res.get("schemes", []) + res.get("schemes_binary", []))
     if res.get("notes"):
         lines += [res["notes"], ""]
     return "\n".join(lines)
+
+
+#: Methods of the ``schemes`` part: what each row runs.
+_METHOD_NOTE = {
+    "after": "this code, defaults",
+    "full": "this code, screen=None",
+    "before": "the --baseline code, defaults",
+    "svc": "the SVC search",
+}
+
+
+def _schemes_table(rows: list[dict]) -> list[str]:
+    """Every scheme at its defaults against the SVC search on the same data."""
+    out = ["## Every scheme at its defaults vs the SVC search", "",
+           "CPU of fit + predict (2000 new points for designs, the 30% split otherwise); "
+           "the ratio is to the SVC search on the same data (49 cells; 12 at n = 2000), "
+           "measured in the same run.", "",
+           "| case | method | CPU (s) | / SVC search | L1 | log loss | status |",
+           "|---|---|---|---|---|---|---|"]  # fmt: skip
+    svc = {
+        (r["runs"][0].get("design"), r["runs"][0].get("n")): r["runs"][0]
+        for r in rows
+        if r["runs"][0]["method"] == "svc"
+    }
+    for row in rows:
+        for run in row["runs"]:
+            ref = svc.get((run.get("design"), run.get("n")), {})
+            ratio = run.get("cpu", float("nan")) / ref.get("cpu", float("nan"))
+            lines_ratio = "-" if run["method"] == "svc" else _fmt(ratio, 2)
+            out.append(
+                f"| {row['case']} | {_METHOD_NOTE.get(run['method'], run['method'])} | "
+                f"{_fmt(run.get('cpu'))} | {lines_ratio} | {_fmt(run.get('l1'), 4)} | "
+                f"{_fmt(run.get('log_loss'), 4)} | {run.get('status', '')} |"
+            )
+    return [*out, ""]
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ searches once.  The tuning semantics, the same in every one of these schemes:
     which ``ladder_decision`` and the sign-ladder views report.
 ``screen``
     (binary, non-crossing, divide and conquer) ``"auto"``: where every fold trains on 1000
-    rows or more, tuning is screened (:mod:`wsvmgui.ladder.screening`); None: every cell
-    on the full folds.
+    rows or more (the binary ladder: 250, One-vs-All: 300), tuning is screened
+    (:mod:`wsvmgui.ladder.screening`); None: every cell on the full folds.
 Defaults: RBF kernel; lambda over ``1 / (2 n C)`` for C in 0.1 ... 100 (``n`` the first
 fold's training rows of the problem); sigma over ``(0.25 .. 1.5) sigma_M`` of all rows;
 ``M = max(floor(2 sqrt(n)), 40)`` weights for ``n`` final rows.
@@ -148,6 +148,8 @@ class LadderParams:
     _auto_holdout = False
     #: The tuning score of the ladder search (:data:`wsvmgui.ladder.search.LADDER_SCORES`).
     _tuning_score = "egkl"
+    #: Training rows per fold from which ``screen="auto"`` screens (:class:`Screening`).
+    _screen_min_rows = Screening.min_rows
 
     # ------------------------------------------------------------------ checks
     def _check_ladder_params(self) -> None:
@@ -248,10 +250,12 @@ class LadderParams:
         weights: list[np.ndarray],
         tracker: ProgressTracker,
         engine: Any = None,
+        strata: np.ndarray | None = None,
     ) -> tuple[list[TuningResult], list[tuple[float, float]]]:
         """Tune every problem; return the tables and the (lambda, sigma) of its final fit.
 
-        ``engine`` (an engine callable) replaces the ``engine`` parameter's.  The final
+        ``engine`` (an engine callable) replaces the ``engine`` parameter's; ``strata``
+        (n,) stratifies the screening subsample (:meth:`Screening.subsample`).  The final
         lambda keeps the tuned ``C``: :func:`~wsvmgui.ladder.gridsearch.rescale_lambda` of
         the problem's rows in the first fold's training part and in the final fit (their
         summed weights when weighted).
@@ -273,6 +277,7 @@ class LadderParams:
             n_jobs=n_threads(self.n_jobs),
             tracker=tracker,
             screening=self._screening(),
+            strata=strata,
             score=self._tuning_score,
             sample_weight=sw,
         )
@@ -286,7 +291,7 @@ class LadderParams:
         """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""
         if self.get_params().get("screen") != "auto":  # type: ignore[attr-defined]
             return None
-        return Screening(seed=seed_of(self.random_state))
+        return Screening(min_rows=self._screen_min_rows, seed=seed_of(self.random_state))
 
     def _untuned(self, problems: list[LadderProblem], plan: TuningPlan, n: int) -> list:
         """(lambda, sigma) of every problem when nothing is tuned (the middle of a sigma

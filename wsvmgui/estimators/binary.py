@@ -29,6 +29,7 @@ from ..ladder.recalibration import (
     fit_calibration,
 )
 from ..ladder.rules import LadderEstimate
+from ..ladder.screening import BINARY_MIN_ROWS
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
@@ -86,9 +87,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         test) pairs are used as given.  Only used when something is tuned.
     screen : {"auto"} or None, default="auto"
         Screened tuning (:mod:`wsvmgui.ladder.screening`): where every fold's training
-        part has at least 1000 rows, every (lambda, sigma) cell is first fitted on a third
-        of them and only the 6 best are fitted on all; None always fits every cell on
-        the full folds.
+        part has at least 250 rows (:data:`~wsvmgui.ladder.screening.BINARY_MIN_ROWS`),
+        every (lambda, sigma) cell is first fitted on a third of them and only the 6 best
+        are fitted on all; None always fits every cell on the full folds.
     refit : bool, default=True
         After tuning, fit the final ladder on all rows keeping the tuned
         ``C = 1 / (2 n lambda)``; False keeps the fit on the first split's training rows
@@ -138,6 +139,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **SCREEN_CONSTRAINTS,
         "calibration": [StrOptions(set(CALIBRATIONS))],
     }
+    _screen_min_rows = BINARY_MIN_ROWS
 
     def __init__(
         self,

@@ -34,12 +34,13 @@ from ..ladder.recalibration import (
     fit_calibration,
 )
 from ..ladder.rules import LadderEstimate
+from ..ladder.screening import Screening
 from ..ladder.search import EGKL_FLOOR
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
-from ..multiclass.ova import OVA_NORMALISATIONS, normalise
+from ..multiclass.ova import OVA_NORMALISATIONS, normalise, ova_screening
 from ..multiclass.subproblems import (
     SubProblem,
     SubproblemSet,
@@ -126,7 +127,9 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     screen : {"auto"} or None, default="auto"
         Screened tuning, as in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`;
         it applies where every sub-problem has at least 1000 rows in every fold's
-        training part.
+        training part (One-vs-All, whose sub-problems all have every row: 300, with one
+        class-stratified subsample shared by the K sub-problems; see
+        :mod:`wsvmgui.multiclass.ova`).
     refit, n_jobs, random_state
         As in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (every
         sub-problem refitted keeping its tuned C); ``n_jobs`` threads run one task per
@@ -307,7 +310,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         tracker = ProgressTracker(sum(w.size for w in w_fit), progress, should_cancel)
         tunings: list[TuningResult | None] = [None] * len(specs)
         if plan.tuned:
-            found, chosen = self._search(X, problems, plan, w_tune, tracker)
+            strata = codes if self.scheme == "ova" else None
+            found, chosen = self._search(X, problems, plan, w_tune, tracker, strata=strata)
             tunings = list(found)
         else:
             chosen = self._untuned(problems, plan, n)
@@ -368,6 +372,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "tuning_edge": {s.name: dict(t.edge) for s, t in zip(specs, tunings, strict=True) if t},
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
+
+    def _screening(self) -> Screening | None:
+        """The ladder's screening; One-vs-All's from smaller folds (:func:`ova_screening`)."""
+        screening = super()._screening()
+        return ova_screening(screening) if screening and self.scheme == "ova" else screening
 
     def _fit_tie_pairs(
         self, X: np.ndarray, codes: np.ndarray, plan: Any, tracker: ProgressTracker

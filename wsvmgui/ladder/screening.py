@@ -36,6 +36,15 @@ from .search import search_ladders
 from .splits import Fold
 from .tuning import TuningResult
 
+#: The binary ladder screens from this many training rows per fold (:attr:`Screening.min_rows`
+#: of :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`; the other schemes keep
+#: 1000): from n = 313 under the default 5-fold CV.  Binary rows of
+#: ``accuracy_vs_peers.py --quick`` (seed 0; ``benchmarks/results/scheme_speed.md``): breast
+#: cancer, ``wuliu2011_ex1`` and ``wuliu2011_ex6`` at n = 500 chose the same cell for about
+#: half the CPU; ``wang2008_ex1`` L1 0.139 -> 0.121, ``wuliu2011_ex2`` 0.166 -> 0.190 (mean
+#: over the four designs 0.128 -> 0.129, log loss 0.366 -> 0.365).
+BINARY_MIN_ROWS = 250
+
 
 @dataclass(frozen=True)
 class Screening:
@@ -80,15 +89,39 @@ class Screening:
             for train, _ in folds
         )
 
-    def subsample(self, folds: Sequence[Fold]) -> list[Fold]:
-        """Each fold's training rows cut to :attr:`share` at random (sorted), tuning rows kept."""
+    def subsample(self, folds: Sequence[Fold], strata: np.ndarray | None = None) -> list[Fold]:
+        """Each fold's training rows cut to :attr:`share` at random (sorted), tuning rows kept.
+
+        Parameters
+        ----------
+        folds : sequence of (train, test)
+        strata : ndarray, shape (n,), optional
+            A stratum (e.g. the class) of every data row: each stratum of a training part
+            is cut to :attr:`share` on its own, keeping at least two of its rows (all of
+            them if it has fewer), so that every class the part trains on stays in its
+            subsample (the sub-problems of One-vs-All share it).  None: one draw from
+            the whole part.
+        """
         rng = np.random.default_rng(self.seed)
         out = []
         for train, test in folds:
             train = np.asarray(train)
-            m = max(2, int(round(self.share * train.size)))
-            out.append((np.sort(rng.choice(train, m, replace=False)), np.asarray(test)))
+            if strata is None:
+                m = max(2, int(round(self.share * train.size)))
+                sub = rng.choice(train, m, replace=False)
+            else:
+                groups = np.asarray(strata)[train]
+                sub = np.concatenate(
+                    [_cut(train[groups == g], self.share, rng) for g in np.unique(groups)]
+                )
+            out.append((np.sort(sub), np.asarray(test)))
         return out
+
+
+def _cut(rows: np.ndarray, share: float, rng: np.random.Generator) -> np.ndarray:
+    """``share`` of ``rows`` at random, at least two (all of them if fewer)."""
+    m = min(rows.size, max(2, int(round(share * rows.size))))
+    return rng.choice(rows, m, replace=False)
 
 
 def best_cells(egkl: np.ndarray, keep: int) -> np.ndarray:
@@ -112,6 +145,7 @@ def screened_search(
     lambdas: Sequence[np.ndarray],
     *,
     screening: Screening | None,
+    strata: np.ndarray | None = None,
     **search: Any,
 ) -> list[TuningResult]:
     """:func:`~wsvmgui.ladder.search.search_ladders`, screened where ``screening`` applies.
@@ -122,6 +156,9 @@ def screened_search(
         As :func:`~wsvmgui.ladder.search.search_ladders` (``lambdas`` for the full folds).
     screening : Screening or None
         None: the full search.
+    strata : ndarray, shape (n,), optional
+        Strata of the screening subsample (:meth:`Screening.subsample`); the problems
+        share one subsample per fold, and so one kernel matrix per (sigma, fold).
     **search
         Keyword arguments of :func:`~wsvmgui.ladder.search.search_ladders` (``rule``,
         ``engine``, ``n_jobs``, ``tracker``, ``executor``, ``score``, ``sample_weight``).
@@ -137,7 +174,7 @@ def screened_search(
     n_cells = [np.size(g) * np.size(sigmas) for g in lambdas]
     if screening is None or not screening.applies(X, problems, folds, n_cells):
         return search_ladders(X, problems, folds, *grids, lambdas, **search)
-    small = screening.subsample(folds)
+    small = screening.subsample(folds, strata)
     n = X.shape[0]
     first, small_first = np.asarray(folds[0][0]), small[0][0]
     sw = search.get("sample_weight")
