@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -35,6 +36,7 @@ from ..joint.subproblem import (
     JointProblem,
     sum_zero_basis,
 )
+from ..joint.tuning import JointScreening, coarse_grid, scheme_proba
 from ..ladder.gridsearch import FoldScore, Grid, Job, JobContext, grid_search, rescale_lambda
 from ..ladder.splits import Fold, resolve_cv
 from ..ladder.tuning import TuningResult
@@ -138,6 +140,11 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         "direct" is an alias) or a qpsolvers backend ("quadprog", ...).
     kkt_tol : float
         Largest accepted subproblem KKT residual (margin units).
+    screen : {"auto"} or None, default="auto"
+        Screened tuning (:mod:`wsvmgui.joint.tuning`): ``"auto"`` fits every (sigma,
+        lambda) cell on a grid of half the resolution (``N // 2``) first and only the 3
+        best of them on the full grid, where more than 3 cells are tuned; None fits every
+        cell on the full grid.
     random_state : int, RandomState or None, default=0
         Seeds the tuning splits and the sigma_M subsample.
 
@@ -178,6 +185,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         "warm_start": ["boolean"],
         "qp_solver": [str],
         "kkt_tol": [Interval(Real, 0, None, closed="neither")],
+        "screen": [StrOptions({"auto"}), None],
     }
 
     def __init__(
@@ -201,6 +209,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         n_jobs: int | None = None,
         qp_solver: str = DEFAULT_QP_SOLVER,
         kkt_tol: float = DEFAULT_KKT_TOL,
+        screen: str | None = "auto",
         random_state=0,
         N: Any = "deprecated",
         d_pi: Any = "deprecated",
@@ -224,6 +233,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         self.n_jobs = n_jobs
         self.qp_solver = qp_solver
         self.kkt_tol = kkt_tol
+        self.screen = screen
         self.random_state = random_state
         self.N = N
         self.d_pi = d_pi
@@ -272,15 +282,16 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
         )
 
     # ----------------------------------------------------------------- fitting
-    def _fit_many(self, jobs, tracker) -> list[GridFit]:
-        """Grid fits of (class indices, lambda, feature map) jobs, all at once."""
+    def _fit_many(self, jobs, tracker, grid: SimplexGrid | None = None) -> list[GridFit]:
+        """Grid fits of (class indices, lambda, feature map) jobs, all at once, on
+        ``grid`` (default: the estimator's simplex grid)."""
         problems: dict[int, JointProblem] = {}  # one problem per feature map
         for yi, _, fmap in jobs:
             if id(fmap) not in problems:
                 problems[id(fmap)] = JointProblem(fmap.Z_train, yi, self.classes_.size)
         return fit_grids(
             [(problems[id(fmap)], 1.0 / (2.0 * yi.size * lam)) for yi, lam, fmap in jobs],
-            self.simplex_grid_,
+            self.simplex_grid_ if grid is None else grid,
             self.truncation_,
             warm_start=self.warm_start,
             n_jobs=n_threads(self.n_jobs),
@@ -322,7 +333,7 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             gf = self._fit_one(codes, lam, fmap, tracker)
             return self._finish(fmap, gf, lam, sigma, n, None, tracker)
         tracker = ProgressTracker(
-            grid.size * (len(lams) * len(sigmas) * len(folds) + int(self.refit)),
+            self._tuning_fits(len(lams) * len(sigmas), len(folds)) + grid.size * int(self.refit),
             progress,
             should_cancel,
         )
@@ -355,35 +366,71 @@ class JointWSVMClassifier(SimplexViews, BaseProbabilityClassifier):
             grid_s = default_sigma_grid(X, codes, seed=seed_of(self.random_state))
         return lams, [float(v) for v in grid_s]
 
+    def _screening(self, n_cells: int) -> JointScreening | None:
+        """The screening of a tuning over ``n_cells`` cells (None: every cell in full)."""
+        if self.screen != "auto":
+            return None
+        screening = JointScreening()
+        grid = self.simplex_grid_
+        return screening if screening.applies(n_cells, grid.K, grid.N) else None
+
+    def _tuning_fits(self, n_cells: int, n_folds: int) -> int:
+        """Grid fits of the tuning (screened or not), for the progress total."""
+        grid = self.simplex_grid_
+        screening = self._screening(n_cells)
+        if screening is None:
+            return grid.size * n_cells * n_folds
+        coarse = coarse_grid(grid, screening).size
+        return (coarse * n_cells + grid.size * screening.keep) * n_folds
+
     def _tune(self, X, codes, folds, lams, sigmas, tracker) -> tuple[TuningResult, tuple]:
         """Cross-entropy of the tuning labels over sigma x lambda; the table and the first
-        fold's fit of the chosen cell (kept for ``refit=False``)."""
+        fold's fit of the chosen cell (kept for ``refit=False``).
+
+        Screened (:meth:`_screening`): every cell is scored on the coarser grid first, and
+        the survivors on the full grid; the result's ``score`` holds the full grid's
+        scores (NaN for the cells screened out) and ``screened`` the coarse round's.
+        """
         fmaps = [[FeatureMap.fit(X[tr], self._kernel_for(sg)) for tr, _ in folds] for sg in sigmas]
         models: dict[tuple[tuple[int, ...], int], GridFit] = {}
+        full = self.simplex_grid_
 
-        def fit_all(jobs: Sequence[Job]) -> list[GridFit]:
-            # Every (sigma, lambda, fold) grid fit is independent: one batch (on threads
-            # or a cluster) whose segments fit_grids parallelises.
-            fits = self._fit_many(
-                [(codes[j.train], float(j.params["lambda"]), fmaps[j.cell[0]][j.fold])
-                 for j in jobs],
-                tracker,
+        def search(cells: Grid, grid: SimplexGrid) -> TuningResult:
+            def fit_all(jobs: Sequence[Job]) -> list[GridFit]:
+                # Every (sigma, lambda, fold) grid fit is independent: one batch (on
+                # threads or a cluster) whose segments fit_grids parallelises.
+                fits = self._fit_many(
+                    [(codes[j.train], float(j.params["lambda"]), fmaps[j.cell[0]][j.fold])
+                     for j in jobs],
+                    tracker,
+                    grid,
+                )  # fmt: skip
+                if grid is full:
+                    models.update({(j.cell, j.fold): f for j, f in zip(jobs, fits, strict=True)})
+                return fits
+
+            def score(model: object, job: Job, ctx: JobContext) -> FoldScore:
+                assert isinstance(model, GridFit)
+                te = job.test
+                pred = self._grid_pred(fmaps[job.cell[0]][job.fold], model, X[te])
+                p = scheme_proba(pred, grid, self.scheme, self.h_method_)
+                loss = -float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
+                return FoldScore(loss, float(te.size))
+
+            return grid_search(
+                cells, folds, None, score, tracker=tracker, fit_all=fit_all,
+                score_name="cross_entropy",
             )  # fmt: skip
-            models.update({(j.cell, j.fold): f for j, f in zip(jobs, fits, strict=True)})
-            return fits
-
-        def score(model: object, job: Job, ctx: JobContext) -> FoldScore:
-            assert isinstance(model, GridFit)
-            te = job.test
-            p = self._proba_from_pred(self._grid_pred(fmaps[job.cell[0]][job.fold], model, X[te]))
-            loss = -float(np.sum(np.log(p[np.arange(te.size), codes[te]])))
-            return FoldScore(loss, float(te.size))
 
         cells = Grid({"sigma": np.asarray(sigmas), "lambda": np.asarray(lams)})
-        tuning = grid_search(
-            cells, folds, None, score, tracker=tracker, fit_all=fit_all,
-            score_name="cross_entropy",
-        )  # fmt: skip
+        screening = self._screening(len(lams) * len(sigmas))
+        if screening is None:
+            tuning = search(cells, full)
+        else:
+            rough = search(cells, coarse_grid(full, screening))
+            only = np.zeros(cells.shape, dtype=bool)
+            only.flat[screening.survivors(rough.score.ravel())] = True
+            tuning = replace(search(Grid(cells.axes, only=only), full), screened=rough.score)
         return tuning, (fmaps[tuning.best[0]][0], models[(tuning.best, 0)])
 
     def _finish(self, fmap, gf, lam, sigma, n_fit, tuning, tracker) -> dict[str, Any]:
