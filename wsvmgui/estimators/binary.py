@@ -87,7 +87,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         test) pairs are used as given.  Only used when something is tuned.
     screen : {"auto"} or None, default="auto"
         Screened tuning (:mod:`wsvmgui.ladder.screening`): where every fold's training
-        part has at least 250 rows (:data:`~wsvmgui.ladder.screening.BINARY_MIN_ROWS`),
+        part has at least 1000 rows (:data:`~wsvmgui.ladder.screening.BINARY_MIN_ROWS`),
         every (lambda, sigma) cell is first fitted on a third of them and only the 6 best
         are fitted on all; None always fits every cell on the full folds.
     refit : bool, default=True
