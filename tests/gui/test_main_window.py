@@ -301,7 +301,7 @@ def test_builtin_design_shows_truth_metrics(qtbot, window):
     assert x is not None and x.size == 2 * test.size
 
 
-def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
+def test_a_class_too_small_for_the_folds_is_refused_before_the_run(qtbot, window, tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 2))
     labels = ["a"] * 37 + ["b"] * 3  # too few of "b" for the 5 folds asked for
@@ -315,10 +315,24 @@ def test_error_in_a_run_is_shown_with_details(qtbot, window, tmp_path):
         n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.5], n_jobs=1, tuning="cv", cv_folds=5
     )
     window.settings_panel.set_settings(settings)
-    assert window.start_run() is not None
-    qtbot.waitUntil(lambda: not window.runs.runner.is_running("run"), timeout=20000)
+    assert window.start_run() is None  # nothing fitted: the plan cannot work
+    assert not window.runs.runner.is_running("run")
     assert window.messages.level == "error"
     assert "'b'" in window.messages.text() and "3 point" in window.messages.text()
+
+
+def test_error_in_a_run_is_shown_with_details(qtbot, window, monkeypatch):
+    import wsvmgui.app.analysis as analysis
+
+    def failing_fit(*args, **kwargs):
+        raise RuntimeError("the solver gave up on this problem")
+
+    monkeypatch.setattr(analysis, "fit_scheme", failing_fit)
+    window.settings_panel.set_settings(TINY)
+    assert window.start_run() is not None
+    qtbot.waitUntil(lambda: not window.runs.runner.is_running("run"), timeout=60000)
+    assert window.messages.level == "error"
+    assert "the solver gave up" in window.messages.text()
     assert "Traceback" in window.messages.details.toPlainText()
     assert window.result is None
 
