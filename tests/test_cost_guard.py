@@ -300,16 +300,24 @@ def test_a_39_by_39_settings_file_with_1000_weights_is_refused(table, tmp_path, 
 
 
 def test_ten_classes_on_a_fine_simplex_grid_is_refused_by_its_estimate(monkeypatch, slow_clock):
-    """JointWSVMClassifier(N=20), K = 10, where memory would hold it: refused by time."""
+    """JointWSVMClassifier(n_weights=20), K = 10, where memory would hold it: refused by time."""
     from wsvmgui.estimators.joint import JointWSVMClassifier
+    from wsvmgui.joint.simplex_grid import n_grid_points
     from wsvmgui.solvers.memory import memory_limits
 
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(300, 3)), np.repeat(np.arange(10), 30)
     _no_fit_but_probes(monkeypatch, JointWSVMClassifier)
     with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
-        JointWSVMClassifier(N=20, kernel="rbf").fit(X, y)
+        JointWSVMClassifier(n_weights=20, kernel="rbf", screen=None).fit(X, y)
     assert err.value.cost.fits >= 92_378 * 30 and "cost_limit" in str(err.value)
+    # screened (the default): every cell on the N = 10 grid, the best 3 on the full one
+    with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
+        JointWSVMClassifier(n_weights=20, kernel="rbf").fit(X, y)
+    stages = {s.name: s for s in err.value.cost.priced.plan.stages}
+    assert stages["tuning grid fits"].fits == 92_378 * 3 and "cost_limit" in str(err.value)
+    rough = stages["screening grid fits"]  # N // 2 = 10, at least K + 1 = 11
+    assert rough.tasks >= 30 and rough.fits == rough.tasks * n_grid_points(10, 11)
 
 
 def test_one_vs_all_with_1000_classes_is_refused(monkeypatch, slow_clock):

@@ -37,9 +37,9 @@ CASES = [
     ("preconditioned, fixed", PreconditionedSVC(n_weights=6, lam=0.01, sigma=1.0, pt=0.1), TWO),
     ("probing", ProbingClassifier(n_thresholds=5), THREE),
     ("probing, tuned", ProbingClassifier(n_thresholds=4, param_grid={"max_depth": [2]}, cv=3), TWO),
-    ("joint, tuned", JointWSVMClassifier(N=6, lambdas=[0.01, 0.001], kernel="rbf"), THREE),
-    ("joint, fixed", JointWSVMClassifier(N=6, lam=0.01), THREE),
-    ("joint, width tuned", JointWSVMClassifier(N=6, lam=0.01, kernel="rbf"), THREE),
+    ("joint, tuned", JointWSVMClassifier(n_weights=6, lambdas=[0.01, 0.001], kernel="rbf"), THREE),
+    ("joint, fixed", JointWSVMClassifier(n_weights=6, lam=0.01), THREE),
+    ("joint, width tuned", JointWSVMClassifier(n_weights=6, lam=0.01, kernel="rbf"), THREE),
 ]
 
 
@@ -85,7 +85,7 @@ def _three_classes_one_tiny(rng, tiny: int = 3):
     "est",
     [
         MulticlassWeightedSVMClassifier(scheme="pairwise", n_weights=4, lambdas=[0.1], cv=5),
-        JointWSVMClassifier(N=6, lambdas=[0.1, 0.01], cv=5),
+        JointWSVMClassifier(n_weights=6, lambdas=[0.1, 0.01], cv=5),
         ProbingClassifier(n_thresholds=3, param_grid={"max_depth": [2]}, cv=5),
     ],
     ids=["pairwise", "joint", "probing"],
@@ -127,11 +127,11 @@ def test_an_absurd_weight_grid_is_refused_before_it_is_allocated(monkeypatch):
 
 
 def test_a_simplex_grid_for_ten_classes_is_refused_by_memory():
-    """JointWSVMClassifier(N=20) with K = 10: C(19, 9) = 92,378 grid weights for each of
+    """JointWSVMClassifier(n_weights=20) with K = 10: C(19, 9) = 92,378 grid weights for each of
     30 tuning candidates, the RBF features as many as the rows."""
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(300, 3)), np.repeat(np.arange(10), 30)
-    est = JointWSVMClassifier(N=20, kernel="rbf")
+    est = JointWSVMClassifier(n_weights=20, kernel="rbf")
     with memory_limits(available=8 * 2**30), pytest.raises(MemoryBudgetError) as err:
         est.fit(X, y)
     assert "92,378 simplex weights (N = 20, K = 10)" in str(err.value)

@@ -232,7 +232,7 @@ def _joint_task(estimator: Any, Xp, y, lam: float, sigma: float, probe: Probe) -
     probe.known_start = probe.cpu() - c0
     fitter = JointWSVMClassifier(
         **params,
-        N=joint_resolution(estimator),
+        n_weights=joint_resolution(estimator),
         lam=lam,
         sigma=_sigma(sigma),
         scheme=estimator.scheme,

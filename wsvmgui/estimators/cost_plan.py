@@ -285,9 +285,16 @@ def _ladder_tuning(
     largest = int(tr_rows.max())
     ladders = int(n_folds.sum()) * cells
     units = int((sizes * n_folds).sum()) * cells
-    screen = getattr(estimator, "screen", None) == "auto"
-    rule = Screening()
-    if screen and cells > rule.keep and int(tr_rows.min()) >= rule.min_rows:
+    rule: Screening | None = None
+    if getattr(estimator, "screen", None) == "auto":
+        # the estimator's own threshold (One-vs-All screens from fewer rows); built here,
+        # not by its _screening(), which would draw from a random_state generator
+        from ..multiclass.ova import OVA_SCREEN_MIN_ROWS
+
+        ova = getattr(estimator, "scheme", None) == "ova"
+        min_rows = OVA_SCREEN_MIN_ROWS if ova else estimator._screen_min_rows
+        rule = Screening(min_rows=min_rows)
+    if rule is not None and cells > rule.keep and int(tr_rows.min()) >= rule.min_rows:
         small = max(2, int(round(rule.share * largest)))
         kept = int((sizes * n_folds).sum()) * rule.keep
         return [
@@ -482,13 +489,14 @@ def joint_resolution(estimator: Any) -> int:
         return int(round(1.0 / float(d_pi)))
     N: Any = getattr(estimator, "N", None)
     if not isinstance(N, Integral):  # "deprecated": the resolution is n_weights
-        N = getattr(estimator, "n_weights", 50)
+        N = estimator.n_weights
     return int(N)
 
 
 def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     """Feature maps and grid fits of every (sigma, lambda, fold), then the refit."""
     from ..joint.simplex_grid import check_resolution, n_grid_points
+    from ..joint.tuning import JointScreening
 
     n, p = X.shape
     K = int(estimator.classes_.size)
@@ -496,9 +504,8 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     check_resolution(K, N)
     G = int(n_grid_points(K, N))
     threads = _threads(estimator)
-    lam = getattr(estimator, "lam", None)
-    C = getattr(estimator, "C", None)
-    fixed_lam = lam is not None or C is not None
+    # a fixed penalty: lam, or the deprecated C (its default is the string "deprecated")
+    fixed_lam = estimator.lam is not None or isinstance(estimator.C, Real)
     rbf_tuned = estimator.kernel == "rbf" and estimator.sigma is None
     if fixed_lam and not rbf_tuned:
         cells, rows_tune = 0, 0
@@ -522,7 +529,17 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     r = p if estimator.kernel == "linear" else rows_final
     memory = max(cells * G * r_tune, G * r) * (K - 1) * _F8 + G * K * _F8
     stages = []
-    if cells:
+    screening = JointScreening() if estimator.screen == "auto" and cells else None
+    n_folds = max(cells // max(L * S, 1), 1) if cells else 1
+    if screening is not None and screening.applies(cells // n_folds, K, N):
+        # every cell on a coarser simplex grid, the best few on the full one
+        g = int(n_grid_points(K, screening.resolution(K, N)))
+        kept = screening.keep * n_folds
+        stages.append(
+            Stage("screening grid fits", cells * g, cells, rows_tune, "joint", "joint", cells)
+        )
+        stages.append(Stage("tuning grid fits", kept * G, kept, rows_tune, "joint", "joint", kept))
+    elif cells:
         stages.append(
             Stage("tuning grid fits", cells * G, cells, rows_tune, "joint", "joint", cells)
         )
