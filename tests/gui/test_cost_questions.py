@@ -50,10 +50,16 @@ def test_a_thorough_joint_run_asks_before_fitting(qtbot, window, monkeypatch, sl
     qtbot.waitUntil(lambda: len(questions) == 1, timeout=WAIT)
     qtbot.waitUntil(lambda: window.runs.state == IDLE and not window.is_busy(), timeout=WAIT)
     estimate = estimates[0]
-    # every fit of the plan: 5 penalties x 6 widths x 10 folds + the refit, 171 weights each
-    assert estimate.fits == 171 * (5 * 6 * 10 + 1) == 51471
-    assert [p.name for p in estimate.phases][:2] == ["tuning grid fits", "final grid fit"]
-    assert estimate.seconds > 60 and "51,471 fits" in questions[0]
+    # every fit of the plan: 5 penalties x 6 widths x 10 folds screened on the coarser
+    # simplex grid (36 weights), the 3 best cells of each fold and the refit on the full
+    # one (171 weights)
+    assert estimate.fits == 36 * 5 * 6 * 10 + 171 * (3 * 10 + 1) == 16101
+    assert [p.name for p in estimate.phases][:3] == [
+        "screening grid fits",
+        "tuning grid fits",
+        "final grid fit",
+    ]
+    assert estimate.seconds > 60 and "16,101 fits" in questions[0]
     assert window.result is None and "not started" in window.messages.text()
 
 
@@ -84,7 +90,7 @@ def test_a_thorough_joint_run_asks_when_the_probe_gets_no_cpu(qtbot, window, mon
     assert window.start_run() is not None
     qtbot.waitUntil(lambda: len(questions) == 1, timeout=WAIT)
     qtbot.waitUntil(lambda: window.runs.state == IDLE and not window.is_busy(), timeout=WAIT)
-    assert "more than" in questions[0] and "51,471 fits" in questions[0]
+    assert "more than" in questions[0] and "16,101 fits" in questions[0]
     assert window.result is None
 
 
