@@ -22,6 +22,8 @@ import pytest
 
 from wsvmgui.app.schemes import SCHEMES, fit_scheme
 from wsvmgui.app.settings import RunSettings
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 from wsvmgui.estimators.probing import ProbingClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.io import schema
@@ -71,6 +73,20 @@ MODEL_TYPES = {
     "ova-path-tuned": lambda: _scheme("ova", tuned=True),
     "pairwise-grid": lambda: _scheme("pairwise", "grid"),
     "baseline2": lambda: _scheme("baseline2"),
+    # recalibration maps and intervals, tie pairs (library parameters, not run settings)
+    "binary-calibrated": lambda: (
+        _save(WeightedSVMClassifier(calibration="isotonic", lam=0.05, sigma=1.0), BINARY),
+        BINARY,
+    ),
+    "baseline1-calibrated": lambda: (
+        _save(
+            MulticlassWeightedSVMClassifier(
+                scheme="baseline1", calibration="sigmoid", lam=0.05, sigma=1.0
+            ),
+            MULTI,
+        ),
+        MULTI,
+    ),
     "joint-indirect": lambda: _scheme("joint-indirect"),
     "joint-direct-linear": lambda: _linear_joint(),
     "probing-svm": lambda: _probing("svm"),

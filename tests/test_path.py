@@ -27,11 +27,14 @@ import pytest
 from sklearn.svm import SVC
 
 import wsvmgui.ladder.path as path_mod
+import wsvmgui.ladder.path_start as start_mod
+import wsvmgui.ladder.path_tracer as tracer_mod
 import wsvmgui.solvers._libsvm_direct as libsvm_mod
 from wsvmgui.errors import Cancelled, InputError
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.path import PathBreakdown, WeightPath, fit_path
+from wsvmgui.ladder.path_rows import DenseRows
 from wsvmgui.ladder.weights import weight_grid
 from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 from wsvmgui.solvers.wsvm import kkt_residuals, penalty_to_C, sample_bounds, solve_weighted_svm
@@ -398,7 +401,7 @@ def test_corrupted_step_is_caught(fitted, monkeypatch):
     """Corrupted running sums (margins off by 0.05 off the elbow) fail the per-step KKT
     check, in the exact trace and in the ridge retry alike."""
     K, y, _, C, _ = fitted("rbf_balanced")
-    real = path_mod._Tracer._run
+    real = tracer_mod._Tracer._run
     calls = {"n": 0}
 
     def corrupt(self, *records):
@@ -408,8 +411,8 @@ def test_corrupted_step_is_caught(fitted, monkeypatch):
             self.S[0] -= off  # f moves by -0.05 y, h by 0.05 y / (1 - pi)
         return real(self, *records)
 
-    monkeypatch.setattr(path_mod, "YIELD_EVERY", 8)
-    monkeypatch.setattr(path_mod._Tracer, "_run", corrupt)
+    monkeypatch.setattr(tracer_mod, "YIELD_EVERY", 8)
+    monkeypatch.setattr(tracer_mod._Tracer, "_run", corrupt)
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation.*exact path failed"):
         fit_path(K, y, 1.0 / (2 * y.size))
     with pytest.raises(PathBreakdown, match=r"pi=.*lambda=.*KKT violation"):
@@ -433,14 +436,14 @@ def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
     """A breakdown of the exact path is retried with the ridge, and the result is checked."""
     K, y, Kn, C, exact = fitted("rbf_balanced")
     assert exact.ridge == 0.0
-    real = path_mod._trace_both
+    real = path_mod._trace
 
     def fail_exact(prob, eps):
         if eps == 0.0:
             raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
         return real(prob, eps)
 
-    monkeypatch.setattr(path_mod, "_trace_both", fail_exact)
+    monkeypatch.setattr(path_mod, "_trace", fail_exact)
     path = fit_path(K, y, 1.0 / (2 * y.size * C))
     assert path.ridge == pytest.approx(1e-6 * np.max(np.diag(K)))
     pis = _weights(20, seed=7)
@@ -453,7 +456,7 @@ def test_frequent_exact_refresh_of_running_sums(fitted, monkeypatch):
     """The sums over L are recomputed exactly every few updates without changing the path
     (a refresh once read the sets before the moving point's change; n = 10,000 hit it)."""
     K, y, Kn, C, path = fitted("rbf_noisy_C10")
-    monkeypatch.setattr(path_mod, "SUM_REFRESH", 3)
+    monkeypatch.setattr(tracer_mod, "SUM_REFRESH", 3)
     again = fit_path(K, y, 1.0 / (2 * y.size * C))
     assert again.n_breakpoints == path.n_breakpoints
     assert np.allclose(again.decision(Kn), path.decision(Kn), atol=1e-9, rtol=0)
@@ -581,7 +584,8 @@ def test_elbow_factor_under_insertions_and_removals(fitted):
     K = K.copy()
     K[n - 1], K[:, n - 1] = K[0], K[:, 0]  # point n - 1 duplicates point 0
     K[n - 1, n - 1] = K[0, 0]
-    tr = path_mod._Tracer(K, y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, ridge=0.0)
+    rows = DenseRows(K)
+    tr = tracer_mod._Tracer(rows, y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, ridge=0.0)
     tr.set_state(np.full(n, path_mod.R_SET), np.empty(0, dtype=np.intp))
     rng = np.random.default_rng(3)
     for step in range(400):
@@ -606,7 +610,7 @@ def test_elbow_factor_under_insertions_and_removals(fitted):
 def test_kernel_compiles_without_a_cache(monkeypatch):
     """Where no cache location is writable numba refuses cache=True; the kernels are
     then compiled in memory instead of failing."""
-    import wsvmgui.ladder._path_kernel as pk
+    import wsvmgui.ladder._path_jit as pk
 
     calls: list[bool] = []
 
@@ -641,27 +645,213 @@ def test_paths_on_threads_equal_sequential_ones(fitted):
 
 
 def test_the_ridge_retry_reuses_libsvm_starts(fitted, monkeypatch):
-    """libsvm does not see the ridge: its start at a weight is solved once per fit, even
-    when the exact trace from it breaks down and the ridge retries from the same weight
-    (a rank-deficient kernel paid four libsvm fits for three weights before)."""
+    """libsvm does not see the ridge: its start at a weight (``start=0.5``, the fallback
+    start) is solved once per fit, even when the exact trace from it breaks down and the
+    ridge retries from the same weight (a rank-deficient kernel paid four libsvm fits for
+    three weights before)."""
     K, y, Kn, C, exact = fitted("rbf_balanced")
     calls = []
-    real_start, real_trace = path_mod._libsvm_start, path_mod._Tracer.trace
+    real_start, real_trace = start_mod._libsvm_start, tracer_mod._Tracer.trace
 
-    def counting(K, y, upper, C):
+    def counting(rows, y, upper, C):
         calls.append(upper.copy())
-        return real_start(K, y, upper, C)
+        return real_start(rows, y, upper, C)
 
     def fail_exact(self, *args, **kwargs):
         if self.ridge == 0.0:
             raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
         return real_trace(self, *args, **kwargs)
 
-    monkeypatch.setattr(path_mod, "_libsvm_start", counting)
-    monkeypatch.setattr(path_mod._Tracer, "trace", fail_exact)
-    path = fit_path(K, y, 1.0 / (2 * y.size * C))
+    monkeypatch.setattr(start_mod, "_libsvm_start", counting)
+    monkeypatch.setattr(tracer_mod._Tracer, "trace", fail_exact)
+    path = fit_path(K, y, 1.0 / (2 * y.size * C), start=0.5)
     assert path.ridge > 0.0
     # the exact attempt failed after its start at pi = 1/2; the ridge reused that start
     assert len(calls) == 1
     pis = _weights(20, seed=8)
     assert np.abs(path.decision_at(Kn, pis) - exact.decision_at(Kn, pis)).max() <= _tol(K, C)
+
+
+# ------------------------------------------------------------------------------------------
+# The start at pi = 0 (the limit problem) and kernel rows made on the fly
+# ------------------------------------------------------------------------------------------
+def _limit_slopes(K: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, np.ndarray]:
+    """alpha of the tracer's start (``dc/dpi = C alpha`` on the positives) and the set codes."""
+    from wsvmgui.ladder.path_tracer import _Limits, _Progress
+
+    n = y.size
+    tr = start_mod.limit_start(
+        DenseRows(K), y, np.ones(n), C, 1.0 / (2 * n * C), 1e-10, 1e-6, 0.0,
+        _Progress(None, None), _Limits(), 10_000,
+    )  # fmt: skip
+    V, beta, FH = tr.evaluate()
+    alpha = np.zeros(n)
+    alpha[tr.members] = V[:, 1] / C
+    assert np.abs(V[:, 0]).max() <= 1e-10 and beta[0] == pytest.approx(1.0, abs=1e-10)
+    return alpha, tr.state.copy()
+
+
+@pytest.mark.parametrize("name", ["rbf_balanced", "rbf_noisy_C10", "rbf_9to1", "tiny_n20"])
+def test_start_at_zero_solves_the_limit_problem(name):
+    """The start's slopes are C times the solution of min 1/2 a'K_PP a - s'a over a >= 0,
+    1'a = N_- (docs/notes/path.md, section 3), solved independently by clarabel."""
+    from wsvmgui.solvers.qp import solve_qp
+
+    K, y, _, C = _problem(name)
+    alpha, state = _limit_slopes(K, y, C)
+    pos, neg = y > 0, y < 0
+    assert np.all(state[neg] == path_mod.L_SET)
+    assert np.all(alpha[neg] == 0.0) and np.all(alpha >= -1e-12)
+    assert alpha.sum() == pytest.approx(neg.sum(), rel=1e-10)
+    P = K[np.ix_(pos, pos)]
+    s = K[np.ix_(pos, neg)].sum(axis=1)
+    m = int(pos.sum())
+    ref = solve_qp(P, -s, A=np.ones((1, m)), b=np.array([float(neg.sum())]), lb=np.zeros(m))
+    a_ref = np.asarray(ref.x)
+
+    def objective(a: np.ndarray) -> float:
+        return 0.5 * a @ P @ a - s @ a
+
+    assert objective(alpha[pos]) <= objective(a_ref) + 1e-7 * (1.0 + abs(objective(a_ref)))
+    assert np.abs(alpha[pos] - a_ref).max() <= 1e-4 * neg.sum()
+    # KKT of the limit problem: d = P a - s + beta >= 0, zero on the support.
+    d = P @ alpha[pos] - s
+    d -= d[alpha[pos] > 0].min()
+    assert d.min() >= -1e-9 * (1.0 + np.abs(s).max())
+
+
+def test_default_start_needs_no_solver(monkeypatch):
+    """Neither a well-posed problem nor a rank-deficient one at large C (where libsvm's
+    start took millions of iterations) calls libsvm; the path passes its checks and
+    agrees with the QP reference."""
+
+    def no_libsvm(*args):
+        raise AssertionError("libsvm start called")
+
+    monkeypatch.setattr(start_mod, "_libsvm_start", no_libsvm)
+    d = simulate("zeng_ex4", 350, seed=0)
+    X = (d.X - d.X.mean(axis=0)) / d.X.std(axis=0)
+    y = np.where(d.y == d.classes[0], 1.0, -1.0)
+    K = Kernel("rbf", sigma=0.5 * median_between_class_distance(X, y))(X)
+    C = 100.0
+    lam = 1.0 / (2 * y.size * C)
+    path = fit_path(K, y, lam)
+    assert path.kkt_residual <= 1e-2
+    for pi in (0.1, 0.37, 0.8):
+        fit = solve_weighted_svm(K, y, pi, lam, solver="qp", qp_solver="clarabel")
+        # the ridge moves margins by at most eps C = 1e-4 (docs/notes/path.md, section 5)
+        tol = 2e-3 * C + 10 * path.ridge * C
+        assert np.abs(path.decision_at(K, [pi])[:, 0] - fit.decision(K)).max() <= tol
+
+
+def test_libsvm_start_answers_when_the_limit_problem_fails(fitted, monkeypatch):
+    """A start at pi = 0 that cannot be solved gives way to libsvm at 1/2 (polished): the
+    same path."""
+    import wsvmgui.ladder._path_start as compiled
+
+    K, y, Kn, C, path = fitted("rbf_noisy_C10")
+    monkeypatch.setattr(compiled, "limit_start", lambda *args: tracer_mod._kernel().ST_ILL)
+    again = fit_path(K, y, 1.0 / (2 * y.size * C))
+    pis = _weights(50, seed=9)
+    assert np.abs(again.decision_at(Kn, pis) - path.decision_at(Kn, pis)).max() <= 1e-8
+
+
+def _fly(K_name: str):
+    d = simulate(K_name, 400, seed=3)
+    X, y = d.X, d.y.astype(float)
+    kern = Kernel("rbf", sigma=median_between_class_distance(X, y))
+    Xn = simulate(K_name, 100, seed=4).X
+    return X, y, kern, kern(Xn, X)
+
+
+@pytest.mark.parametrize("design", ["wuliu2011_ex1", "wang2008_ex1"])
+def test_path_on_the_fly_equals_the_dense_path(design):
+    """Kernel rows made from the features when the elbow needs them (no n x n matrix)
+    give the dense path: the same breakpoints and estimates, to rounding."""
+    from wsvmgui.solvers.gram import OnTheFlyGram
+
+    X, y, kern, Kn = _fly(design)
+    lam = 1.0 / (2 * y.size * 10.0)
+    dense = fit_path(kern(X), y, lam)
+    fly = fit_path(OnTheFlyGram(X, kern), y, lam)
+    pis = _weights(100, seed=5)
+    gap = np.abs(fly.decision_at(Kn, pis) - dense.decision_at(Kn, pis)).max()
+    assert fly.kkt_residual <= 1e-6 + 10.0 * fly.ridge * 10.0
+    if fly.ridge == dense.ridge == 0.0:
+        assert fly.n_breakpoints == dense.n_breakpoints
+        assert np.abs(fly.pis - dense.pis).max() <= 1e-10
+        assert gap <= 1e-8
+        assert np.abs(fly.estimate(Kn).p - dense.estimate(Kn).p).max() <= 1e-8
+    else:
+        # A large, nearly singular elbow: rounding decides whether the exact trace or the
+        # ridge retrace answers; the two agree to the ridge's eps C (docs/notes/path.md).
+        assert gap <= F_TOL * 10.0 + 10.0 * max(fly.ridge, dense.ridge) * 10.0
+        diff = np.abs(fly.estimate(Kn).p - dense.estimate(Kn).p)
+        assert np.quantile(diff, 0.95) <= 1e-3
+
+
+def test_path_on_the_fly_holds_few_rows(monkeypatch):
+    """The row store stays near the elbow's size, rows are replaced as points come and
+    go, and an elbow larger than the allowed rows stops the path (PathTooCostly)."""
+    import wsvmgui.ladder.path_rows as rows_mod
+    from wsvmgui.solvers.gram import OnTheFlyGram
+
+    X, y, kern, Kn = _fly("wuliu2011_ex1")
+    lam = 1.0 / (2 * y.size)
+    stores = []
+    real = rows_mod.FeatureRows.__init__
+
+    def keep(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        stores.append(self)
+
+    monkeypatch.setattr(rows_mod.FeatureRows, "__init__", keep)
+    small = fit_path(OnTheFlyGram(X, kern), y, lam, max_rows=64)
+    held = stores[-1]
+    assert held.K.shape[0] <= 64 < y.size and held.made > y.size  # rows made again
+    dense = fit_path(kern(X), y, lam)
+    assert np.abs(small.estimate(Kn).p - dense.estimate(Kn).p).max() <= 1e-8
+    with pytest.raises(path_mod.PathTooCostly, match="kernel rows"):
+        fit_path(OnTheFlyGram(X, kern), y, lam, max_rows=2)
+
+
+def test_path_on_the_fly_merges_duplicate_rows(fitted):
+    """Equal feature rows with equal labels are merged (found from the features)."""
+    from wsvmgui.solvers.gram import OnTheFlyGram
+
+    rng = np.random.default_rng(SEEDS["rbf_duplicates"])
+    X = rng.standard_normal((80, 2))
+    y = np.where(X[:, 0] + 0.7 * rng.standard_normal(80) > 0, 1.0, -1.0)
+    X = np.vstack([X, X[:20], X[:5]])
+    y = np.concatenate([y, y[:20], y[:5]])
+    y[100:105] *= -1
+    kern = Kernel("rbf", sigma=1.0)
+    K, _, Kn, C, dense = fitted("rbf_duplicates")
+    assert np.array_equal(path_mod.duplicate_rows(X, y), path_mod.duplicate_groups(K, y))
+    fly = fit_path(OnTheFlyGram(X, kern), y, 1.0 / (2 * y.size * C))
+    assert fly.n_duplicates == dense.n_duplicates == 20
+    assert np.abs(fly.estimate(Kn).p - dense.estimate(Kn).p).max() <= 1e-8
+
+
+def test_path_on_the_fly_allocates_no_kernel_matrix(monkeypatch):
+    """n = 3000 on the fly: the fit's numpy allocations stay far below one n x n matrix
+    (with blocks of kernel values of 1 MB instead of 32 MB, so that they do not count)."""
+    import tracemalloc
+
+    import wsvmgui.ladder.path_rows as rows_mod
+    from wsvmgui.solvers.gram import OnTheFlyGram
+
+    monkeypatch.setattr(rows_mod, "SUMS_BLOCK_BYTES", 2**20)
+
+    d = simulate("wuliu2011_ex1", 3000, seed=2)
+    X, y = d.X, d.y.astype(float)
+    kern = Kernel("rbf", sigma=median_between_class_distance(X, y))
+    fit_path(OnTheFlyGram(X[:60], kern), y[:60], 0.01)  # compile first
+    tracemalloc.start()
+    try:
+        path = fit_path(OnTheFlyGram(X, kern), y, 1.0 / (2 * y.size))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert path.kkt_residual <= 1e-6
+    assert peak < 0.2 * 8 * y.size**2

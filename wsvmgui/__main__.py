@@ -18,7 +18,15 @@ def open_app() -> int:
 
 
 def main() -> None:
-    """Entry point: the desktop app without arguments, the command line otherwise."""
+    """Entry point: the desktop app without arguments, the command line otherwise.
+
+    The process is ours, so glibc is told to return freed kernel blocks at once
+    (:func:`wsvmgui.solvers.memory.bound_heap_retention`); importing the library does not
+    change the malloc settings of a user's own process.
+    """
+    from .solvers.memory import bound_heap_retention
+
+    bound_heap_retention()
     sys.exit(cli_main(sys.argv[1:], open_app=open_app))
 
 

@@ -3,7 +3,8 @@
 Fits the weighted SVM for every class weight pi in (0, 1) (by default its exact solution
 path; or a ladder over a grid of weights), tunes lambda (and sigma for the RBF kernel) by
 EGKL over the ``cv`` splits, and reads each point's probability off where its predicted
-label changes along pi (METHODS sections 1 and 2).
+label changes along pi (METHODS sections 1 and 2); optionally (``calibration``) a monotone
+map fitted to cross-fitted estimates corrects that reading (docs/notes/calibration.md).
 """
 
 from __future__ import annotations
@@ -14,14 +15,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._sklearn_compat import StrOptions
+from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import fit_ladders
 from ..ladder.problems import LadderProblem
+from ..ladder.recalibration import (
+    CALIBRATIONS,
+    LocalInterval,
+    MonotoneMap,
+    calibration_folds,
+    cross_fitted,
+    fit_calibration,
+)
 from ..ladder.rules import LadderEstimate
 from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
-from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads
+from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads, seed_of
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
@@ -57,6 +68,15 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="none"
+        ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
+        (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
+        training points (the ladder at the final (C, sigma) refitted on the training part
+        of each tuning fold, or of 3 stratified folds when tuning holds one split out or
+        nothing is tuned, estimating the fold's other rows) and applied to the estimate and
+        its bracket: ``"auto"`` chooses the map by its cross-validated log loss on those
+        points.  Costs one ladder per fold;
+        see docs/notes/calibration.md for why and by how much it helps.
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
         a stratified 30% hold-out above (fewer folds, or a hold-out of one point per
@@ -99,6 +119,10 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     X_support_ : ndarray, shape (s, p)
     kernel_ : Kernel
     weights_ : ndarray, shape (M - 1,)
+    calibration_ : MonotoneMap or None
+        The fitted recalibration map (None with ``calibration="none"``).
+    interval_ : LocalInterval or None
+        The per-point intervals of :meth:`predict_interval` (with a calibration).
     fit_info_ : dict
         Progress units (``n_fits``: M - 1 per ladder), rows of the final fit, largest KKT
         residual, wall time, the engines (:func:`~wsvmgui.estimators._ladder.engine_info`),
@@ -112,6 +136,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
+        "calibration": [StrOptions(set(CALIBRATIONS))],
     }
 
     def __init__(
@@ -129,6 +154,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
+        calibration: str = "none",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -149,6 +175,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.coef0 = coef0
         self.poly_gamma = poly_gamma
         self.rule = rule
+        self.calibration = calibration
         self.cv = cv
         self.screen = screen
         self.refit = refit
@@ -202,7 +229,23 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.C_ = 1.0 / (2.0 * fitted.n_train * fitted.lam)
         self.weights_ = weights
         self.tuning_ = tuning
+        self.calibration_: MonotoneMap | None = None
+        self.interval_: LocalInterval | None = None
+        calibration: dict[str, Any] = {}
+        if self.calibration != "none":
+            folds = calibration_folds(plan.folds, codes, self.random_state)
+            p_cf, y_cf = cross_fitted(
+                X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
+                rule=self.rule, engine=self.engine, solver=self.solver,
+                n_jobs=n_threads(self.n_jobs), tracker=tracker,
+            )  # fmt: skip
+            self.calibration_ = fit_calibration(
+                self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
+            )
+            self.interval_ = LocalInterval.fit(p_cf, y_cf)
+            calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
         return {
+            **calibration,
             "n_fits": tracker.done,
             "n_train": fitted.n_train,
             "max_kkt_residual": float(fitted.ladder.kkt_residual.max()),
@@ -213,6 +256,23 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 
+    def predict_interval(self, X, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
+        """A per-point interval for ``P(classes_[1] | x)``; two arrays of shape (n,).
+
+        Needs a ``calibration``: the Jeffreys interval of the labels of the cross-fitted
+        points nearest in estimate (:class:`~wsvmgui.ladder.recalibration.LocalInterval`),
+        widened to contain the reported probability.  Its coverage of the true p on the
+        simulation designs is in docs/notes/calibration.md.
+        """
+        X = self._check_X(X)
+        if getattr(self, "interval_", None) is None:
+            raise InputError(
+                "predict_interval needs a fit with calibration (e.g. calibration='auto')"
+            )
+        assert self.interval_ is not None and self.calibration_ is not None
+        raw = self._raw_estimate(X).p
+        return self.interval_(raw, self.calibration_(raw), level)
+
     def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:
         """Kernel rows between ``X`` and the support points, a block (~32 MB) at a time."""
         step = block_rows(self.X_support_.shape[0])
@@ -222,11 +282,19 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:
         return np.vstack([self.ladder_.decision(K) for K in self._kernel_blocks(X)])
 
-    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+    def _raw_estimate(self, X: np.ndarray) -> LadderEstimate:
+        """The ladder's estimate by ``rule``, before any recalibration."""
         parts = [self.ladder_.estimate(K, self.rule) for K in self._kernel_blocks(X)]
         return LadderEstimate(
             *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
         )
+
+    def _estimate(self, X: np.ndarray) -> LadderEstimate:
+        est = self._raw_estimate(X)
+        g = getattr(self, "calibration_", None)
+        if g is None:
+            return est
+        return LadderEstimate(g(est.p), g(est.lo), g(est.hi), est.monotone)
 
 
 __all__ = ["WeightedSVMClassifier"]

@@ -192,6 +192,33 @@ def _tuning_result(s: State) -> None:
     s.text("score_name")
 
 
+@validator("wsvmgui.ladder.recalibration:MonotoneMap")
+def _monotone_map(s: State) -> None:
+    from ..ladder.recalibration import MAPS
+
+    name = s.text("name", MAPS)
+    x = s.array("x", "f", 1, lo=0.0, hi=1.0)
+    y = s.array("y", "f", 1, x.shape, lo=0.0, hi=1.0)
+    if name == "isotonic" and (x.size == 0 or np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0)):
+        raise s.fail("x", "an isotonic map needs increasing estimates and non-decreasing values")
+    coef = s.array("coef", "f", 1, (0 if name == "isotonic" else 3,))
+    if coef.size and np.any(coef[1:] < 0):
+        raise s.fail("coef", "the slopes of a monotone map must be >= 0")
+    lo = s.number("lo", 0.0, 1.0)
+    s.number("hi", lo, 1.0)
+
+
+@validator("wsvmgui.ladder.recalibration:LocalInterval")
+def _local_interval(s: State) -> None:
+    p = s.array("p", "f", 1, lo=0.0, hi=1.0)
+    if p.size < 2 or np.any(np.diff(p) < 0):
+        raise s.fail("p", "must be at least two sorted estimates")
+    y = s.array("y", "f", 1, p.shape, lo=0.0, hi=1.0)
+    if np.any((y != 0) & (y != 1)):
+        raise s.fail("y", "must hold 0/1 labels")
+    s.integer("k", 2, p.size)
+
+
 @validator("wsvmgui.ladder.noncrossing:FitRecord")
 def _fit_record(s: State) -> None:
     """Diagnostics of one constrained fit: plain values only (checked by :meth:`State.done`)."""
@@ -376,6 +403,8 @@ def _binary_estimator(s: State) -> None:
     _same_weights(s, "weights_", ladder)
     _rule(s)
     s.diagnostic("tuning_")
+    s.obj("calibration_", "MonotoneMap", optional=True)
+    s.obj("interval_", "LocalInterval", optional=True)
 
 
 @validator("wsvmgui.estimators.noncrossing:NonCrossingLadderClassifier")
@@ -457,6 +486,14 @@ def _multiclass_estimator(s: State) -> None:
             and label == classes[base]
         ):
             raise s.fail("baseline_", f"must be class {base} of classes_", [classes])
+    if s.get("calibrations_", optional=True) is not None:
+        s.objs("calibrations_", "MonotoneMap", size=len(subs.fitted))
+    ties = s.obj("tie_pairs_", "SubproblemSet", optional=True)
+    if ties is not None:
+        if ties.X_support.shape[1] != p:
+            raise s.fail("tie_pairs_", f"take {ties.X_support.shape[1]} features, the model {p}")
+        if any(f.spec.positive >= K or any(k >= K for k in f.spec.negative) for f in ties.fitted):
+            raise s.fail("tie_pairs_", f"a tie pair names a class beyond {K}")
     _rule(s)
 
 

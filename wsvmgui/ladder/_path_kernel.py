@@ -7,7 +7,7 @@ records.  It returns a status when Python is needed (progress and cancellation e
 ``YIELD`` steps, a refactorisation, full buffers, the end, a breakdown).  All state lives
 in arrays owned by the caller (layouts below), so the functions hold no Python objects
 and release the GIL (``nogil``); they are compiled once per machine and cached on disk
-(:func:`_jit`), with ``fastmath`` off: every operation rounds as in numpy.
+(:func:`~wsvmgui.ladder._path_jit._jit`), with ``fastmath`` off: every operation rounds as in numpy.
 
 Math and conventions are those of :mod:`wsvmgui.ladder.path` and
 :mod:`wsvmgui.ladder.path_linalg`: ``c = a * y``; ``side`` is +1 in R, -1 in L, 0 on the
@@ -17,11 +17,19 @@ appended for a point that joins, Givens rotations of rows for one that leaves.
 
 Array layouts (n points, cap >= elbow size):
 
+* ``K`` (r, n) and ``slot`` (n,) int64: kernel rows; point j's row is ``K[slot[j]]``
+  (``slot[j] < 0``: not held).  For a dense matrix ``K`` is the (n, n) matrix and
+  ``slot`` the identity; otherwise ``K`` holds the rows of the elbow points and of some
+  recent ones, and the caller stores a missing row when :func:`run` asks (``ST_ROW``).
+  Only rows of points on the elbow or joining it are read here (and, in
+  :func:`recompute_sums`, those of L: a dense matrix only).
 * ``pt`` (4, n): ``y``, ``w`` (multiplicities), ``pos`` (1 for y = +1), ``1 / (w C)``.
 * ``prm`` (P_SIZE,): constants, indices ``P_*``.
 * ``fs`` (F_SIZE,) floats and ``iv`` (I_SIZE,) ints: mutable scalars, indices ``F_*``, ``I_*``.
 * ``state`` (n,) int8 set codes; ``sd`` (2, n): ``side``, ``sy``; ``parked`` (n,) int64.
-* ``S`` (2, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over negatives.
+* ``S`` (4, n): ``sum_{j in L, y_j = +1} w_j (K + eps I)[:, j]`` and the same over
+  negatives, kept by compensated (Kahan) summation, whose compensations are rows 2 and 3:
+  the rounding error then does not grow with the number of updates.
 * ``idx`` (cap,) elbow points in factorisation order, ``where`` (n,) their positions
   (int64); ``R`` (cap, cap) upper triangle;
   ``V`` (cap, 2): ``c_E`` and ``dc_E / dpi``; ``FH`` (2, n): ``f`` and ``df / dpi``.
@@ -35,14 +43,11 @@ Array layouts (n points, cap >= elbow size):
 
 from __future__ import annotations
 
-import logging
 import math
-from typing import Any
 
 import numpy as np
-from numba import njit
 
-logger = logging.getLogger("wsvmgui.ladder")
+from ._path_jit import _jit
 
 #: Set codes: right of the elbow (c = 0), on the elbow, left of it (c at its bound).
 R_SET, E_SET, L_SET = 0, 1, 2
@@ -54,69 +59,25 @@ P_SUM_REFRESH, P_DUAL_TOL, P_END_TIE, P_END_ABS, P_YIELD, P_MAX_ELBOW = range(13
 P_SIZE = 19
 # fs: float scalars.
 F_PI, F_B, F_NPOS, F_NNEG, F_MAX_MARGIN, F_MAX_DUAL, F_BETA0, F_BETA1 = range(8)
-F_RESID, F_VIOL, F_DUAL, F_END_DEV, F_WORK = range(8, 13)
-F_SIZE = 13
+F_RESID, F_VIOL, F_DUAL, F_END_DEV, F_WORK, F_PEND_T, F_TAU = range(8, 15)
+F_SIZE = 15
 # iv: int scalars.
 I_M, I_UPDATES, I_SUM_UPDATES, I_NPARKED, I_MAX_ELBOW, I_REFINES = range(6)
 I_REFACTORED, I_ZERO_RUN, I_STEP, I_NREC, I_NT, I_NEV, I_OPEN, I_SINCE_YIELD = range(6, 14)
-I_SIZE = 14
+I_NEED, I_PENDING, I_PEND_KIND, I_PEND_J = range(14, 18)
+I_SIZE = 18
 
 # Statuses of run() and evaluate().
 ST_OK, ST_END, ST_YIELD, ST_GROW, ST_GROW_ELBOW, ST_REFACTOR = range(6)
 ST_ILL, ST_KKT, ST_CYCLE, ST_MAX_STEPS, ST_NO_JOIN, ST_TOO_LARGE = range(6, 12)
-
-
-def _jit(sig: str, entry: bool = False):
-    """``njit(sig, nogil=True, cache=True)``; without the on-disk cache where none is found.
-
-    Explicit signatures keep every function monomorphic (one compilation, whatever the
-    argument types at a call site, e.g. literal ints) and compile (or load from the
-    cache) when this module is imported, which :mod:`wsvmgui.ladder.path` does on the
-    first path.  numba's cache goes to ``NUMBA_CACHE_DIR`` when that is set, otherwise
-    next to the source (``__pycache__``, e.g. an editable install) when that is writable,
-    otherwise to the user-wide cache (``~/.cache/numba`` on Linux, e.g. a read-only
-    site-packages); if none is writable numba refuses ``cache=True`` at decoration time,
-    and the functions are compiled in memory in every process instead.
-    """
-    full = sig
-    for alias, typ in _TYPES.items():
-        full = full.replace(alias, typ)
-
-    # Internal functions need no wrapper for calls from Python (less to compile).
-    # IEEE semantics for division (inf / NaN, as numpy; the residual checks catch them).
-    options = {
-        "nogil": True,
-        "error_model": "numpy",
-        "no_cpython_wrapper": not entry,
-        "no_cfunc_wrapper": True,
-    }
-
-    def wrap(fn):
-        try:
-            return _njit(full, cache=True, **options)(fn)
-        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
-            if not _no_cache:
-                logger.info("path kernels compiled in memory (no writable cache): %s", exc)
-            _no_cache.append(fn.__name__)
-            return _njit(full, **options)(fn)
-
-    return wrap
-
-
-#: Functions compiled without the on-disk cache (nowhere writable), in order.
-_no_cache: list[str] = []
-#: numba's type stubs do not list the wrapper options.
-_njit: Any = njit
-#: Shorthands in the signatures: C-contiguous arrays.
-_TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
-          "I1": "int64[::1]", "B1": "int8[::1]"}  # fmt: skip
+ST_ROW, ST_REFRESH = range(12, 14)
 
 
 # ----------------------------------------------------------------------------------------
 # The elbow system
 # ----------------------------------------------------------------------------------------
-@_jit("boolean(F2, F1, I1, I1, F2, I1, int64)", entry=True)
-def elbow_add(K, prm, idx, where, R, iv, j):
+@_jit("boolean(F2, I1, F1, I1, I1, F2, I1, int64)", entry=True)
+def elbow_add(K, slot, prm, idx, where, R, iv, j):
     """Append point j to the elbow (a column of the Cholesky factor); False if dependent.
 
     The new column ``l`` solves ``R' l = a`` (``a = K[E, j] + kappa``); the pivot
@@ -125,11 +86,11 @@ def elbow_add(K, prm, idx, where, R, iv, j):
     """
     m = iv[I_M]
     ridge, kappa = prm[P_RIDGE], prm[P_KAPPA]
-    alpha = K[j, j] + ridge + kappa
+    Kj = K[slot[j]]
+    alpha = Kj[j] + ridge + kappa
     d = alpha
     if m:
         col = np.empty(m)
-        Kj = K[j]
         for k in range(m):
             col[k] = Kj[idx[k]] + kappa
         for k in range(m):  # R' col = a, by columns of R' (rows of R)
@@ -281,9 +242,9 @@ def _solve(R, kappa, B, q0, q1, V, beta, m):
 # ----------------------------------------------------------------------------------------
 # Sets and running sums
 # ----------------------------------------------------------------------------------------
-@_jit("void(F2, F2, F1, B1, F2, F1, I1)", entry=True)
-def recompute_sums(K, pt, prm, state, S, fs, iv):
-    """Sums over L from scratch (and ``n_pos``, ``n_neg``)."""
+@_jit("void(F2, I1, F2, F1, B1, F2, F1, I1)", entry=True)
+def recompute_sums(K, slot, pt, prm, state, S, fs, iv):
+    """Sums over L from scratch, compensations zero (and ``n_pos``, ``n_neg``)."""
     n = state.size
     ridge = prm[P_RIDGE]
     S[:, :] = 0.0
@@ -298,7 +259,7 @@ def recompute_sums(K, pt, prm, state, S, fs, iv):
             npos += wj
         else:
             nneg += wj
-        Kj = K[j]
+        Kj = K[slot[j]]
         for i in range(n):
             S[row, i] += wj * Kj[i]
         S[row, j] += ridge * wj
@@ -317,23 +278,27 @@ def _unpark(pt, state, sd, parked, iv):
     iv[I_NPARKED] = 0
 
 
-@_jit("boolean(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, I1, int64, int64)", entry=True)
-def move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
+@_jit("boolean(F2, I1, F2, F1, B1, F2, I1, F2, I1, I1, F2, F1, I1, int64, int64)", entry=True)
+def move(K, slot, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
     """Move point j to set ``new``; False (nothing changed) if the elbow refuses it."""
     old = state[j]
     if old == new:
         return True
-    if new == E_SET and not elbow_add(K, prm, idx, where, R, iv, j):
+    if new == E_SET and not elbow_add(K, slot, prm, idx, where, R, iv, j):
         return False
     if old == E_SET:
         elbow_remove(idx, where, R, iv, j)
     if old == L_SET or new == L_SET:  # the running sums over L
         wj = pt[1, j] if new == L_SET else -pt[1, j]
         row = 0 if pt[2, j] > 0 else 1
-        Kj = K[j]
+        Kj = K[slot[j]]
         Sr = S[row]
+        Cr = S[row + 2]  # Kahan: what the running sum has lost to rounding
         for i in range(Sr.size):
-            Sr[i] += wj * Kj[i]
+            v = wj * Kj[i] - Cr[i]
+            t = Sr[i] + v
+            Cr[i] = (t - Sr[i]) - v
+            Sr[i] = t
         Sr[j] += wj * prm[P_RIDGE]
         fs[F_NPOS + row] += wj
         iv[I_SUM_UPDATES] += 1
@@ -343,8 +308,6 @@ def move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new):
     sd[1, j] = s * pt[0, j]
     if iv[I_NPARKED]:
         _unpark(pt, state, sd, parked, iv)
-    if iv[I_SUM_UPDATES] > prm[P_SUM_REFRESH]:  # after the state change, not before
-        recompute_sums(K, pt, prm, state, S, fs, iv)
     return True
 
 
@@ -370,8 +333,10 @@ def _elbow_residual(pt, idx, FH, res, hscale, m):
     return max(e0, e1 / hscale)
 
 
-@_jit("void(F2, F1, F2, I1, F2, F2, float64, float64, float64, float64, float64, int64, boolean)")
-def _accumulate(K, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
+@_jit(
+    "void(F2, I1, F1, F2, I1, F2, F2, float64, float64, float64, float64, float64, int64, boolean)"
+)
+def _accumulate(K, slot, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
     """``f``, ``h`` at all n points (``fresh``) or their correction by ``(W, b)``.
 
     ``f = c00 S_0 + c01 S_1 + (K + eps I)(., E) W[:, 0] + b0``, ``h = -C (S_0 + S_1) +
@@ -391,21 +356,26 @@ def _accumulate(K, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
             F0[i] += b0
             F1[i] += b1
     k = 0
-    while k + 1 < m:  # two elbow rows per sweep: half the traffic on FH
-        ra = K[idx[k]]
-        rb = K[idx[k + 1]]
+    while k + 3 < m:  # four elbow rows per sweep: a quarter of the traffic on FH
+        ra = K[slot[idx[k]]]
+        rb = K[slot[idx[k + 1]]]
+        rc = K[slot[idx[k + 2]]]
+        rd = K[slot[idx[k + 3]]]
         a0, a1 = W[k, 0], W[k, 1]
         z0, z1 = W[k + 1, 0], W[k + 1, 1]
+        p0, p1 = W[k + 2, 0], W[k + 2, 1]
+        q0, q1 = W[k + 3, 0], W[k + 3, 1]
         for i in range(n):
-            F0[i] += a0 * ra[i] + z0 * rb[i]
-            F1[i] += a1 * ra[i] + z1 * rb[i]
-        k += 2
-    if k < m:
-        ra = K[idx[k]]
+            F0[i] += (a0 * ra[i] + z0 * rb[i]) + (p0 * rc[i] + q0 * rd[i])
+            F1[i] += (a1 * ra[i] + z1 * rb[i]) + (p1 * rc[i] + q1 * rd[i])
+        k += 4
+    while k < m:
+        r = K[slot[idx[k]]]
         a0, a1 = W[k, 0], W[k, 1]
         for i in range(n):
-            F0[i] += a0 * ra[i]
-            F1[i] += a1 * ra[i]
+            F0[i] += a0 * r[i]
+            F1[i] += a1 * r[i]
+        k += 1
     ridge = prm[P_RIDGE]
     if ridge != 0.0:
         for k in range(m):
@@ -413,8 +383,8 @@ def _accumulate(K, prm, S, idx, W, FH, c00, c01, C, b0, b1, m, fresh):
             F1[idx[k]] += ridge * W[k, 1]
 
 
-@_jit("int64(F2, F2, F1, F2, I1, F2, F2, F2, F1, I1)", entry=True)
-def evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv):
+@_jit("int64(F2, I1, F2, F1, F2, I1, F2, F2, F2, F1, I1)", entry=True)
+def evaluate(K, slot, pt, prm, S, idx, R, V, FH, fs, iv):
     """``c_E``, ``dc_E/dpi`` (V), ``b``, ``db/dpi`` (fs) and ``f``, ``h`` (FH) at the current pi.
 
     The elbow equations' residual (max of ``|y_E - f_E|`` and ``|h_E| / hscale``) comes with
@@ -449,7 +419,7 @@ def evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv):
         B[k, 1] = C * S[0, e] + C * S[1, e]
     beta = np.empty(2)
     _solve(R, kappa, B, q0, q1, V, beta, m)
-    _accumulate(K, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m, True)
+    _accumulate(K, slot, prm, S, idx, V, FH, c00, c01, C, beta[0], beta[1], m, True)
     hscale = 1.0 + C * (npos + nneg + prm[P_WMAX]) * prm[P_KMAX]
     res = B  # reused
     r = _elbow_residual(pt, idx, FH, res, hscale, m)
@@ -476,7 +446,7 @@ def evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv):
             V[k, 1] += dV[k, 1]
         beta[0] += dbeta[0]
         beta[1] += dbeta[1]
-        _accumulate(K, prm, S, idx, dV, FH, c00, c01, C, dbeta[0], dbeta[1], m, False)
+        _accumulate(K, slot, prm, S, idx, dV, FH, c00, c01, C, dbeta[0], dbeta[1], m, False)
         iv[I_REFINES] += 1
         r = _elbow_residual(pt, idx, FH, res, hscale, m)
         attempt += 1
@@ -627,15 +597,83 @@ def _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, with_elbow):
 # ----------------------------------------------------------------------------------------
 # Tracing
 # ----------------------------------------------------------------------------------------
+@_jit("int64(F2, I1, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)")
+def _empty_elbow(
+    K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv,
+    rec_f, rec_p, rec_merged, t_idx, t_val, ev,
+):  # fmt: skip
+    """Empty elbow: b moves at fixed pi until a point reaches its margin and joins.
+
+    Closes the open record at the intercept where the elbow emptied.  Returns ``ST_ROW``
+    (nothing changed that a second call would not repeat identically) when the joining
+    point's row is not held, ``ST_NO_JOIN`` when no point can join.
+    """
+    sgn = prm[P_SGN]
+    b_before = fs[F_B]
+    if iv[I_OPEN]:
+        k = iv[I_NREC] - 1
+        if math.isfinite(rec_f[k, 1]):
+            b_before = rec_f[k, 1]
+        _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_before, False)
+    fs[F_B] = b_before
+    _unpark(pt, state, sd, parked, iv)
+    evaluate(K, slot, pt, prm, S, idx, R, V, FH, fs, iv)
+    gmin = math.inf
+    j = -1
+    for i in range(state.size):
+        if sd[1, i] == sgn:
+            g = sd[1, i] * FH[0, i] - sd[0, i]
+            if g < gmin:
+                gmin = g
+                j = i
+    if j < 0 or not math.isfinite(gmin):
+        return ST_NO_JOIN
+    if slot[j] < 0:
+        iv[I_NEED] = j
+        return ST_ROW
+    fs[F_B] = b_before - sgn * max(gmin, 0.0)
+    old = state[j]
+    move(K, slot, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET)
+    _open(rec_f, rec_p, ev, iv, fs[F_PI], j, old, E_SET)
+    return ST_OK
+
+
+@_jit("void(F1, F2, F1, I1, F2, I2, B1, I1, F1, I2, I1, float64, float64, int64)")
+def _finish(prm, V, fs, iv, rec_f, rec_p, rec_merged, t_idx, t_val, ev, idx, b, db, m):
+    """The last segment, extended to pi = 0 or 1; its deviation from the limits in fs."""
+    sgn = prm[P_SGN]
+    end_pi = 1.0 if sgn > 0 else 0.0
+    dpi = end_pi - fs[F_PI]
+    _open(rec_f, rec_p, ev, iv, end_pi, -1, 0, 0)
+    dev = 0.0
+    q = iv[I_NT]
+    for p in range(m):
+        c = V[p, 0] + dpi * V[p, 1]
+        t_idx[q + p] = idx[p]
+        t_val[q + p] = c
+        dev = max(dev, abs(c))
+    iv[I_NT] = q + m
+    b_end = b + dpi * db
+    _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_end, False)
+    target = 1.0 if end_pi == 0.0 else -1.0
+    fs[F_END_DEV] = max(dev / (prm[P_C] * prm[P_WMAX]), abs(b_end - target))
+    fs[F_B] = b_end
+
+
 @_jit(
-    "int64(F2, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
+    "int64(F2, I1, F2, F1, B1, F2, I1, F2, I1, I1, F2, F2, F2, F1, I1, F2, I2, B1, I1, F1, I2)",
     entry=True,
 )
 def run(
-    K, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv,
+    K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv,
     rec_f, rec_p, rec_merged, t_idx, t_val, ev,
 ):  # fmt: skip
-    """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller."""
+    """Trace towards pi = 1 (``prm[P_SGN] = +1``) or 0 until a status needs the caller.
+
+    ``ST_ROW``: point ``iv[I_NEED]`` joins the elbow and its row is not held; the step is
+    kept pending (``iv[I_PENDING]``) and resumes, not solved again, once the row is
+    stored.  ``ST_REFRESH``: the sums over L are due to be recomputed from scratch.
+    """
     sgn = prm[P_SGN]
     cap = idx.size
     out = np.empty(1)
@@ -648,6 +686,8 @@ def run(
         if iv[I_SINCE_YIELD] >= prm[P_YIELD]:
             iv[I_SINCE_YIELD] = 0
             return ST_YIELD
+        if iv[I_SUM_UPDATES] > prm[P_SUM_REFRESH]:
+            return ST_REFRESH
         if (
             iv[I_NREC] + 4 > rec_f.shape[0]
             or iv[I_NT] + 2 * m + 8 > t_idx.size
@@ -656,66 +696,43 @@ def run(
             return ST_GROW
         if m + 2 > cap:
             return ST_GROW_ELBOW
-        if m == 0:
-            # Empty elbow: close the open record at the intercept where the elbow emptied.
-            b_before = fs[F_B]
-            if iv[I_OPEN]:
-                k = iv[I_NREC] - 1
-                if math.isfinite(rec_f[k, 1]):
-                    b_before = rec_f[k, 1]
-                _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_before, False)
-            fs[F_B] = b_before
-            _unpark(pt, state, sd, parked, iv)
-            evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
-            gmin = math.inf
-            j = -1
-            for i in range(state.size):
-                if sd[1, i] == sgn:
-                    g = sd[1, i] * FH[0, i] - sd[0, i]
-                    if g < gmin:
-                        gmin = g
-                        j = i
-            if j < 0 or not math.isfinite(gmin):
-                return ST_NO_JOIN
-            fs[F_B] = b_before - sgn * max(gmin, 0.0)
-            old = state[j]
-            move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET)
-            _open(rec_f, rec_p, ev, iv, fs[F_PI], j, old, E_SET)
-            m = iv[I_M]
-        st = evaluate(K, pt, prm, S, idx, R, V, FH, fs, iv)
-        if st != ST_OK:
-            return st
-        fs[F_WORK] += float(m) * (state.size + m)  # the O(n m + m^2) of a step
-        b, db = fs[F_BETA0], fs[F_BETA1]
-        fs[F_B] = b
-        kind, j = _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out)
-        t = out[0]
-        viol, dual = fs[F_VIOL], fs[F_DUAL]
-        if viol > fs[F_MAX_MARGIN]:
-            fs[F_MAX_MARGIN] = viol
-        if dual > fs[F_MAX_DUAL]:
-            fs[F_MAX_DUAL] = dual
-        if viol > prm[P_PATH_TOL] or dual > prm[P_DUAL_TOL]:
-            return ST_KKT
+        if iv[I_PENDING]:
+            # Resume the step whose joining point's row was missing: V, FH, b are current.
+            iv[I_PENDING] = 0
+            kind, j, t = iv[I_PEND_KIND], iv[I_PEND_J], fs[F_PEND_T]
+            b, db = fs[F_BETA0], fs[F_BETA1]
+        else:
+            if m == 0:
+                st = _empty_elbow(
+                    K, slot, pt, prm, state, sd, parked, S, idx, where, R, V, FH, fs, iv,
+                    rec_f, rec_p, rec_merged, t_idx, t_val, ev,
+                )  # fmt: skip
+                if st != ST_OK:
+                    return st
+                m = iv[I_M]
+            st = evaluate(K, slot, pt, prm, S, idx, R, V, FH, fs, iv)
+            if st != ST_OK:
+                return st
+            fs[F_WORK] += float(m) * (state.size + m)  # the O(n m + m^2) of a step
+            b, db = fs[F_BETA0], fs[F_BETA1]
+            fs[F_B] = b
+            kind, j = _next_event(pt, prm, state, sd, parked, idx, V, FH, fs, iv, out)
+            t = out[0]
+            viol, dual = fs[F_VIOL], fs[F_DUAL]
+            if viol > fs[F_MAX_MARGIN]:
+                fs[F_MAX_MARGIN] = viol
+            if dual > fs[F_MAX_DUAL]:
+                fs[F_MAX_DUAL] = dual
+            if viol > prm[P_PATH_TOL] or dual > prm[P_DUAL_TOL]:
+                return ST_KKT
+            if kind == 1 and slot[j] < 0:
+                iv[I_PENDING], iv[I_PEND_KIND], iv[I_PEND_J], iv[I_NEED] = 1, kind, j, j
+                fs[F_PEND_T] = t
+                return ST_ROW
         if iv[I_OPEN]:
             _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b, True)
         if kind == 0:
-            end_pi = 1.0 if sgn > 0 else 0.0
-            dpi = end_pi - fs[F_PI]
-            _open(rec_f, rec_p, ev, iv, end_pi, -1, 0, 0)
-            dev = 0.0
-            q = iv[I_NT]
-            for p in range(m):
-                c = V[p, 0] + dpi * V[p, 1]
-                t_idx[q + p] = idx[p]
-                t_val[q + p] = c
-                dev = max(dev, abs(c))
-            iv[I_NT] = q + m
-            b_end = b + dpi * db
-            _close(rec_f, rec_p, rec_merged, t_idx, t_val, idx, V, iv, b_end, False)
-            target = 1.0 if end_pi == 0.0 else -1.0
-            fs[F_END_DEV] = max(dev / (prm[P_C] * prm[P_WMAX]), abs(b_end - target))
-            fs[F_B] = b_end
+            _finish(prm, V, fs, iv, rec_f, rec_p, rec_merged, t_idx, t_val, ev, idx, b, db, m)
             return ST_END
         pi = fs[F_PI]
         new_pi = min(max(pi + sgn * t, 0.0), 1.0)
@@ -727,7 +744,7 @@ def run(
         iv[I_SINCE_YIELD] += 1
         if kind == 1:
             old = state[j]
-            if not move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET):
+            if not move(K, slot, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, E_SET):
                 # Dependent on the elbow: its margin cannot move while the elbow is unchanged.
                 parked[iv[I_NPARKED]] = j
                 iv[I_NPARKED] += 1
@@ -737,7 +754,7 @@ def run(
             _open(rec_f, rec_p, ev, iv, new_pi, j, old, E_SET)
         else:
             new = R_SET if kind == 2 else L_SET
-            move(K, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new)
+            move(K, slot, pt, prm, state, sd, parked, S, idx, where, R, fs, iv, j, new)
             value = 0.0 if new == R_SET else pt[1, j] * prm[P_C] * (pt[2, j] - new_pi)
             _open(rec_f, rec_p, ev, iv, new_pi, j, E_SET, new)
             t_idx[iv[I_NT]] = j

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._path_kernel import L_SET, _jit
+from ._path_jit import _jit
+from ._path_kernel import L_SET
 
 
 @_jit(

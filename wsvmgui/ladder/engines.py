@@ -163,8 +163,10 @@ def fit_binary_ladder(
     ----------
     K : ndarray, shape (n, n), or Gram
         The training rows' kernel matrix; a :class:`~wsvmgui.solvers.gram.Gram` (rows
-        of a shared matrix, or values made on the fly) lets the grid use it in place;
-        the path takes its dense matrix.
+        of a shared matrix, or values made on the fly) lets the grid use it in place.
+        The path reads a dense matrix of its rows, and on an
+        :class:`~wsvmgui.solvers.gram.OnTheFlyGram` only the kernel rows of its elbow
+        points (:mod:`wsvmgui.ladder.path_rows`; at most the Gram's ``cache_mb`` of them).
     y : ndarray, shape (n,)
         Labels in {-1, +1}.
     weights : ndarray, shape (M - 1,)
@@ -232,8 +234,8 @@ def fit_binary_ladder(
         )
         logger.warning("%s; using the grid ladder", why)
         return replace(grid(), fallback=why)
-    for pi in shown:
-        units.report(_fit_at(path, float(pi), columns, y))
+    for fit in _fits_at(path, shown, columns, y):
+        units.report(fit)
     units.finish()
     return PathLadder(path, weights, columns)
 
@@ -282,12 +284,20 @@ def path_repeats(sample_weight: np.ndarray) -> np.ndarray | None:
     return np.repeat(np.arange(counts.size), counts)
 
 
-def _fit_at(path: WeightPath, pi: float, columns: np.ndarray | None, y: np.ndarray) -> WeightedFit:
-    """The weighted SVM at ``pi`` read off the path (coefficients over the training points)."""
-    coef, b = path.coef_matrix(np.array([pi]))
-    c = coef[0] if columns is None else np.bincount(columns, weights=coef[0], minlength=y.size)
+def _fits_at(
+    path: WeightPath, pis: np.ndarray, columns: np.ndarray | None, y: np.ndarray
+) -> list[WeightedFit]:
+    """The weighted SVMs at ``pis`` read off the path (coefficients over the training points)."""
+    if not pis.size:
+        return []
+    coef, b = path.coef_matrix(pis)
     y = np.asarray(y, dtype=float)
-    return WeightedFit(pi, path.lam, path.C, c * y, c, float(b[0]), path.kkt_residual)
+    out = []
+    for pi, c, bi in zip(pis, coef, b, strict=True):
+        if columns is not None:
+            c = np.bincount(columns, weights=c, minlength=y.size)
+        out.append(WeightedFit(float(pi), path.lam, path.C, c * y, c, float(bi), path.kkt_residual))
+    return out
 
 
 class _Units:

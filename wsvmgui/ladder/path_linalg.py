@@ -43,16 +43,13 @@ from scipy.linalg import LinAlgError, cholesky
 DEFAULT_RANK_TOL = 1e-10
 
 
-def elbow_cholesky(
-    K: np.ndarray, members: np.ndarray, kappa: float, ridge: float
-) -> np.ndarray | None:
+def elbow_cholesky(K_EE: np.ndarray, kappa: float, ridge: float) -> np.ndarray | None:
     """Upper Cholesky factor of ``A = K_EE + ridge I + kappa 11'``, from scratch.
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
-    members : ndarray of int, shape (m,)
-        Elbow points, in the order of the factorisation.
+    K_EE : ndarray, shape (m, m)
+        Kernel among the elbow points, in the order of the factorisation (not changed).
     kappa, ridge : float
 
     Returns
@@ -61,8 +58,8 @@ def elbow_cholesky(
         ``R`` with ``R'R = A`` (zeros below the diagonal); None when ``A`` is not
         numerically positive definite.
     """
-    m = members.size
-    A = K[np.ix_(members, members)] + kappa
+    m = K_EE.shape[0]
+    A = K_EE + kappa
     A[np.diag_indices(m)] += ridge
     try:
         R = cholesky(A, lower=False, check_finite=False)

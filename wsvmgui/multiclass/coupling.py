@@ -91,6 +91,45 @@ def break_ties(proba: np.ndarray, key: np.ndarray, rtol: float = TIE_RTOL) -> np
     return P
 
 
+def tied_mask(proba: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Classes tied for each row's largest probability; bool (n, K) (one True where no tie)."""
+    P = np.asarray(proba, dtype=float)
+    return P.max(axis=1, keepdims=True) * (1.0 - rtol) <= P
+
+
+def resolve_ties(proba: np.ndarray, tied: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Share each row's tied probability among its tied classes by their own pairs.
+
+    The tied classes' total probability is kept and divided among them by coupling
+    (:func:`couple`, per-point baseline) the sub-table of ``Q`` among just those
+    classes: information about the tied classes themselves, where the pairs against the
+    common baseline have saturated.  The other classes keep their probabilities.
+
+    Parameters
+    ----------
+    proba : ndarray, shape (n, K)
+    tied : ndarray of bool, shape (n, K)
+        The classes to share among in each row (rows with fewer than two are unchanged).
+    Q : ndarray, shape (n, K, K)
+        Pairwise table holding at least every pair among each row's tied classes.
+
+    Returns
+    -------
+    ndarray, shape (n, K); rows sum as before.
+    """
+    P = np.array(proba, dtype=float)
+    tied = np.asarray(tied, dtype=bool)
+    patterns, which = np.unique(tied, axis=0, return_inverse=True)
+    for g, pattern in enumerate(patterns):
+        cls = np.flatnonzero(pattern)
+        if cls.size < 2:
+            continue
+        rows = np.flatnonzero(which.ravel() == g)
+        share = couple(Q[np.ix_(rows, cls, cls)])
+        P[np.ix_(rows, cls)] = P[np.ix_(rows, cls)].sum(axis=1, keepdims=True) * share
+    return P
+
+
 def empty_table(n: int, K: int) -> np.ndarray:
     """A table of shape (n, K, K) filled with 1/2."""
     return np.full((n, K, K), 0.5)
@@ -235,8 +274,10 @@ __all__ = [
     "pairwise_votes",
     "per_point_baseline",
     "rebuild_table",
+    "resolve_ties",
     "saturate",
     "set_pair",
+    "tied_mask",
     "tied_rows",
     "vote_predict",
 ]

@@ -93,6 +93,7 @@ def fit_features(
     C: float,
     kernel: dict,
     cache_mb: float = CACHE_MB,
+    tol: float = LIBSVM_TOL,
 ):
     """libsvm on the raw features: it computes kernel values itself, caching ``cache_mb``.
 
@@ -105,13 +106,15 @@ def fit_features(
         ``SVC`` kernel arguments (``kernel``, ``gamma``, ``degree``, ``coef0``).
     cache_mb : float
         libsvm's kernel cache (MB).
+    tol : float
+        libsvm's stopping tolerance.
 
     Returns
     -------
     alpha, intercept
         As :func:`fit_public`.
     """
-    clf = SVC(C=C, tol=LIBSVM_TOL, cache_size=cache_mb, max_iter=-1, **kernel)
+    clf = SVC(C=C, tol=tol, cache_size=cache_mb, max_iter=-1, **kernel)
     return _svc_dual(clf, X, y, upper, C)
 
 

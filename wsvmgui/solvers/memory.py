@@ -4,33 +4,47 @@ between one dense kernel matrix and kernel values made on the fly.
 A ladder run holds one dense kernel matrix (8 h^2 bytes for h rows, shared by every
 thread, sub-problem, lambda and weight; :mod:`wsvmgui.solvers.gram`): of all ``N`` rows
 for the grid engine (folds are indices into it), of a fold's training rows (one fold at a
-time) or of the final fit's rows for the exact path, which needs the dense matrix of its
+time) or of the final fit's rows for the exact path, which reads the dense matrix of its
 own rows.  Beside it, per fit running at once: libsvm's cache, the ladder's coefficient
 arrays and blocks of kernel rows; for the path also a copy of its rows' matrix when they
-are a subset of the held rows (a pairwise sub-problem), libsvm's cache for its start and
-the path's own working memory and storage (:func:`path_bytes`).  :func:`ladder_storage`
-estimates that peak before anything is fitted; when it does not fit in the available
-memory it chooses kernel values made on the fly (libsvm on the raw features; slower,
-never n x n), and when even that does not fit, or the engine needs a dense matrix, it
-refuses with one line naming the sizes and the ways out
-(:class:`~wsvmgui.errors.MemoryBudgetError`) instead of failing midway.
+are a subset of the held rows (a pairwise sub-problem) and the path's own working memory
+and storage (:func:`path_bytes`).  :func:`ladder_storage` estimates that peak before
+anything is fitted; when it does not fit in the memory budget it chooses kernel values
+made on the fly (never n x n: libsvm on the raw features for the grid engine, kernel rows
+of the elbow points only for the path, :mod:`wsvmgui.ladder.path_rows`), and when even
+that does not fit, or the engine needs a dense matrix, it refuses with one line naming
+the sizes and the ways out (:class:`~wsvmgui.errors.MemoryBudgetError`) instead of
+failing midway.
 
-The available memory is the smallest of ``MemAvailable`` (``/proc/meminfo``) and the
-room left under the process's cgroup limit (v2 ``memory.max``, v1
-``memory.limit_in_bytes``); where neither can be read it is unknown and nothing is
-refused.  On a Dask cluster it is each worker's memory limit.  :func:`memory_limits`
-overrides both (and can force a storage) inside a ``with`` block.
+The budget is the smallest of ``MemAvailable`` (``/proc/meminfo``), the room left under
+the process's cgroup limit (v2 ``memory.max``, v1 ``memory.limit_in_bytes``) and
+:data:`DEFAULT_BUDGET` (2 GB, what a laptop can give one run; the environment variable
+``WSVMGUI_MEMORY_BUDGET``, e.g. ``8G`` or ``512M``, sets another, ``none`` none).  On a
+Dask cluster it is each worker's memory limit.  :func:`memory_limits` overrides all of
+them (and can force a storage) inside a ``with`` block.
+
+Freed memory goes back to the system: on glibc, blocks of kernel values freed by the
+worker threads would otherwise stay in the threads' malloc arenas (glibc raises its
+threshold for returning freed blocks to the system up to 32 MB as blocks are freed),
+which cost a tuned run at n = 6000 up to 300 MB of resident memory it no longer used.
+The ``wsvmgui`` command (the command line and the app, processes of its own) fixes that
+threshold at :data:`MMAP_THRESHOLD` (unless ``MALLOC_MMAP_THRESHOLD_`` is set); importing
+the library leaves a user's process as it is, and a script may call
+:func:`bound_heap_retention` itself.
 """
 
 from __future__ import annotations
 
 import contextvars
+import ctypes
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MemoryBudgetError
+from ..errors import InputError, MemoryBudgetError
 from ._libsvm_direct import CACHE_MB
 from .kernels import BLOCK_BYTES
 from .wsvm import CHECK_CHUNK
@@ -49,6 +63,12 @@ FLY_CACHE_MIN_MB = 100.0
 #: n on ``wuliu2011_ex2``/``ex6``; ``wang2008_ex1`` (flat probabilities) reaches 40 %,
 #: where the path costs more than the grid (``benchmarks/results/path_speed.md``).
 PATH_ELBOW_SHARE = 0.05
+#: The memory budget of a run unless told otherwise (bytes): what a laptop can give it.
+DEFAULT_BUDGET = 2 * 2**30
+#: Environment variable overriding :data:`DEFAULT_BUDGET` ("8G", "512M", bytes, "none").
+BUDGET_VARIABLE = "WSVMGUI_MEMORY_BUDGET"
+#: glibc's threshold (bytes) above which freed blocks go straight back to the system.
+MMAP_THRESHOLD = 4 * 2**20
 
 _limit: contextvars.ContextVar[tuple[int | None, str] | None] = contextvars.ContextVar(
     "wsvmgui_memory_limit", default=None
@@ -87,17 +107,72 @@ def _cgroup_room(root: Path = Path("/sys/fs/cgroup")) -> int | None:
     return None
 
 
-def available_memory() -> int | None:
-    """Bytes this process can still allocate, or None when unknown.
+def budget() -> int | None:
+    """The memory budget of one run (bytes; None: no budget beyond the machine's).
 
-    The value set by :func:`memory_limits` when inside one; else the smaller of
-    ``MemAvailable`` and the room under the cgroup limit.
+    :data:`DEFAULT_BUDGET`, or the value of ``WSVMGUI_MEMORY_BUDGET``: a number of bytes
+    with an optional suffix K, M, G or T (powers of 1024), or ``none``.
+
+    Raises
+    ------
+    InputError
+        The variable holds something else.
+    """
+    text = os.environ.get(BUDGET_VARIABLE, "").strip().upper().removesuffix("B")
+    if not text:
+        return DEFAULT_BUDGET
+    if text == "NONE":
+        return None
+    scale = 1
+    if text[-1] in "KMGT":
+        scale = 1024 ** ("KMGT".index(text[-1]) + 1)
+        text = text[:-1]
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise InputError(
+            f"{BUDGET_VARIABLE}={os.environ[BUDGET_VARIABLE]!r}: expected a size such as "
+            "8G, 512M or 2000000000, or none"
+        )
+    return int(value * scale)
+
+
+def available_memory() -> int | None:
+    """Bytes a run may plan to use, or None when unknown.
+
+    The value set by :func:`memory_limits` when inside one; else the smallest of
+    ``MemAvailable``, the room under the cgroup limit and :func:`budget`.
     """
     forced = forced_available()
     if forced is not None:
         return forced
-    found = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    found = [v for v in (_meminfo_available(), _cgroup_room(), budget()) if v is not None]
     return min(found) if found else None
+
+
+def bound_heap_retention(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Make glibc return freed blocks above ``threshold`` bytes to the system at once.
+
+    glibc starts at 128 kB and raises the threshold up to 32 MB whenever such a block is
+    freed, after which blocks below it are kept in the freeing thread's arena; a run
+    whose threads free many blocks of kernel values then holds hundreds of MB it does
+    not use.  Fixing the threshold (``mallopt(M_MMAP_THRESHOLD)``) stops that.  Nothing
+    is done off glibc or when ``MALLOC_MMAP_THRESHOLD_`` is set.
+
+    Returns
+    -------
+    bool
+        Whether the threshold was set.
+    """
+    if not sys.platform.startswith("linux") or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(-3, int(threshold)))  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # not glibc
+        return False
 
 
 def forced_available() -> int | None:
@@ -194,6 +269,8 @@ class KernelStorage:
             if self.available is not None:
                 why += f", {gb(self.available)} available"
             text = f"kernel computed on the fly ({why})"
+            if self.engine_bytes:
+                text += f", path rows up to {gb(self.cache_mb * 2**20)} per fit"
         text += f"; {gb(self.need)} planned"
         return text + (f"; {self.note}" if self.note else "")
 
@@ -212,6 +289,18 @@ def path_bytes(n_fit: int) -> int:
     """
     m = min(n_fit, max(50, int(PATH_ELBOW_SHARE * n_fit)))
     return int(64 * m * m + 16 * n_fit * m + 5000 * n_fit)
+
+
+def path_fly_bytes(n_fit: int) -> int:
+    """Planned working memory of one exact path on kernel values made on the fly (bytes).
+
+    Beside its store of kernel rows (planned as the cache, ``cache_mb`` of the storage):
+    :func:`path_bytes` less the rows it counts (the store holds them), and the blocks of
+    kernel values of its sums over L and its KKT check (up to three blocks of
+    :data:`~wsvmgui.solvers.kernels.BLOCK_BYTES` with their temporaries).
+    """
+    m = min(n_fit, max(50, int(PATH_ELBOW_SHARE * n_fit)))
+    return int(64 * m * m + 5000 * n_fit + 3 * BLOCK_BYTES)
 
 
 def _per_fit(n_fit: int, n_rows: int, n_weights: int, cache_bytes: float) -> float:
@@ -244,10 +333,8 @@ def ladder_storage(
 
     Parameters
     ----------
-    n_rows : int
-        N, rows of the data.
-    n_features : int
-        p.
+    n_rows, n_features : int
+        N and p of the data.
     n_fit : int
         Rows of the largest single fit.
     n_weights : int
@@ -257,9 +344,9 @@ def ladder_storage(
     available : int or None
         Bytes one process may use (None: unknown, nothing is refused).
     kernel_free : bool
-        Whether the engine can work on kernel values made on the fly.  An engine that
-        cannot takes a dense copy of its rows' matrix when they are fewer than the held
-        rows.
+        Whether the engine can work on kernel values made on the fly (else it copies its
+        rows' matrix when they are fewer than the held rows).  The path (``path``) works
+        on the fly where its dense matrix does not fit, whatever this says.
     cluster : bool
         ``available`` is a Dask worker's memory limit (changes the advice).
     what : str
@@ -267,8 +354,8 @@ def ladder_storage(
     n_held : int, optional
         Rows of the dense matrix held (8 n_held^2 bytes); default ``n_rows``.
     path : bool
-        The engine is the exact path (adds :func:`path_bytes` and libsvm's cache for its
-        start per fit).
+        The engine is the exact path: :func:`path_bytes` per fit with a dense matrix, on
+        the fly :func:`path_fly_bytes` and its kernel rows (planned as libsvm's cache).
 
     Returns
     -------
@@ -305,22 +392,25 @@ def ladder_storage(
     def fits(storage: KernelStorage) -> bool:
         return budget is None or storage.need <= budget
 
-    if forced == "dense" or (forced == "auto" and (fits(dense) or not kernel_free)):
+    fly_ok = kernel_free or path
+    if forced == "dense" or (forced == "auto" and (fits(dense) or not fly_ok)):
         if fits(dense):
             return dense
         raise MemoryBudgetError(_refusal(what, n_rows, dense, slots, cluster))
-    if not kernel_free:
+    if not fly_ok:
         raise MemoryBudgetError(f"{what} needs a dense kernel matrix, not values on the fly")
     data = 8 * n_rows * n_features
+    extra = path_fly_bytes(n_fit) if path else 0
     cache = min(FLY_CACHE_MAX_MB * 2**20, q_bytes)
     if budget is not None:
-        room = (budget - data) / slots - _per_fit(n_fit, n_rows, n_weights, 0.0)
+        room = (budget - data) / slots - _per_fit(n_fit, n_rows, n_weights, 0.0) - extra
         cache = min(cache, room / 2)  # half of what is left per fit, for headroom
     cache = max(cache, FLY_CACHE_MIN_MB * 2**20)
-    need = data + slots * _per_fit(n_fit, n_rows, n_weights, cache)
+    need = data + slots * (_per_fit(n_fit, n_rows, n_weights, cache) + extra)
     fly = KernelStorage(
-        "on-the-fly", cache / 2**20, int(need), available, kernel_bytes, n_rows=n_rows
-    )
+        "on-the-fly", cache / 2**20, int(need), available, kernel_bytes, n_rows=n_rows,
+        engine_bytes=extra,
+    )  # fmt: skip
     if fits(fly):
         return fly
     raise MemoryBudgetError(_refusal(what, n_rows, fly, slots, cluster))

@@ -1,0 +1,490 @@
+"""The accuracy benchmark of record (issue 23, item 1): wsvmgui against the calibrated SVMs.
+
+Every method sees the same draw or split, with features standardised on the training part
+(mean and standard deviation of the training rows, as the command line does), BLAS on one
+thread and ``n_jobs=1``:
+
+* ``wsvmgui``: today's default as the command line calls it, ``fit_scheme(RunSettings(
+  scheme=default_scheme(K), n_jobs=1))`` (binary ladder for K = 2, pairwise for K = 3-4,
+  BP1 for K >= 5; the exact path; lambda x sigma tuned by EGKL over 1 / (2 n C),
+  C in 0.1 ... 100, and (0.25 ... 1.5) sigma_M, screened above 1000 rows per fold);
+  ``wsvmgui_ova``: the same with scheme One-vs-All (K > 2 only); ``wsvmgui_recal``: the
+  default with this branch's changes: the cross-fitted monotone recalibration of
+  :mod:`wsvmgui.ladder.recalibration` (``calibration="auto"``) and, for the baseline
+  schemes, tied classes resolved by their own pairs (``ties="pairs"``).  ``wsvmgui`` pins
+  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.
+* SVM peers (:mod:`wsvmgui.evaluation.peers`), every cell of C in {0.1, 0.3, 1, 3, 10, 30,
+  100} x gamma = g / p, g in {1/8, ..., 8} scored by 3-fold log loss: ``platt``
+  (libsvm's ``probability=True`` from public parts), ``sigmoid`` and ``isotonic``
+  (``CalibratedClassifierCV(SVC(), method=..., ensemble=False)``), ``venn_abers``
+  (cross Venn-ABERS around the sigmoid search's cell).  The four share one search; each
+  peer's CPU is the whole search plus its own refit and prediction.
+* Context: ``logistic`` (``LogisticRegression``, C in 0.01 ... 100) and ``hgb``
+  (``HistGradientBoostingClassifier``, 100 rounds, l2 = 1, learning rate {0.05, 0.1} x
+  leaves {7, 15}), both 3-fold log loss.
+
+Data: every design of :mod:`wsvmgui.evaluation.designs` at its paper's size and at
+n = 2000 (test: ``--n-test`` new points of the design), and breast cancer, iris, wine, a
+stratified 1000-row digits subsample (fixed) and the Palmer penguins (complete rows, the
+four measurements; the ``palmerpenguins`` package) with stratified 70/30 splits; 5 seeds
+or splits.  Measures: L1 and EGKL against the true probabilities (designs), log loss,
+Brier score (sum over classes), top-label ECE (15 equal-width bins), accuracy, and CPU
+seconds (``time.process_time`` of a worker process, import and JIT cache load excluded).
+
+Resumable: every finished (data, n, seed, method group) is saved at once to
+``benchmarks/results/accuracy_vs_peers.json`` and the tables ``.md`` rebuilt; a re-run
+skips what is there.  ``--designs``, ``--real``, ``--methods``, ``--seeds``, ``--sizes``
+filter; ``--quick`` is 1 seed, n = 2000 designs replaced by 500, ``--n-test 2000``::
+
+    python benchmarks/accuracy_vs_peers.py                       # everything (many hours)
+    python benchmarks/accuracy_vs_peers.py --designs wuliu2011_ex1 --sizes 2000 --seeds 0 1
+    python benchmarks/accuracy_vs_peers.py --real iris wine --methods wsvmgui platt
+    python benchmarks/accuracy_vs_peers.py --quick --out-dir /tmp/q
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+NAME = "accuracy_vs_peers"
+REAL = ("breast_cancer", "iris", "wine", "digits", "penguins")
+SVM_PEERS = ("platt", "sigmoid", "isotonic", "venn_abers")
+#: method group -> methods it produces (one worker per group).
+GROUPS = {
+    "wsvmgui": ("wsvmgui",),
+    "wsvmgui_ova": ("wsvmgui_ova",),
+    "wsvmgui_recal": ("wsvmgui_recal",),
+    "svm": SVM_PEERS,
+    "logistic": ("logistic",),
+    "hgb": ("hgb",),
+}
+DEFAULT_GROUPS = ("wsvmgui", "svm", "logistic", "hgb")
+ECE_BINS = 15
+
+
+# ------------------------------------------------------------------------------ data
+def load(data: str, n: int | None, seed: int, n_test: int):
+    """Standardised train/test of a design or real set: X, codes, Xt, codes_t, P_true_t, K."""
+    from sklearn.preprocessing import StandardScaler
+
+    if data in REAL:
+        X, y = _real(data)
+        from sklearn.model_selection import train_test_split
+
+        Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
+        P = None
+    else:
+        from wsvmgui.evaluation.designs import get_design
+
+        d = get_design(data)
+        tr = d.sample(n or d.default_n, seed)
+        te = d.sample(n_test, 10_000 + seed)
+        Xa, ya, Xb, yb, P = tr.X, tr.y, te.X, te.y, te.p
+    classes = np.unique(np.concatenate([ya, yb]))
+    sc = StandardScaler().fit(Xa)
+    return (
+        sc.transform(Xa),
+        np.searchsorted(classes, ya),
+        sc.transform(Xb),
+        np.searchsorted(classes, yb),
+        P,
+        classes.size,
+    )
+
+
+def _real(name: str):
+    from sklearn import datasets
+
+    if name == "breast_cancer":
+        return datasets.load_breast_cancer(return_X_y=True)
+    if name == "iris":
+        return datasets.load_iris(return_X_y=True)
+    if name == "wine":
+        return datasets.load_wine(return_X_y=True)
+    if name == "digits":
+        from sklearn.model_selection import train_test_split
+
+        X, y = datasets.load_digits(return_X_y=True)
+        X, _, y, _ = train_test_split(X, y, train_size=1000, stratify=y, random_state=0)
+        return X, y
+    if name == "penguins":
+        try:
+            from palmerpenguins import load_penguins
+        except ImportError:
+            raise SystemExit("the penguins data need the palmerpenguins package") from None
+        cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
+        d = load_penguins().dropna(subset=cols + ["species"])
+        return d[cols].to_numpy(float), np.unique(d["species"], return_inverse=True)[1]
+    raise SystemExit(f"unknown data {name!r}")
+
+
+# ---------------------------------------------------------------------------- metrics
+def metrics(P: np.ndarray, y: np.ndarray, P_true: np.ndarray | None) -> dict[str, float]:
+    """L1, EGKL (designs), log loss, Brier, top-label ECE, accuracy of ``P`` (m, K)."""
+    from wsvmgui.evaluation.metrics import cross_entropy, egkl, l1_error
+
+    K = P.shape[1]
+    Y = np.eye(K)[y]
+    conf = P.max(axis=1)
+    hit = (P.argmax(axis=1) == y).astype(float)
+    bins = np.minimum((conf * ECE_BINS).astype(int), ECE_BINS - 1)
+    ece = sum(
+        abs(hit[bins == b].mean() - conf[bins == b].mean()) * np.mean(bins == b)
+        for b in np.unique(bins)
+    )
+    out = {
+        "log_loss": cross_entropy(P, y, np.arange(K)),
+        "brier": float(((P - Y) ** 2).sum(axis=1).mean()),
+        "ece": float(ece),
+        "accuracy": float(hit.mean()),
+    }
+    if P_true is not None:
+        out["L1"] = l1_error(P, P_true)
+        out["EGKL"] = egkl(P, P_true)
+    return out
+
+
+# ---------------------------------------------------------------------------- workers
+def _wsvmgui(X, codes, Xt, K, scheme=None, params=None):
+    from wsvmgui.app.presets import default_scheme
+    from wsvmgui.app.schemes import make_estimator
+    from wsvmgui.app.settings import RunSettings
+
+    settings = RunSettings(scheme=scheme or default_scheme(K), n_jobs=1)
+    est = make_estimator(settings, K)
+    names = est.get_params()
+    # today's default on main: no recalibration, ties broken by the decision-value key
+    today = {k: v for k, v in (("calibration", "none"), ("ties", "key")) if k in names}
+    est.set_params(**{**today, **{k: v for k, v in (params or {}).items() if k in names}})
+    est.fit(X, codes)
+    info = getattr(est, "fit_info_", {}) or {}
+    extra = {
+        "scheme": settings.scheme,
+        "lambda": getattr(est, "lambda_", None),
+        "sigma": getattr(est, "sigma_", None),
+        "calibration": info.get("calibration"),
+        "tie_pairs": info.get("tie_pairs"),
+        "tie_points": info.get("tie_points"),
+    }
+    return est.predict_proba(Xt), {k: v for k, v in extra.items() if v is not None}
+
+
+def _grid_cv(est, grid, X, codes, seed):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    cv = StratifiedKFold(3, shuffle=True, random_state=seed)
+    gs = GridSearchCV(est, grid, scoring="neg_log_loss", cv=cv, n_jobs=1, error_score=np.nan)
+    gs.fit(X, codes)
+    return gs
+
+
+def run_group(group: str, data: str, n: int | None, seed: int, n_test: int) -> list[dict]:
+    """Rows of one method group on one (data, n, seed)."""
+    from threadpoolctl import threadpool_limits
+
+    X, codes, Xt, yt, P_true, K = load(data, n, seed, n_test)
+    rows = []
+
+    def row(method: str, P: np.ndarray, cpu: float, extra: dict) -> None:
+        rows.append(
+            {
+                "data": data,
+                "n": int(codes.size),
+                "seed": seed,
+                "K": K,
+                "method": method,
+                "cpu": cpu,
+                **metrics(P, yt, P_true),
+                **extra,
+            }
+        )
+
+    with threadpool_limits(1):
+        if group.startswith("wsvmgui"):
+            if group == "wsvmgui_ova" and K == 2:
+                return []
+            t0 = time.process_time()
+            scheme = "ova" if group == "wsvmgui_ova" else None
+            params = {"calibration": "auto", "ties": "pairs"} if group == "wsvmgui_recal" else None
+            P, extra = _wsvmgui(X, codes, Xt, K, scheme, params)
+            row(group, P, time.process_time() - t0, extra)
+        elif group == "svm":
+            from wsvmgui.evaluation.peers import fit_svm_peers, search_svm_peers
+
+            t0 = time.process_time()
+            search = search_svm_peers(X, codes, seed=seed)
+            shared = time.process_time() - t0
+            for m in SVM_PEERS:
+                t1 = time.process_time()
+                fitted = fit_svm_peers(X, codes, search, methods=(m,))[m]
+                P = fitted.predict_proba(m, Xt)
+                C, gamma = search.best[m]
+                row(
+                    m,
+                    P,
+                    shared + time.process_time() - t1,
+                    {"C": C, "g": gamma * X.shape[1], "edges": search.edges[m]},
+                )
+        elif group == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            t0 = time.process_time()
+            grid = {"C": [0.01, 0.1, 1.0, 10.0, 100.0]}
+            gs = _grid_cv(LogisticRegression(max_iter=5000), grid, X, codes, seed)
+            row("logistic", gs.predict_proba(Xt), time.process_time() - t0, gs.best_params_)
+        elif group == "hgb":
+            from sklearn.ensemble import HistGradientBoostingClassifier
+
+            t0 = time.process_time()
+            grid = {"learning_rate": [0.05, 0.1], "max_leaf_nodes": [7, 15]}
+            est = HistGradientBoostingClassifier(
+                max_iter=100, l2_regularization=1.0, early_stopping=False, random_state=seed
+            )
+            gs = _grid_cv(est, grid, X, codes, seed)
+            row("hgb", gs.predict_proba(Xt), time.process_time() - t0, gs.best_params_)
+        else:
+            raise SystemExit(f"unknown method group {group!r}")
+    return rows
+
+
+# ------------------------------------------------------------------------------ driver
+def _tasks(args) -> list[tuple[str, int | None, int, str]]:
+    from wsvmgui.evaluation.designs import DESIGNS
+
+    out = []
+    designs = args.designs if args.designs is not None else list(DESIGNS)
+    real = args.real if args.real is not None else list(REAL)
+    for seed in args.seeds:  # cheap first: papers' sizes, real data, then larger n
+        sizes = sorted(args.sizes, key=lambda s: -1 if s == "paper" else int(s))
+        for d in real if not sizes or sizes[0] != "paper" else []:
+            out += [(d, None, seed, g) for g in args.groups]
+        for k, size in enumerate(sizes):
+            for d in designs:
+                n = DESIGNS[d].default_n if size == "paper" else int(size)
+                out += [(d, n, seed, g) for g in args.groups]
+            if k == 0 and size == "paper":
+                for d in real:
+                    out += [(d, None, seed, g) for g in args.groups]
+    return out
+
+
+def _key(data: str, n: int | None, seed: int, group: str) -> str:
+    return f"{data}|{n if n is not None else 'split'}|{seed}|{group}"
+
+
+def _save(path: Path, state: dict) -> None:
+    from wsvmgui.io.atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(state, indent=1, default=float))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--designs", nargs="*", default=None)
+    ap.add_argument("--real", nargs="*", default=None)
+    ap.add_argument("--methods", dest="groups", nargs="*", default=list(DEFAULT_GROUPS),
+                    choices=list(GROUPS))  # fmt: skip
+    ap.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
+    ap.add_argument("--sizes", nargs="*", default=["paper", "2000"])
+    ap.add_argument("--n-test", type=int, default=10_000)
+    ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out-dir", default=str(RESULTS))
+    ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--merge", nargs="*", default=[], help="add the runs of these JSON files")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        data, n, seed, group, n_test = json.loads(args.worker)
+        print(json.dumps(run_group(group, data, n, seed, n_test), default=float))
+        return 0
+    if args.quick:
+        args.seeds = args.seeds[:1]
+        args.sizes = ["paper" if s == "paper" else "500" for s in args.sizes]
+        args.n_test = min(args.n_test, 2000)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{NAME}.json"
+    state = json.loads(path.read_text()) if path.exists() else {"runs": {}, "failures": {}}
+    state["machine"] = (
+        f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}"
+    )
+    for other in args.merge:
+        state["runs"].update(json.loads(Path(other).read_text())["runs"])
+    state["failures"] = {k: v for k, v in state["failures"].items() if k not in state["runs"]}
+    if args.merge:
+        _save(path, state)
+    if not args.report_only:
+        for data, n, seed, group in _tasks(args):
+            key = _key(data, n, seed, group)
+            if key in state["runs"]:
+                continue
+            payload = json.dumps([data, n, seed, group, args.n_test])
+            cmd = [sys.executable, __file__, "--worker", payload]
+            print(f"{time.strftime('%H:%M:%S')} {key}", flush=True)
+            try:
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                state["failures"][key] = f"timeout after {args.timeout:.0f} s"
+                _save(path, state)
+                continue
+            if res.returncode != 0:
+                state["failures"][key] = res.stderr.strip().splitlines()[-1:] or ["failed"]
+                print(res.stderr[-2000:], flush=True)
+                _save(path, state)
+                continue
+            state["runs"][key] = json.loads(res.stdout.strip().splitlines()[-1])
+            state["failures"].pop(key, None)
+            _save(path, state)
+            (out_dir / f"{NAME}.md").write_text(report(state))
+    (out_dir / f"{NAME}.md").write_text(report(state))
+    return 0
+
+
+# ------------------------------------------------------------------------------ report
+def _table(state: dict) -> dict:
+    """(data, n) -> method -> list of rows."""
+    out: dict = {}
+    for rows in state["runs"].values():
+        for r in rows:
+            out.setdefault((r["data"], r["n"]), {}).setdefault(r["method"], []).append(r)
+    return out
+
+
+def _mean(rows: list[dict], key: str) -> float:
+    vals = [r[key] for r in rows if key in r]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def _ratio(methods: dict, m: str, key: str) -> tuple[float, int]:
+    """Mean of ``m`` over the best SVM peer's mean, both over the seeds every peer and
+    ``m`` ran (paired); and how many seeds that is."""
+    seeds = {r["seed"] for r in methods[m]}
+    for peer in SVM_PEERS:
+        seeds &= {r["seed"] for r in methods.get(peer, [])}
+    if not seeds:
+        return float("nan"), 0
+
+    def mean(name: str) -> float:
+        return _mean([r for r in methods[name] if r["seed"] in seeds], key)
+
+    return mean(m) / min(mean(p) for p in SVM_PEERS), len(seeds)
+
+
+def report(state: dict) -> str:
+    """Markdown tables of the means over seeds, with ratios to the best SVM peer."""
+    from wsvmgui.evaluation.designs import DESIGNS
+
+    tab = _table(state)
+    lines = [
+        "# Accuracy against the calibrated SVMs (issue 23, benchmark of record)",
+        "",
+        "Generated by `benchmarks/accuracy_vs_peers.py` (its docstring states every method, grid",
+        "and measure).  Means over the seeds/splits run (column `runs`); `ratio` is the method's",
+        "mean over the best SVM-based peer's mean (the smallest of platt, sigmoid, isotonic,",
+        "venn_abers), both over the seeds that the method and every peer ran (paired draws);",
+        "CPU seconds of a worker process, one thread.",
+        f"Machine: {state.get('machine', '?')}.",
+        "",
+    ]
+    for kind, key in (("Simulation designs", "L1"), ("Real data", "log_loss")):
+        lines += [f"## {kind}: {key}", ""]
+        lines += [
+            f"| data | n | K | method | runs | {key} | ratio | EGKL | log loss | Brier | ECE | "
+            "accuracy | CPU s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for (data, n), methods in sorted(tab.items(), key=lambda t: (t[0][0], t[0][1])):
+            if (data in DESIGNS) != (kind.startswith("Sim")):
+                continue
+            for m in sorted(methods, key=_order):
+                rows = methods[m]
+                v = _mean(rows, key)
+                ratio, _ = _ratio(methods, m, key)
+                lines.append(
+                    f"| {data} | {n} | {rows[0]['K']} | {m} | {len(rows)} | {v:.4f} | "
+                    f"{ratio:.2f} | {_mean(rows, 'EGKL'):.4f} | {_mean(rows, 'log_loss'):.4f} | "
+                    f"{_mean(rows, 'brier'):.4f} | {_mean(rows, 'ece'):.4f} | "
+                    f"{_mean(rows, 'accuracy'):.4f} | {_mean(rows, 'cpu'):.1f} |"
+                )
+        lines.append("")
+    lines += _summary(tab)
+    done = {data for data, _ in tab}
+    sizes = {(data, n) for data, n in tab}
+    missing = [
+        f"{d} (n = {n})"
+        for d, design in DESIGNS.items()
+        for n in (design.default_n, 2000)
+        if (d, n) not in sizes
+    ] + [r for r in REAL if r not in done]
+    if missing:
+        lines += ["## Not run yet", "", ", ".join(missing) + ".", ""]
+    if state.get("failures"):
+        lines += ["## Failures", ""] + [f"- `{k}`: {v}" for k, v in state["failures"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def _order(m: str) -> tuple[int, str]:
+    ranks = ["wsvmgui", "wsvmgui_recal", "wsvmgui_ova", *SVM_PEERS, "logistic", "hgb"]
+    return (ranks.index(m) if m in ranks else 99, m)
+
+
+def _summary(tab: dict) -> list[str]:
+    """Per data set, the paired ratio of every wsvmgui variant to the best SVM peer."""
+    from wsvmgui.evaluation.designs import DESIGNS
+
+    lines = [
+        "## Ratios to the best SVM-based peer (L1 for designs, log loss for real data)",
+        "",
+        "Paired: over the seeds the variant and every peer ran (their count in brackets);",
+        "CPU ratios paired over the seeds both ran.",
+        "",
+    ]
+    variants = sorted({m for ms in tab.values() for m in ms if m.startswith("wsvmgui")}, key=_order)
+    cpu_heads = [f"CPU {v} / wsvmgui" for v in variants if v != "wsvmgui"]
+    heads = variants + cpu_heads
+    lines += ["| data | n | " + " | ".join(heads) + " |", "|---|---|" + "---|" * len(heads)]
+    for (data, n), methods in sorted(tab.items(), key=lambda t: (t[0][0], t[0][1])):
+        if not all(p in methods for p in SVM_PEERS):
+            continue
+        key = "L1" if data in DESIGNS else "log_loss"
+        cells = []
+        for v in variants:
+            ratio, k = _ratio(methods, v, key) if v in methods else (float("nan"), 0)
+            cells.append(f"{ratio:.2f} ({k})" if k else "")
+        cpu = [_cpu_ratio(methods, v) for v in variants if v != "wsvmgui"]
+        lines.append(f"| {data} | {n} | " + " | ".join(cells + cpu) + " |")
+    return lines + [""]
+
+
+def _cpu_ratio(methods: dict, v: str) -> str:
+    """CPU of variant ``v`` over ``wsvmgui``'s, over the seeds both ran."""
+    if v not in methods or "wsvmgui" not in methods:
+        return ""
+    seeds = {r["seed"] for r in methods[v]} & {r["seed"] for r in methods["wsvmgui"]}
+    if not seeds:
+        return ""
+    a = _mean([r for r in methods[v] if r["seed"] in seeds], "cpu")
+    b = _mean([r for r in methods["wsvmgui"] if r["seed"] in seeds], "cpu")
+    return f"{a / b:.2f}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

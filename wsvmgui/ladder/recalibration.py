@@ -1,0 +1,330 @@
+"""Monotone recalibration of a ladder's probabilities from cross-fitted estimates.
+
+The ladder's p_hat is a rank-preserving but distorted estimate of p (docs/notes/
+calibration.md measures how and says why).  A monotone map ``g`` fitted to the pairs
+``(p_cf_i, y_i)`` of cross-fitted estimates (each training point's p_hat from a ladder
+fitted without it) and labels removes the distortion without a model of p; the final
+estimate is ``g(p_hat(x))``.  Being monotone, ``g`` keeps the ranking, hence the ROC and,
+at 1/2, nearly the classification.
+
+Maps (:data:`MAPS`):
+
+``"isotonic"``
+    Isotonic regression of y on p_cf (pool adjacent violators), each block's mean shrunk
+    by one pseudo-observation at 1/2 (``(sum y + 1/2) / (count + 1)``, so that a block of a
+    few points is never certain), linear between the distinct p_cf.
+``"sigmoid"``
+    ``g(p) = expit(a + b logit(p))`` with ``b >= 0``, by maximum likelihood.
+``"beta"``
+    Beta calibration (Kull, Silva Filho & Flach 2017):
+    ``g(p) = expit(c + a log p - b log(1 - p))`` with ``a, b >= 0`` (monotone); the
+    sigmoid is the case ``a = b``.
+
+:func:`choose_map` picks the map with the smallest cross-validated log loss on the
+pairs themselves (cheap: one-dimensional fits).  Maps are plain data (arrays and floats),
+so fitted estimators holding them save and load like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from scipy.stats import beta as beta_dist
+from sklearn.isotonic import isotonic_regression
+from sklearn.model_selection import StratifiedKFold
+
+from ..errors import InputError
+from ..progress import ProgressTracker
+from ..solvers.kernels import Kernel
+from .final import fit_ladders
+from .problems import LadderProblem
+from .splits import Fold, kfold_splits
+
+#: The monotone maps, in the order :func:`choose_map` prefers them on ties.
+MAPS = ("sigmoid", "beta", "isotonic")
+#: Estimates are kept in ``[P_EPS, 1 - P_EPS]`` before logits are taken.
+P_EPS = 1e-6
+#: Ridge on the sigmoid and beta coefficients (keeps separable data finite).
+RIDGE = 1e-4
+
+
+@dataclass(frozen=True)
+class MonotoneMap:
+    """A fitted non-decreasing map of probabilities into probabilities.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`MAPS`.
+    x, y : ndarray, shape (t,)
+        Isotonic thresholds (empty for the parametric maps).
+    coef : ndarray, shape (3,)
+        ``(c, a, b)`` of ``expit(c + a log p - b log(1 - p))`` (the sigmoid has a = b).
+    lo, hi : float
+        Output range.
+    """
+
+    name: str
+    x: np.ndarray
+    y: np.ndarray
+    coef: np.ndarray
+    lo: float
+    hi: float
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        """Mapped probabilities; same shape as ``p``."""
+        p = np.clip(np.asarray(p, dtype=float), P_EPS, 1.0 - P_EPS)
+        if self.name == "isotonic":
+            out = np.interp(p, self.x, self.y)
+        else:
+            c, a, b = self.coef
+            out = expit(c + a * np.log(p) - b * np.log1p(-p))
+        return np.clip(out, self.lo, self.hi)
+
+
+def _check(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(p, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if p.size != y.size or p.size < 2:
+        raise InputError("recalibration needs as many labels as estimates, at least two")
+    if not (np.all(np.isfinite(p)) and np.all((y == 0) | (y == 1))):
+        raise InputError("recalibration needs finite estimates and 0/1 labels")
+    return np.clip(p, P_EPS, 1.0 - P_EPS), y
+
+
+def _logistic(F: np.ndarray, y: np.ndarray, bounds) -> np.ndarray:
+    """Ridge-penalised logistic fit of y on [1, F]; coefficient vector of length 1 + F.shape[1]."""
+    Z = np.column_stack([np.ones(y.size), F])
+    m = y.size
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = Z @ w
+        v = np.sum(np.logaddexp(0.0, z) - y * z) / m + RIDGE * (w[1:] @ w[1:])
+        g = Z.T @ (expit(z) - y) / m
+        g[1:] += 2 * RIDGE * w[1:]
+        return float(v), g
+
+    rate = np.clip(y.mean(), 1e-3, 1 - 1e-3)
+    w0 = np.zeros(Z.shape[1])
+    w0[0] = np.log(rate / (1 - rate))
+    w0[1:] = 0.5
+    return minimize(loss, w0, jac=True, method="L-BFGS-B", bounds=bounds).x
+
+
+def _smoothed_isotonic(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Isotonic regression with every block's mean shrunk by one pseudo-point at 1/2.
+
+    Plain isotonic regression puts 0 or 1 on its end blocks (often a handful of points),
+    a certainty that one miss punishes without bound; each block's value becomes
+    ``(sum y + 1/2) / (count + 1)`` and the result is made monotone again.  Returns the
+    distinct estimates (t,) and the map's values there.
+    """
+    x, inverse, w = np.unique(p, return_inverse=True, return_counts=True)
+    w = w.astype(float)
+    mean = np.bincount(inverse, weights=y, minlength=x.size) / w
+    fit = isotonic_regression(mean, sample_weight=w, increasing=True)
+    block = np.concatenate([[0], np.cumsum(np.diff(fit) != 0)])
+    count = np.bincount(block, weights=w)
+    total = np.bincount(block, weights=w * mean)
+    smooth = ((total + 0.5) / (count + 1.0))[block]
+    return x, isotonic_regression(smooth, sample_weight=w, increasing=True)
+
+
+def fit_map(name: str, p: np.ndarray, y: np.ndarray) -> MonotoneMap:
+    """Fit map ``name`` to estimates ``p`` (m,) and 0/1 labels ``y`` (m,)."""
+    p, y = _check(p, y)
+    floor = 1.0 / (2.0 * (y.size + 1))
+    empty = np.zeros(0)
+    if name == "isotonic":
+        x, v = _smoothed_isotonic(p, y)
+        return MonotoneMap(name, x, v, empty, floor, 1 - floor)
+    lp, lq = np.log(p), -np.log1p(-p)
+    if name == "sigmoid":
+        c, s = _logistic((lp + lq)[:, None], y, [(None, None), (0.0, None)])
+        coef = np.array([c, s, s])
+    elif name == "beta":
+        coef = _logistic(np.column_stack([lp, lq]), y, [(None, None), (0.0, None), (0.0, None)])
+    else:
+        raise InputError(f"unknown recalibration map {name!r}; choose one of {', '.join(MAPS)}")
+    return MonotoneMap(name, empty, empty, np.asarray(coef, dtype=float), floor, 1 - floor)
+
+
+def _log_loss(q: np.ndarray, y: np.ndarray) -> float:
+    q = np.clip(q, 1e-12, 1 - 1e-12)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log1p(-q)))
+
+
+def map_scores(
+    p: np.ndarray, y: np.ndarray, maps=MAPS, n_folds: int = 5, seed: int = 0
+) -> dict[str, float]:
+    """Cross-validated log loss of each map on the pairs ``(p, y)``; name -> loss."""
+    p, y = _check(p, y)
+    k = int(min(n_folds, y.sum(), (1 - y).sum()))
+    scores = {m: 0.0 for m in maps}
+    if k < 2:
+        return {m: np.inf if m != "sigmoid" else 0.0 for m in maps}
+    for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(p[:, None], y):
+        for m in maps:
+            scores[m] += _log_loss(fit_map(m, p[tr], y[tr])(p[te]), y[te]) * te.size / y.size
+    return scores
+
+
+def choose_map(p: np.ndarray, y: np.ndarray, maps=MAPS, seed: int = 0) -> MonotoneMap:
+    """The map of ``maps`` with the smallest cross-validated log loss, fitted on all pairs."""
+    scores = map_scores(p, y, maps, seed=seed)
+    best = min(maps, key=lambda m: (scores[m], maps.index(m)))
+    return fit_map(best, p, y)
+
+
+@dataclass(frozen=True)
+class LocalInterval:
+    """Per-point intervals for p(x) from the cross-fitted pairs nearest in p_hat.
+
+    For a point with estimate ``p_hat``, the ``k`` cross-fitted pairs whose estimates are
+    nearest to it (in rank) are a sample of labels of points the ladder saw alike; the
+    Jeffreys interval of their label mean, widened to contain the recalibrated estimate,
+    is the point's interval.  ``k = ceil(2 sqrt(m))`` of ``m`` pairs by default.
+
+    Attributes
+    ----------
+    p : ndarray, shape (m,)
+        Cross-fitted estimates, sorted.
+    y : ndarray, shape (m,)
+        Their 0/1 labels, in the same order.
+    k : int
+    """
+
+    p: np.ndarray
+    y: np.ndarray
+    k: int
+
+    @classmethod
+    def fit(cls, p: np.ndarray, y: np.ndarray, k: int | None = None) -> LocalInterval:
+        """From cross-fitted estimates ``p`` (m,) and labels ``y`` (m,)."""
+        p, y = _check(p, y)
+        order = np.argsort(p, kind="stable")
+        k = int(np.ceil(2 * np.sqrt(p.size))) if k is None else int(k)
+        return cls(p[order], y[order], max(2, min(k, p.size)))
+
+    def __call__(
+        self, p_hat: np.ndarray, estimate: np.ndarray, level: float = 0.9
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals ``(lo, hi)`` (each shape (n,)) at estimates ``p_hat`` (n,), containing
+        ``estimate`` (n,), the probabilities reported there."""
+        if not 0 < level < 1:
+            raise InputError(f"level must lie strictly between 0 and 1, got {level}")
+        m, k = self.p.size, self.k
+        pos = np.searchsorted(self.p, np.asarray(p_hat, dtype=float))
+        start = np.clip(pos - k // 2, 0, m - k)
+        csum = np.concatenate([[0.0], np.cumsum(self.y)])
+        hits = csum[start + k] - csum[start]
+        a = (1 - level) / 2
+        lo = np.where(hits > 0, beta_dist.ppf(a, hits + 0.5, k - hits + 0.5), 0.0)
+        hi = np.where(hits < k, beta_dist.ppf(1 - a, hits + 0.5, k - hits + 0.5), 1.0)
+        est = np.asarray(estimate, dtype=float)
+        return np.minimum(lo, est), np.maximum(hi, est)
+
+
+#: Names a ``calibration`` parameter takes: no map, the cross-validated choice, or one map.
+CALIBRATIONS = ("none", "auto", *MAPS)
+
+
+#: Folds of the cross-fitting when the tuning split is a single hold-out (or nothing is
+#: tuned): 3 folds cost about a third of 5 on large data (the path's cost grows faster
+#: than linearly) and scored no worse (benchmarks/results/recalibration_study.md).
+CALIBRATION_FOLDS = 3
+
+
+def calibration_folds(tuning: list[Fold] | None, y: np.ndarray, seed) -> list[Fold]:
+    """The splits to cross-fit on: the tuning folds when they are k >= 2 folds, else
+    :data:`CALIBRATION_FOLDS` stratified folds of labels ``y`` (n,)."""
+    if tuning is not None and len(tuning) >= 2:
+        return list(tuning)
+    return kfold_splits(y, CALIBRATION_FOLDS, seed)
+
+
+def cross_fitted(
+    X: np.ndarray,
+    problem: LadderProblem,
+    folds: list[Fold],
+    kernel: Kernel,
+    lam: float,
+    n_final: int,
+    weights: np.ndarray,
+    *,
+    rule: str = "count",
+    engine: str = "path",
+    solver: str = "libsvm",
+    n_jobs: int = 1,
+    tracker: ProgressTracker,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
+
+    For each fold, the ladder of ``problem`` is fitted on its rows of the fold's training
+    part with the final fit's ``C`` (lambda scaled by ``n_final`` over the part's rows)
+    and estimates its rows of the tuning part.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    problem : LadderProblem
+    folds : list of (train, test)
+    kernel : Kernel
+        The final fit's kernel (its sigma).
+    lam : float
+        The final fit's lambda, on ``n_final`` rows.
+    n_final : int
+    weights : ndarray, shape (M - 1,)
+    rule, engine, solver, n_jobs, tracker
+        As for :func:`~wsvmgui.ladder.search.fit_ladders`.
+
+    Returns
+    -------
+    p : ndarray, shape (m,)
+        Estimates of the problem's rows that lie in some tuning part (a row in several
+        parts appears once per part).
+    y : ndarray, shape (m,)
+        Their labels, 1 for the problem's +1 class, else 0.
+    """
+    n = X.shape[0]
+    ps, ys = [], []
+    for train, test in folds:
+        tr, _ = problem.select(np.asarray(train), n)
+        te, y_te = problem.select(np.asarray(test), n)
+        if te.size == 0 or tr.size == 0:
+            continue
+        tracker.add_total(weights.size)
+        fit = fit_ladders(
+            X, [problem], tr, kernel, [(lam * n_final / tr.size, kernel.sigma)], [weights],
+            engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
+        )[0]  # fmt: skip
+        ps.append(fit.ladder.estimate(fit.kernel(X[te], X[fit.support]), rule).p)
+        ys.append((y_te > 0).astype(float))
+    if not ps:
+        raise InputError("recalibration: no tuning split holds a row of the problem")
+    return np.concatenate(ps), np.concatenate(ys)
+
+
+def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> MonotoneMap:
+    """The map of a ``calibration`` parameter (not ``"none"``) fitted to ``(p, y)``."""
+    if name == "auto":
+        return choose_map(p, y, seed=seed)
+    return fit_map(name, p, y)
+
+
+__all__ = [
+    "CALIBRATIONS",
+    "CALIBRATION_FOLDS",
+    "calibration_folds",
+    "LocalInterval",
+    "cross_fitted",
+    "fit_calibration",
+    "MAPS",
+    "MonotoneMap",
+    "choose_map",
+    "fit_map",
+    "map_scores",
+]
