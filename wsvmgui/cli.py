@@ -30,6 +30,7 @@ import numpy as np
 
 from ._version import __version__
 from .app.analysis import engine_notes
+from .app.capabilities import tuning_notes
 from .app.schemes import SCHEMES, fit_scheme
 from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
 from .errors import Cancelled, InputError, SolverError, WSVMError
@@ -468,7 +469,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
-    for text in engine_notes(estimator.fit_info_):
+    for text in engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_):
         _note(args, text)
     kernel = estimator.fit_info_.get("kernel", "")
     if "on the fly" in kernel:
@@ -601,7 +602,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
-    for text in engine_notes(est.fit_info_):
+    for text in engine_notes(est.fit_info_) + tuning_notes(est.fit_info_):
         print(f"note     {text}")
     fitted = est.fitted_summary()
     chosen = [f"{k} = {fitted[k]:.4g}" for k in ("lambda", "sigma") if fitted[k] is not None]

@@ -28,7 +28,14 @@ import numpy as np
 from ..errors import Cancelled
 from .boundaries import compute_plane
 from .calibration import CalibrationEntry, calibration_entry
-from .capabilities import crossing_checks, engine_notes, ladders_of, live_boundary, simplex_of
+from .capabilities import (
+    crossing_checks,
+    engine_notes,
+    ladders_of,
+    live_boundary,
+    simplex_of,
+    tuning_notes,
+)
 from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost
 from .datasets import DataSplit
 from .measures import aligned_report, part_metrics
@@ -148,7 +155,8 @@ def _fit(
         estimator = fit_scheme(
             settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
         )
-    notes: list[str] = engine_notes(getattr(estimator, "fit_info_", None))
+    info = getattr(estimator, "fit_info_", None)
+    notes: list[str] = engine_notes(info) + tuning_notes(info)
     comparison = None
     if request.compare:
         name, why = comparison_scheme(settings, split.dataset.n_classes)

@@ -77,6 +77,16 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         its bracket: ``"auto"`` chooses the map by its cross-validated log loss on those
         points.  Costs one ladder per fold;
         see docs/notes/calibration.md for why and by how much it helps.
+    tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
+        What the tuning search minimises over the cross-validated estimates: the papers'
+        EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
+        loss.  With a ``calibration``, ``"brier"`` and ``"log_loss"`` score the estimate
+        this estimator returns: each cell's estimates of the tuning rows recalibrated by
+        a map cross-validated on those rows (:mod:`wsvmgui.ladder.search`).
+    tuning_rule : {"min", "one_se"}, default="min"
+        ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
+        (largest lambda, then largest sigma) whose score is within one standard error of
+        the smallest (``tuning_.se``).
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
         a stratified 30% hold-out above (fewer folds, or a hold-out of one point per
@@ -137,6 +147,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
         "calibration": [StrOptions(set(CALIBRATIONS))],
+        "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
+        "tuning_rule": [StrOptions({"min", "one_se"})],
     }
 
     def __init__(
@@ -155,6 +167,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         poly_gamma: float = 1.0,
         rule: str = "count",
         calibration: str = "none",
+        tuning_score: str = "egkl",
+        tuning_rule: str = "min",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -176,6 +190,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.calibration = calibration
+        self.tuning_score = tuning_score
+        self.tuning_rule = tuning_rule
         self.cv = cv
         self.screen = screen
         self.refit = refit

@@ -182,6 +182,7 @@ def _tuning_result(s: State) -> None:
     s.array("score", "f", len(cells), cells, finite=False)
     s.array("error", "f", len(cells), cells, finite=False, optional=True)
     s.array("screened", "f", len(cells), cells, finite=False, optional=True)
+    s.array("se", "f", len(cells), cells, finite=False, optional=True)
     best = s.get("best")
     if not (
         isinstance(best, tuple)
