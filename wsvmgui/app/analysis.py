@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Cancelled
+from ..estimators.report import with_intervals
 from .boundaries import compute_plane
 from .calibration import CalibrationEntry, calibration_entry
 from .capabilities import (
@@ -195,7 +196,10 @@ def _result(
     settings, split = fits.settings, fits.split
     classes, X_all = split.dataset.classes, split.X_all
     title = scheme_label(settings.scheme)
-    report_all = aligned_report(fits.estimator.report(X_all), classes)
+    report = fits.estimator.report(X_all)
+    if settings.intervals:
+        report = with_intervals(report, fits.estimator, X_all)
+    report_all = aligned_report(report, classes)
     ladders = ladders_of(fits.estimator, X_all, classes)
     target = split.test if split.test.size else split.train
 
