@@ -106,15 +106,18 @@ class RunSettings:
         Centre and scale every feature by the training rows before the estimator.
     na_values : list of str
         Further cell values that mean "missing" when reading tables.
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
-        ladder schemes; docs/notes/calibration.md).
+        ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
+        settings below): the scheme's default, :data:`wsvmgui.app.schemes.BINARY_DEFAULTS`
+        for the binary scheme ("auto", "brier", "one_se"), the estimator's otherwise
+        ("none", "egkl", "min").
     ties : {"pairs", "key"}
         How the baseline schemes resolve tied classes.
-    tuning_score : {"egkl", "brier", "log_loss"}
+    tuning_score : {"egkl", "brier", "log_loss"} or None
         What the ladder schemes' tuning minimises (of the recalibrated estimate when
         ``calibration`` is on, for the Brier score and the log loss).
-    tuning_rule : {"min", "one_se"}
+    tuning_rule : {"min", "one_se"} or None
         The cell of the smallest score, or the smoothest within one standard error.
     intervals : bool
         Add per-point 90% intervals for the class probabilities (``p_<class>_lo``,
@@ -145,10 +148,10 @@ class RunSettings:
     missing: str = "error"
     standardize: bool = True
     na_values: list[str] = field(default_factory=list)
-    calibration: str = "none"
+    calibration: str | None = None
     ties: str = "pairs"
-    tuning_score: str = "egkl"
-    tuning_rule: str = "min"
+    tuning_score: str | None = None
+    tuning_rule: str | None = None
     intervals: bool = False
 
     def validate(self) -> RunSettings:
@@ -223,10 +226,12 @@ class RunSettings:
             ("tuning_score", TUNING_SCORES),
             ("tuning_rule", TUNING_RULES),
         ):
-            if getattr(self, name) not in choices:
+            value = getattr(self, name)
+            if value not in choices and not (value is None and name != "ties"):
                 raise InputError(
                     f"unknown {name} {getattr(self, name)!r}; choose one of {', '.join(choices)}"
                 )
+        # calibration None: the binary scheme's default ("auto")
         if self.intervals and (self.scheme != "binary" or self.calibration == "none"):
             raise InputError(
                 "per-point intervals need the binary scheme and a calibration (e.g. "
@@ -259,7 +264,8 @@ class RunSettings:
             if not is_real(getattr(self, name)):
                 raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
         for name in ("calibration", "ties", "tuning_score", "tuning_rule"):
-            if not isinstance(getattr(self, name), str):
+            value = getattr(self, name)
+            if not isinstance(value, str) and not (value is None and name != "ties"):
                 raise InputError(f"{name} must be a name, got {_short(getattr(self, name))}")
         for name in ("refit", "screen", "intervals"):
             if not isinstance(getattr(self, name), bool):
