@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wsvmgui.app.schemes import BINARY_DEFAULTS, make_estimator
+from wsvmgui.app.schemes import make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.cli import EXIT_INPUT, main
 from wsvmgui.errors import InputError
@@ -40,24 +40,19 @@ def test_settings_hold_and_check_the_options():
     assert est.get_params()["tuning_rule"] == "one_se"
     multi = make_estimator(RunSettings(scheme="pairwise", ties="key", calibration="beta"), 3)
     assert multi.get_params()["ties"] == "key" and multi.get_params()["calibration"] == "beta"
-    # left at None: the binary scheme's default run recalibrates and tunes on the Brier
-    # score (one-SE rule); the multiclass schemes keep their estimators' defaults
-    params = make_estimator(RunSettings(), 2).get_params()
-    assert {k: params[k] for k in BINARY_DEFAULTS} == BINARY_DEFAULTS
-    assert RunSettings(intervals=True).validate().intervals
-    params = make_estimator(RunSettings(scheme="ova"), 3).get_params()
-    assert (params["calibration"], params["tuning_score"], params["tuning_rule"]) == (
-        "none",
-        "egkl",
-        "min",
-    )
+    # left at None: the estimators' defaults (the papers' estimate, EGKL, the minimum)
+    for scheme, K in (("binary", 2), ("ova", 3)):
+        params = make_estimator(RunSettings(scheme=scheme), K).get_params()
+        assert [params[k] for k in ("calibration", "tuning_score", "tuning_rule")] == [
+            "none", "egkl", "min"
+        ]  # fmt: skip
     for bad, needle in (
         ({"calibration": "platt"}, "unknown calibration"),
         ({"ties": "random"}, "unknown ties"),
         ({"tuning_score": "auc"}, "unknown tuning_score"),
         ({"tuning_rule": 1}, "tuning_rule must be a name"),
         ({"intervals": "yes"}, "intervals must be true or false"),
-        ({"intervals": True, "calibration": "none"}, "need the binary scheme and a calibration"),
+        ({"intervals": True}, "need the binary scheme and a calibration"),
         ({"intervals": True, "calibration": "auto", "scheme": "ova"}, "scheme 'ova'"),
     ):
         with pytest.raises(InputError, match=needle):
@@ -129,7 +124,7 @@ def test_cli_writes_intervals_and_records_the_options(capsys, tmp_path):
 def test_cli_refuses_intervals_without_a_calibration(capsys, tmp_path):
     train = _csv(tmp_path / "train.csv", simulate("wuliu2011_ex6", 40, 1))
     code = main(["fit", train, "--label", "label", "--out", str(tmp_path / "p.csv"),
-                 "--intervals", "--calibration", "none", "--quiet"])  # fmt: skip
+                 "--intervals", "--quiet"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and "need the binary scheme and a calibration" in err
     assert not (tmp_path / "p.csv").exists()

@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--calibration",
         choices=list(CALIBRATION_CHOICES),
         help="monotone recalibration of the ladder's estimate (binary and multiclass ladder "
-        "schemes; default auto for binary, none (the papers' rule) for the others)",
+        "schemes; default none: the papers' rule)",
     )
     fit.add_argument(
         "--ties", choices=list(TIES_CHOICES), help="baseline schemes: how tied classes are resolved"
@@ -233,14 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--tuning-score",
         choices=list(TUNING_SCORES),
-        help="what tuning minimises (default brier for binary, egkl for the others; brier and "
-        "log_loss score the recalibrated estimate when a calibration is on)",
+        help="what tuning minimises (default egkl; brier and log_loss score the recalibrated "
+        "estimate when a calibration is on)",
     )
     fit.add_argument(
         "--one-se",
         action="store_true",
-        help="tune to the smoothest cell within one standard error of the best score (the "
-        "binary scheme's default)",
+        help="tune to the smoothest cell within one standard error of the best score",
     )
     fit.add_argument(
         "--intervals",

@@ -119,30 +119,18 @@ def _screen(s: RunSettings) -> dict[str, Any]:
     return {"screen": "auto" if s.screen else None}
 
 
-#: The default run's recalibration and tuning of the binary scheme (settings left at None):
-#: the Brier score of the recalibrated estimate, one-standard-error rule (issue 23; measured
-#: in docs/notes/calibration.md).  The other schemes keep their estimators' defaults (the
-#: papers' estimate, EGKL): there the extra cost was 2.5x on small multiclass sets.
-BINARY_DEFAULTS = {"calibration": "auto", "tuning_score": "brier", "tuning_rule": "one_se"}
-
-
-def _calibrated(s: RunSettings, defaults: dict[str, str] | None = None) -> dict[str, Any]:
-    """``calibration`` and the tuning score and rule of the schemes that take them: the
-    settings' values, else ``defaults``, else the estimator's own default."""
-    out = {}
-    for name in ("calibration", "tuning_score", "tuning_rule"):
-        value = getattr(s, name)
-        value = (defaults or {}).get(name) if value is None else value
-        if value is not None:
-            out[name] = value
-    return out
+def _calibrated(s: RunSettings) -> dict[str, Any]:
+    """``calibration`` and the tuning score and rule of the schemes that take them (those
+    left at None: the estimator's own default)."""
+    names = ("calibration", "tuning_score", "tuning_rule")
+    return {k: getattr(s, k) for k in names if getattr(s, k) is not None}
 
 
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
     return WeightedSVMClassifier(
-        **_ladder_params(s), **_screen(s), **_calibrated(s, BINARY_DEFAULTS), solver=s.solver,
+        **_ladder_params(s), **_screen(s), **_calibrated(s), solver=s.solver,
         n_jobs=s.resolved_n_jobs(),
     )  # fmt: skip
 

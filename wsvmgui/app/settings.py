@@ -109,9 +109,7 @@ class RunSettings:
     calibration : {"none", "auto", "sigmoid", "beta", "isotonic"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
-        settings below): the scheme's default, :data:`wsvmgui.app.schemes.BINARY_DEFAULTS`
-        for the binary scheme ("auto", "brier", "one_se"), the estimator's otherwise
-        ("none", "egkl", "min").
+        settings below): the estimator's default ("none", "egkl", "min").
     ties : {"pairs", "key"}
         How the baseline schemes resolve tied classes.
     tuning_score : {"egkl", "brier", "log_loss"} or None
@@ -231,8 +229,7 @@ class RunSettings:
                 raise InputError(
                     f"unknown {name} {getattr(self, name)!r}; choose one of {', '.join(choices)}"
                 )
-        # calibration None: the binary scheme's default ("auto")
-        if self.intervals and (self.scheme != "binary" or self.calibration == "none"):
+        if self.intervals and (self.scheme != "binary" or self.calibration in (None, "none")):
             raise InputError(
                 "per-point intervals need the binary scheme and a calibration (e.g. "
                 f"calibration 'auto'); got scheme {self.scheme!r}, calibration "
