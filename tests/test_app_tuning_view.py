@@ -49,7 +49,7 @@ def test_every_subproblem_keeps_its_own_surface():
 def test_joint_cross_entropy_table_becomes_a_grid():
     d = simulate("wu2010_ex1", 90, 3)
     est = JointWSVMClassifier(
-        N=5,
+        n_weights=5,
         kernel="rbf",
         lambdas=[0.05, 0.01, 0.002],
         sigmas=[1.0, 2.0],
@@ -58,12 +58,13 @@ def test_joint_cross_entropy_table_becomes_a_grid():
     ).fit(d.X, d.y)
     (s,) = tuning_surfaces(est)
     assert s.score.shape == (3, 2) and s.score_name == "cross-entropy"
-    for row in est.tuning_table_:
-        i = int(np.flatnonzero(s.xs == row["lam"])[0])
+    rows = est.tuning_.rows()
+    for row in rows:
+        i = int(np.flatnonzero(s.xs == row["lambda"])[0])
         j = int(np.flatnonzero(s.ys == row["sigma"])[0])
         assert s.score[i, j] == row["cross_entropy"]
     assert s.ys[s.best[1]] == est.sigma_
-    assert s.score[s.best] == min(r["cross_entropy"] for r in est.tuning_table_)
+    assert s.score[s.best] == min(r["cross_entropy"] for r in rows)
 
 
 def test_probing_with_one_parameter_and_tables_that_give_no_plane():

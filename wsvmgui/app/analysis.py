@@ -156,8 +156,7 @@ def _fit(
         estimator = fit_scheme(
             settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
         )
-    info = getattr(estimator, "fit_info_", None)
-    notes: list[str] = engine_notes(info) + tuning_notes(info)
+    notes: list[str] = engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_)
     comparison = None
     if request.compare:
         name, why = comparison_scheme(settings, split.dataset.n_classes)

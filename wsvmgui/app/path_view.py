@@ -22,7 +22,9 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from ..errors import Cancelled
+from ..estimators.binary import WeightedSVMClassifier
 from ..estimators.views import LadderViews, SubproblemViews
+from ..ladder.engines import PathLadder
 from .contours import zero_contour
 
 #: Largest number of fitted rows for which the app traces the path after a grid fit.
@@ -38,7 +40,7 @@ class _KernelLadder(Protocol):
     classes_: np.ndarray
     kernel_: Callable[..., np.ndarray]
     lambda_: float
-    X_support_: np.ndarray
+    fit_info_: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -107,10 +109,9 @@ class PathInfo:
 
 
 def _kept(ladder: Any, kernel: Any, X: np.ndarray) -> PathInfo | None:
-    path = getattr(ladder, "path", None)
-    if path is None or not hasattr(path, "decision_at") or not hasattr(path, "pis"):
+    if not isinstance(ladder, PathLadder):
         return None
-    return PathInfo(path, kernel, np.asarray(X, dtype=float))
+    return PathInfo(ladder.path, kernel, np.asarray(X, dtype=float))
 
 
 def stored_paths(estimator: Any) -> list[PathInfo | None]:
@@ -130,16 +131,13 @@ def stored_paths(estimator: Any) -> list[PathInfo | None]:
         ladder fitted on the grid (or one whose path broke down and the grid answered).
     """
     if isinstance(estimator, SubproblemViews):
-        sset = getattr(estimator, "subproblems_", None)
-        if sset is None:
-            return []
+        sset = estimator.subproblems_
         return [
             _kept(f.ladder, f.kernel, sset.X_support[pos])
             for f, pos in zip(sset.fitted, sset.positions, strict=True)
         ]
-    if isinstance(estimator, LadderViews) and hasattr(estimator, "X_support_"):
-        est = cast(_KernelLadder, estimator)
-        return [_kept(getattr(est, "ladder_", None), est.kernel_, est.X_support_)]
+    if isinstance(estimator, WeightedSVMClassifier):
+        return [_kept(estimator.ladder_, estimator.kernel_, estimator.X_support_)]
     return []
 
 
@@ -177,10 +175,10 @@ def exact_path(
     """
     from ..ladder.path import PathBreakdown, fit_path
 
-    if not isinstance(estimator, LadderViews) or not hasattr(estimator, "kernel_"):
+    if not isinstance(estimator, LadderViews):
         return None, "no single binary ladder"
     est = cast(_KernelLadder, estimator)
-    info = getattr(estimator, "fit_info_", {}) or {}
+    info = est.fit_info_
     n = X_fit.shape[0]
     if info.get("n_train", n) != n:
         return None, "the final fit used only part of the rows (refit is off)"

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..estimators._base import BaseProbabilityClassifier
 from ..estimators.views import LadderViews, SubproblemViews
 from ..ladder.tuning import TuningResult
 
@@ -49,6 +50,12 @@ class TuningSurface:
     best: tuple[int, int]
 
 
+#: Names of the penalty among tuned parameters (drawn on the first axis).
+_LAMBDA = ("lambda", "lam")
+#: Tuning scores as the views name them.
+_SCORE_NAMES = {"egkl": "EGKL", "cross_entropy": "cross-entropy"}
+
+
 def _from_result(name: str, tuning: TuningResult) -> TuningSurface:
     score = np.where(np.isfinite(tuning.egkl), tuning.egkl, np.inf).astype(float)
     lambdas = np.asarray(tuning.lambdas, dtype=float)
@@ -66,15 +73,18 @@ def _from_result(name: str, tuning: TuningResult) -> TuningSurface:
     )
 
 
-def _from_rows(name: str, rows: list[dict]) -> TuningSurface | None:
-    """A surface from candidates ``{param: value, ..., "cross_entropy": score}``.
+def _from_rows(
+    name: str, rows: list[dict], score_key: str = "cross_entropy"
+) -> TuningSurface | None:
+    """A surface from candidates ``{param: value, ..., score_key: score}`` (lambda, when
+    a parameter, on the first axis).
 
     None when the candidates have more than two numeric parameters (no plane to draw) or
     none at all.
     """
     if not rows:
         return None
-    keys = [k for k in rows[0] if k != "cross_entropy"]
+    keys = sorted((k for k in rows[0] if k != score_key), key=lambda k: k not in _LAMBDA)
     if not keys or len(keys) > 2:
         return None
     try:
@@ -92,14 +102,15 @@ def _from_rows(name: str, rows: list[dict]) -> TuningSurface | None:
     for r, a, b in zip(rows, values[0], values[1], strict=True):
         i = int(np.searchsorted(axes[0], a)) if np.isfinite(a) else 0
         j = int(np.searchsorted(axes[1], b)) if np.isfinite(b) else 0
-        s = float(r["cross_entropy"])
+        s = float(r[score_key])
         score[i, j] = s if np.isfinite(s) else np.inf
     flat = np.unravel_index(int(np.argmin(score)), score.shape)
     best = (int(flat[0]), int(flat[1]))
-    names = {"lam": "\u03bb", "lambda": "\u03bb", "sigma": "\u03c3"}
+    names = {**dict.fromkeys(_LAMBDA, "\u03bb"), "sigma": "\u03c3"}
     x_name = names.get(keys[0], keys[0])
     y_name = names.get(keys[1], keys[1]) if len(keys) == 2 and np.isfinite(axes[1]).any() else ""
-    return TuningSurface(name, x_name, y_name, axes[0], axes[1], score, "cross-entropy", best)
+    score_name = _SCORE_NAMES.get(score_key, score_key)
+    return TuningSurface(name, x_name, y_name, axes[0], axes[1], score, score_name, best)
 
 
 def tuning_surfaces(estimator: Any) -> list[TuningSurface]:
@@ -118,20 +129,21 @@ def tuning_surfaces(estimator: Any) -> list[TuningSurface]:
         One per tuned problem, in the estimator's order of sub-problems.
     """
     if isinstance(estimator, SubproblemViews):
-        fitted = getattr(getattr(estimator, "subproblems_", None), "fitted", [])
         return [
             _from_result(str(f.spec.name), f.tuning)
-            for f in fitted
+            for f in estimator.subproblems_.fitted
             if isinstance(f.tuning, TuningResult)
         ]
+    if not isinstance(estimator, BaseProbabilityClassifier):
+        return []
+    tuning = estimator.tuning_
+    if not isinstance(tuning, TuningResult):
+        return []  # untuned, or a scheme's tables by stage
     if isinstance(estimator, LadderViews):
-        tuning = getattr(estimator, "tuning_", None)
-        return [_from_result("", tuning)] if isinstance(tuning, TuningResult) else []
-    rows = getattr(estimator, "tuning_table_", None)
-    if isinstance(rows, list) and len(rows) > 1:
-        surface = _from_rows("", rows)
-        return [surface] if surface is not None else []
-    return []
+        return [_from_result("", tuning)]
+    rows = tuning.rows()
+    surface = _from_rows("", rows, tuning.score_name) if len(rows) > 1 else None
+    return [surface] if surface is not None else []
 
 
 __all__ = ["TuningSurface", "tuning_surfaces"]

@@ -249,11 +249,11 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.interval_: LocalInterval | None = None
         calibration: dict[str, Any] = {}
         if self.calibration != "none":
-            folds = calibration_folds(plan.folds, codes, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
             p_cf, y_cf = cross_fitted(
                 X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
                 rule=self.rule, engine=self.engine, solver=self.solver,
-                n_jobs=n_threads(self.n_jobs), tracker=tracker,
+                n_jobs=n_threads(self.n_jobs), tracker=tracker, sample_weight=sample_weight,
             )  # fmt: skip
             self.calibration_ = fit_calibration(
                 self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)

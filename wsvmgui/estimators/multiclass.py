@@ -173,6 +173,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         The common baseline class of the baseline schemes.
     subproblems_ : SubproblemSet
         The fitted sub-problems (``subproblems_.fitted``) and their support points.
+    calibrations_ : list of MonotoneMap, or None
+        Every sub-problem's recalibration map (None with ``calibration="none"``).
+    tie_pairs_ : SubproblemSet or None
+        The pairs fitted among classes in contest (``ties="pairs"``; None otherwise).
     fit_info_ : dict
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
         kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
@@ -350,13 +354,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         )
         self.calibrations_: list[MonotoneMap] | None = None
         if self.calibration != "none":
-            folds = calibration_folds(plan.folds, codes, self.random_state)
+            folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
             self.calibrations_ = []
             for prob, f in zip(problems, fitted, strict=True):
                 p_cf, y_cf = cross_fitted(
                     X, prob, folds, f.kernel, f.lam, f.n_train, f.weights, rule=self.rule,
                     engine=self.engine, solver=self.solver, n_jobs=n_threads(self.n_jobs),
-                    tracker=tracker,
+                    tracker=tracker, sample_weight=sample_weight,
                 )  # fmt: skip
                 self.calibrations_.append(
                     fit_calibration(self.calibration, p_cf, y_cf, seed_of(self.random_state))
@@ -397,12 +401,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         if not pairs:
             return {"tie_pairs": 0, "tie_points": 0}
         specs = [pair_problem(a, b, self.classes_) for a, b in pairs]
-        problems = [as_ladder_problem(s, codes) for s in specs]
-        w = [self._weight_grid(p.select(plan.fit_rows, n)[0].size) for p in problems]
+        sw = plan.sample_weight
+        problems = [as_ladder_problem(s, codes, sw) for s in specs]
+        w = [self._weight_grid(p.size(plan.fit_rows, n, sw)) for p in problems]
         tracker.add_total(sum(x.size for x in w))
         if plan.tuned:  # untuned: the cells tuned for the two classes' baseline pairs
             chosen = [
-                self._borrowed_cell(a, b, p.select(plan.fit_rows, n)[0].size)
+                self._borrowed_cell(a, b, p.size(plan.fit_rows, n, sw))
                 for (a, b), p in zip(pairs, problems, strict=True)
             ]
         else:
@@ -410,14 +415,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         fits = fit_ladders(
             X, problems, plan.fit_rows, plan.kernel, chosen, w, engine=self.engine,
             solver=self.solver, qp_solver=self.qp_solver, n_jobs=n_threads(self.n_jobs),
-            tracker=tracker,
+            tracker=tracker, sample_weight=sw,
         )  # fmt: skip
         self.tie_pairs_ = SubproblemSet(
             [fitted_subproblem(s, f, x, None) for s, f, x in zip(specs, fits, w, strict=True)], X
         )
         return {"tie_pairs": len(pairs), "tie_points": int(rows.size)}
 
-    def _borrowed_cell(self, a: int, b: int, n_rows: int) -> tuple[float, float]:
+    def _borrowed_cell(self, a: int, b: int, n_rows: float) -> tuple[float, float]:
         """(lambda, sigma) of the tie pair (a, b), untuned: the geometric means of the
         tuned C and sigma of the two classes' pairs against the baseline (a baseline
         class's own: its pair's), lambda for the pair's final rows."""

@@ -39,6 +39,9 @@ import numpy as np
 from ..ladder.crossing import LadderDecisions
 from ..ladder.rules import LadderEstimate, estimate_from_decision
 
+if TYPE_CHECKING:
+    from ..multiclass.subproblems import SubproblemSet
+
 
 class LadderView(NamedTuple):
     """One binary ladder at a set of points, for drawing.
@@ -110,6 +113,8 @@ class LadderViews(LadderDecisions):
 
 class SubproblemViews:
     """Capability: several fitted binary ladders (see the module docstring)."""
+
+    subproblems_: SubproblemSet
 
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p)."""

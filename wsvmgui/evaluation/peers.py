@@ -347,7 +347,7 @@ def search_svm_peers(
                 loss[m][i, j] += log_loss(codes[te], P, labels=np.arange(K)) / outer
     best, edges = {}, {}
     for m in _SEARCHED:
-        i, j = np.unravel_index(int(np.argmin(loss[m])), loss[m].shape)
+        i, j = map(int, np.unravel_index(int(np.argmin(loss[m])), loss[m].shape))
         best[m] = (float(C_grid[i]), float(g_grid[j] / p))
         edges[m] = grid_edges(i, j, C_grid.size, g_grid.size)
     best["venn_abers"], edges["venn_abers"] = best["sigmoid"], edges["sigmoid"]

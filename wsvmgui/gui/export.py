@@ -60,9 +60,8 @@ def run_meta(result: Any) -> dict[str, Any]:
         "seconds": round(float(result.seconds), 3),
         "metrics": result.metrics,
     }
-    for attr in ("lambda_", "sigma_"):
-        if hasattr(est, attr):
-            meta[attr.rstrip("_")] = float(getattr(est, attr))
+    fitted = est.fitted_summary()
+    meta.update({k: fitted[k] for k in ("lambda", "sigma") if fitted[k] is not None})
     return meta
 
 

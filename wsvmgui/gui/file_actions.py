@@ -244,10 +244,8 @@ class FileActions(QObject):
             "metrics": res.metrics,
             "made_by": "wsvmgui desktop app",
         }
-        for attr in ("lambda_", "sigma_"):
-            value = getattr(res.estimator, attr, None)
-            if isinstance(value, float):
-                meta[attr.rstrip("_")] = value
+        fitted = res.estimator.fitted_summary()
+        meta.update({k: fitted[k] for k in ("lambda", "sigma") if fitted[k] is not None})
         return FittedModel(
             res.estimator,
             split.preprocessing,

@@ -265,7 +265,7 @@ class RunController(QObject):
         result = self.result
         if result is None:
             return
-        sigma = getattr(result.estimator, "sigma_", None)
+        sigma = result.estimator.sigma_
 
         def job(progress, should_cancel, publish):
             return run_baselines(result.split, sigma, should_cancel)

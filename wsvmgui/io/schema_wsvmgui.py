@@ -169,20 +169,23 @@ def _tuning_result(s: State) -> None:
     if not isinstance(axes, dict) or not axes or not all(isinstance(k, str) for k in axes):
         raise s.fail("axes", "must map axis names to candidate values")
     sub = State(s.name, {f"axes[{k!r}]": v for k, v in axes.items()}, s.where, s._member)
-    shape = []
+    shape, arrays = [], []
     for key, values in axes.items():
         if isinstance(values, np.ndarray):
-            shape.append(sub.array(f"axes[{key!r}]", "fiub", 1, finite=False).size)
+            arrays.append(sub.array(f"axes[{key!r}]", "f", 1, finite=False))
+            shape.append(values.size)
         elif isinstance(values, (tuple, list)):
             shape.append(len(sub.get(f"axes[{key!r}]")))
         else:
             raise s.fail("axes", f"axis {key!r} must be an array or a tuple of values")
+        if not shape[-1]:
+            raise sub.fail(f"axes[{key!r}]", "must hold at least one candidate")
     sub.done()
     cells = tuple(shape)
-    s.array("score", "f", len(cells), cells, finite=False)
-    s.array("error", "f", len(cells), cells, finite=False, optional=True)
-    s.array("screened", "f", len(cells), cells, finite=False, optional=True)
-    s.array("se", "f", len(cells), cells, finite=False, optional=True)
+    for attr in ("score", "error", "screened", "se"):
+        table = s.array(attr, "f", len(cells), finite=False, optional=attr != "score")
+        if table is not None and table.shape != cells:
+            raise s.fail(attr, f"has shape {table.shape}, its axes make {cells}", arrays)
     best = s.get("best")
     if not (
         isinstance(best, tuple)

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import InputError, WSVMWarning
 from ..progress import CancelCheck, ProgressCallback
-from ..solvers.gram import Gram
+from ..solvers.gram import Gram, OnTheFlyGram
 from ..solvers.kernels import Kernel
 from ..solvers.wsvm import WeightedFit
 from .grid import Ladder, fit_ladder
@@ -249,9 +249,20 @@ def _path(
     units: _Units,
     should_cancel: CancelCheck | None,
 ) -> WeightPath:
-    """The exact path (over the points repeated by ``columns``), stopped for ``"auto"``."""
-    K_path = np.asarray(K) if columns is None else np.asarray(K)[np.ix_(columns, columns)]
-    y_path = y if columns is None else np.asarray(y)[columns]
+    """The exact path (over the points repeated by ``columns``), stopped for ``"auto"``.
+
+    An :class:`~wsvmgui.solvers.gram.OnTheFlyGram` stays on the fly (over the repeated
+    rows); any other kernel is taken dense.
+    """
+    if columns is None:
+        K_path: np.ndarray | Gram = K
+        y_path = np.asarray(y)
+    elif isinstance(K, OnTheFlyGram):
+        K_path = OnTheFlyGram(K.X[columns], K.kernel, cache_mb=K.cache_mb)
+        y_path = np.asarray(y)[columns]
+    else:
+        K_path = np.asarray(K)[np.ix_(columns, columns)]
+        y_path = np.asarray(y)[columns]
     return fit_path(
         K_path, y_path, lam, progress=units.path_progress, should_cancel=should_cancel,
         max_elbow=auto_max_elbow(y_path.size) if auto else None,
@@ -287,17 +298,18 @@ def path_repeats(sample_weight: np.ndarray) -> np.ndarray | None:
 def _fits_at(
     path: WeightPath, pis: np.ndarray, columns: np.ndarray | None, y: np.ndarray
 ) -> list[WeightedFit]:
-    """The weighted SVMs at ``pis`` read off the path (coefficients over the training points)."""
+    """The weighted SVMs at ``pis`` read off the path (coefficients over the training
+    points: a point's repeats summed when ``columns`` is set)."""
     if not pis.size:
         return []
     coef, b = path.coef_matrix(pis)
+    if columns is not None:
+        coef = np.stack([np.bincount(columns, weights=c, minlength=y.size) for c in coef])
     y = np.asarray(y, dtype=float)
-    out = []
-    for pi, c, bi in zip(pis, coef, b, strict=True):
-        if columns is not None:
-            c = np.bincount(columns, weights=c, minlength=y.size)
-        out.append(WeightedFit(float(pi), path.lam, path.C, c * y, c, float(bi), path.kkt_residual))
-    return out
+    return [
+        WeightedFit(float(pi), path.lam, path.C, c * y, c, float(bi), path.kkt_residual)
+        for pi, c, bi in zip(pis, coef, b, strict=True)
+    ]
 
 
 class _Units:

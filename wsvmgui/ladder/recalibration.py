@@ -40,6 +40,7 @@ from ..errors import InputError
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
 from .final import fit_ladders
+from .gridsearch import rescale_lambda
 from .problems import LadderProblem
 from .splits import Fold, kfold_splits
 
@@ -268,12 +269,21 @@ CALIBRATIONS = ("none", "auto", *MAPS)
 CALIBRATION_FOLDS = 3
 
 
-def calibration_folds(tuning: list[Fold] | None, y: np.ndarray, seed) -> list[Fold]:
+def calibration_folds(
+    tuning: list[Fold] | None,
+    y: np.ndarray,
+    seed,
+    sample_weight: np.ndarray | None = None,
+) -> list[Fold]:
     """The splits to cross-fit on: the tuning folds when they are k >= 2 folds, else
-    :data:`CALIBRATION_FOLDS` stratified folds of labels ``y`` (n,)."""
+    :data:`CALIBRATION_FOLDS` stratified folds of labels ``y`` (n,) without the rows of
+    zero ``sample_weight`` (n,)."""
     if tuning is not None and len(tuning) >= 2:
         return list(tuning)
-    return kfold_splits(y, CALIBRATION_FOLDS, seed)
+    folds = kfold_splits(y, CALIBRATION_FOLDS, seed)
+    if sample_weight is None:
+        return folds
+    return [(tr[sample_weight[tr] > 0], te[sample_weight[te] > 0]) for tr, te in folds]
 
 
 def cross_fitted(
@@ -282,7 +292,7 @@ def cross_fitted(
     folds: list[Fold],
     kernel: Kernel,
     lam: float,
-    n_final: int,
+    n_final: float,
     weights: np.ndarray,
     *,
     rule: str = "count",
@@ -290,12 +300,14 @@ def cross_fitted(
     solver: str = "libsvm",
     n_jobs: int = 1,
     tracker: ProgressTracker,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
 
     For each fold, the ladder of ``problem`` is fitted on its rows of the fold's training
-    part with the final fit's ``C`` (lambda scaled by ``n_final`` over the part's rows)
-    and estimates its rows of the tuning part.
+    part with the final fit's ``C`` (:func:`~wsvmgui.ladder.gridsearch.rescale_lambda`
+    from ``n_final`` to the part's rows, or their summed weights) and estimates its rows
+    of the tuning part.
 
     Parameters
     ----------
@@ -306,10 +318,11 @@ def cross_fitted(
         The final fit's kernel (its sigma).
     lam : float
         The final fit's lambda, on ``n_final`` rows.
-    n_final : int
+    n_final : float
+        Rows of the final fit (their summed sample weights when weighted).
     weights : ndarray, shape (M - 1,)
-    rule, engine, solver, n_jobs, tracker
-        As for :func:`~wsvmgui.ladder.search.fit_ladders`.
+    rule, engine, solver, n_jobs, tracker, sample_weight
+        As for :func:`~wsvmgui.ladder.final.fit_ladders`.
 
     Returns
     -------
@@ -327,9 +340,11 @@ def cross_fitted(
         if te.size == 0 or tr.size == 0:
             continue
         tracker.add_total(weights.size)
+        lam_tr = rescale_lambda(lam, n_final, problem.size(tr, n, sample_weight))
         fit = fit_ladders(
-            X, [problem], tr, kernel, [(lam * n_final / tr.size, kernel.sigma)], [weights],
+            X, [problem], tr, kernel, [(lam_tr, kernel.sigma)], [weights],
             engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
+            sample_weight=sample_weight,
         )[0]  # fmt: skip
         ps.append(fit.ladder.estimate(fit.kernel(X[te], X[fit.support]), rule).p)
         ys.append((y_te > 0).astype(float))

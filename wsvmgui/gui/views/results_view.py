@@ -132,13 +132,13 @@ class ResultsView(QWidget):
         self.baseline_button.setEnabled(False)
 
     def set_result(self, result) -> None:
-        est = result.estimator
-        parts = []
-        for attr, name in (("lambda_", "\u03bb"), ("sigma_", "\u03c3")):
-            value = getattr(est, attr, None)
-            if value is not None and np.isfinite(value):
-                parts.append(f"{name} = {value:.4g}")
-        info = getattr(est, "fit_info_", {}) or {}
+        fitted = result.estimator.fitted_summary()
+        parts = [
+            f"{name} = {fitted[key]:.4g}"
+            for key, name in (("lambda", "\u03bb"), ("sigma", "\u03c3"))
+            if fitted[key] is not None
+        ]
+        info = fitted["fit"]
         if "n_fits" in info:
             parts.append(f"{info['n_fits']} weighted fits")
         if "max_kkt_residual" in info:
@@ -260,15 +260,15 @@ def _no_table_note(result) -> str:
     n_sig = 1 if s.kernel != "rbf" else (len(s.sigmas) if s.sigmas is not None else 6)
     if n_lam * n_sig <= 1:
         return "not tuned: one \u03bb and one \u03c3 given"
-    est = result.estimator
-    chosen = []
-    for attr, name in (("lambda_", "\u03bb"), ("lam_", "\u03bb"), ("sigma_", "\u03c3")):
-        value = getattr(est, attr, None)
-        if isinstance(value, (int, float)) and np.isfinite(value):
-            chosen.append(f"{name} = {value:.3g}")
+    fitted = result.estimator.fitted_summary()
+    chosen = [
+        f"{name} = {fitted[key]:.3g}"
+        for key, name in (("lambda", "\u03bb"), ("sigma", "\u03c3"))
+        if fitted[key] is not None
+    ]
     tuned = f"tuned over {n_lam} \u00d7 {n_sig} values"
     if chosen:
-        tuned += ": " + ", ".join(dict.fromkeys(chosen))
+        tuned += ": " + ", ".join(chosen)
     return tuned + "\n(this scheme keeps no table of the scores)"
 
 
