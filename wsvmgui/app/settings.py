@@ -218,17 +218,15 @@ class RunSettings:
                 )
         if not isinstance(self.options, dict) or _depth(self.options) > MAX_NESTING:
             raise InputError("options nest too deep")
-        for name, choices in (
+        for name, names in (
             ("calibration", CALIBRATION_CHOICES),
             ("ties", TIES_CHOICES),
             ("tuning_score", TUNING_SCORES),
             ("tuning_rule", TUNING_RULES),
         ):
             value = getattr(self, name)
-            if value not in choices and not (value is None and name != "ties"):
-                raise InputError(
-                    f"unknown {name} {getattr(self, name)!r}; choose one of {', '.join(choices)}"
-                )
+            if value not in names and not (value is None and name != "ties"):
+                raise InputError(f"unknown {name} {value!r}; choose one of {', '.join(names)}")
         if self.intervals and (self.scheme != "binary" or self.calibration in (None, "none")):
             raise InputError(
                 "per-point intervals need the binary scheme and a calibration (e.g. "
