@@ -122,8 +122,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     C_ : float
         ``1 / (2 n lambda_)``, ``n`` the final fit's rows (their summed sample weight).
     tuning_ : TuningResult or None
-        The EGKL over lambda x sigma (:class:`~wsvmgui.ladder.gridsearch.TuningResult`),
-        None when nothing was tuned.
+        The tuning score over lambda x sigma (``tuning_score``; its standard errors
+        ``se`` and the rule that chose, ``rule``;
+        :class:`~wsvmgui.ladder.gridsearch.TuningResult`), None when nothing was tuned.
     ladder_ : PathLadder or Ladder
         The fitted path (or grid ladder) over the support points ``X_support_``.
     X_support_ : ndarray, shape (s, p)
