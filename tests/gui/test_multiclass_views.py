@@ -47,7 +47,9 @@ def _pairwise(s: RunSettings):
 def _joint(s: RunSettings):
     from wsvmgui.estimators.joint import JointWSVMClassifier
 
-    return JointWSVMClassifier(N=s.joint_n, kernel=s.kernel, lam=s.lambdas[0], random_state=s.seed)
+    return JointWSVMClassifier(
+        n_weights=s.joint_n, kernel=s.kernel, lam=s.lambdas[0], random_state=s.seed
+    )
 
 
 @pytest.fixture

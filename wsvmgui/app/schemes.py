@@ -198,7 +198,7 @@ def _build_joint(variant: str) -> Callable[[RunSettings], Any]:
         return JointWSVMClassifier(
             **_kernel_params(s),
             **_tuning_params(s),
-            N=s.joint_n,
+            n_weights=s.joint_n,
             lambdas=s.lambdas,
             sigmas=s.sigmas if s.kernel == "rbf" else None,
             scheme=variant,
