@@ -30,11 +30,22 @@ import numpy as np
 
 from ._version import __version__
 from .app.analysis import engine_notes
+from .app.capabilities import tuning_notes
 from .app.presets import default_scheme
 from .app.schemes import SCHEMES, fit_scheme
-from .app.settings import MAX_DEGREE, MAX_JOINT_N, MAX_WEIGHTS, VALUE_RANGE, RunSettings
+from .app.settings import (
+    CALIBRATION_CHOICES,
+    MAX_DEGREE,
+    MAX_JOINT_N,
+    MAX_WEIGHTS,
+    TIES_CHOICES,
+    TUNING_SCORES,
+    VALUE_RANGE,
+    RunSettings,
+)
 from .errors import Cancelled, CostLimitError, InputError, SolverError, WSVMError
 from .estimators.cost import DEFAULT_MAX_MINUTES, ENV_VAR, cost_limit
+from .estimators.report import with_intervals
 from .io.atomic import (
     TERMINATING,
     Terminated,
@@ -269,6 +280,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="RBF width sigma or a grid to tune over",
     )
     fit.add_argument("--rule", choices=["count", "extreme"])
+    fit.add_argument(
+        "--calibration",
+        choices=list(CALIBRATION_CHOICES),
+        help="monotone recalibration of the ladder's estimate (binary and multiclass ladder "
+        "schemes; default none: the papers' rule)",
+    )
+    fit.add_argument(
+        "--ties", choices=list(TIES_CHOICES), help="baseline schemes: how tied classes are resolved"
+    )
+    fit.add_argument(
+        "--tuning-score",
+        choices=list(TUNING_SCORES),
+        help="what tuning minimises (default egkl; brier and log_loss score the recalibrated "
+        "estimate when a calibration is on)",
+    )
+    fit.add_argument(
+        "--one-se",
+        action="store_true",
+        help="tune to the smoothest cell within one standard error of the best score",
+    )
+    fit.add_argument(
+        "--intervals",
+        action="store_true",
+        help="add per-point 90%% intervals p_<class>_lo, p_<class>_hi to the output (binary "
+        "scheme with --calibration)",
+    )
     tune = fit.add_mutually_exclusive_group()
     tune.add_argument("--tune", metavar="TUNE.csv", help="tuning set with the same columns")
     tune.add_argument(
@@ -446,12 +483,19 @@ def _settings_from_args(args: argparse.Namespace) -> RunSettings:
         "scheduler": args.scheduler,
         "solver": args.solver,
         "missing": args.missing,
+        "calibration": args.calibration,
+        "ties": args.ties,
+        "tuning_score": args.tuning_score,
     }
     for key, value in mapping.items():
         if value is not None:
             setattr(settings, key, value)
     if args.no_refit:
         settings.refit = False
+    if args.one_se:
+        settings.tuning_rule = "one_se"
+    if args.intervals:
+        settings.intervals = True
     if args.no_screen:
         settings.screen = False
     if args.no_standardize:
@@ -552,7 +596,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
-    for text in engine_notes(estimator.fit_info_):
+    for text in engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_):
         _note(args, text)
     kernel = estimator.fit_info_.get("kernel", "")
     if "on the fly" in kernel:
@@ -575,6 +619,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         digest = hashlib.sha256(model_file[1]).hexdigest()
         meta["model"] = {"file": os.path.basename(args.model), "sha256": digest}
     report = estimator.report(new.X)
+    if settings.intervals:
+        report = with_intervals(report, estimator, new.X)
     _write(args.out, new, report, settings.to_dict(), meta, model_file)
     print(f"wrote {new.data.n} rows of probabilities to {args.out}")
     if args.report:
@@ -727,7 +773,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         rows, str(st.get("kernel", "rbf")), _setting(st, "degree", 3),
         _setting(st, "coef0", 1.0), _setting(st, "poly_gamma", 1.0),
     )  # fmt: skip
-    report = model.estimator.report(rows.X)
+    report = model.report(rows.X)
     _note_dropped(args, rows, "rows to predict")
     meta = {
         "command": "predict",
@@ -769,7 +815,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
-    for text in engine_notes(est.fit_info_):
+    for text in engine_notes(est.fit_info_) + tuning_notes(est.fit_info_):
         print(f"note     {text}")
     fitted = est.fitted_summary()
     chosen = [f"{k} = {fitted[k]:.4g}" for k in ("lambda", "sigma") if fitted[k] is not None]

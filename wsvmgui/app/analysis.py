@@ -27,9 +27,17 @@ import numpy as np
 
 from ..errors import Cancelled
 from ..estimators.cost import cost_limit
+from ..estimators.report import with_intervals
 from .boundaries import compute_plane
 from .calibration import CalibrationEntry, calibration_entry
-from .capabilities import crossing_checks, engine_notes, ladders_of, live_boundary, simplex_of
+from .capabilities import (
+    crossing_checks,
+    engine_notes,
+    ladders_of,
+    live_boundary,
+    simplex_of,
+    tuning_notes,
+)
 from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost, run_plan
 from .datasets import DataSplit
 from .measures import aligned_report, part_metrics
@@ -140,7 +148,7 @@ def _fit(
     estimator = fit_scheme(
         settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
     )
-    notes: list[str] = engine_notes(estimator.fit_info_)
+    notes: list[str] = engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_)
     comparison = None
     if request.compare:
         name, why = comparison_scheme(settings, split.dataset.n_classes)
@@ -177,7 +185,10 @@ def _result(
     settings, split = fits.settings, fits.split
     classes, X_all = split.dataset.classes, split.X_all
     title = scheme_label(settings.scheme)
-    report_all = aligned_report(fits.estimator.report(X_all), classes)
+    report = fits.estimator.report(X_all)
+    if settings.intervals:
+        report = with_intervals(report, fits.estimator, X_all)
+    report_all = aligned_report(report, classes)
     ladders = ladders_of(fits.estimator, X_all, classes)
     target = split.test if split.test.size else split.train
 

@@ -127,6 +127,41 @@ def engine_notes(info: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+#: How an edge of an axis reads in a note (``TuningResult.edge`` values).
+_EDGE_WORDS = {"min": "smallest", "max": "largest", "first": "first", "last": "last"}
+
+
+def tuning_notes(info: dict[str, Any] | None) -> list[str]:
+    """The tuning search's edge hits of a fit (``fit_info_["tuning_edge"]``) as sentences.
+
+    ``tuning_edge`` is ``{axis: "min" | "max" | ...}`` for one search, or
+    ``{sub-problem: {axis: ...}}`` for a scheme with several; nothing when no chosen cell
+    sits at an end of its grid.
+    """
+    edge = (info or {}).get("tuning_edge") or {}
+    if not edge:
+        return []
+    if all(isinstance(v, dict) for v in edge.values()):
+        hits = {k: v for k, v in edge.items() if v}
+        if not hits:
+            return []
+        counts: dict[str, int] = {}
+        for axes in hits.values():
+            for axis, end in axes.items():
+                key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
+                counts[key] = counts.get(key, 0) + 1
+        where = ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
+        return [
+            f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
+            f"({where}); the best may lie outside the grid (widen it)."
+        ]
+    where = " and ".join(f"{a} at its {_EDGE_WORDS.get(e, e)} value" for a, e in edge.items())
+    return [
+        f"Tuning: the chosen cell sits on the grid's edge ({where}); the best may lie "
+        "outside the grid (widen it)."
+    ]
+
+
 def live_boundary(
     partial: Any,
     grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None,

@@ -119,12 +119,20 @@ def _screen(s: RunSettings) -> dict[str, Any]:
     return {"screen": "auto" if s.screen else None}
 
 
+def _calibrated(s: RunSettings) -> dict[str, Any]:
+    """``calibration`` and the tuning score and rule of the schemes that take them (those
+    left at None: the estimator's own default)."""
+    names = ("calibration", "tuning_score", "tuning_rule")
+    return {k: getattr(s, k) for k in names if getattr(s, k) is not None}
+
+
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
     return WeightedSVMClassifier(
-        **_ladder_params(s), **_screen(s), solver=s.solver, n_jobs=s.resolved_n_jobs()
-    )
+        **_ladder_params(s), **_screen(s), **_calibrated(s), solver=s.solver,
+        n_jobs=s.resolved_n_jobs(),
+    )  # fmt: skip
 
 
 def _build_noncrossing(s: RunSettings):
@@ -173,6 +181,8 @@ def _build_multiclass(name: str) -> Callable[[RunSettings], Any]:
             scheme=name,
             **_ladder_params(s),
             **_screen(s),
+            **_calibrated(s),
+            ties=s.ties,
             solver=s.solver,
             n_jobs=s.resolved_n_jobs(),
             **extra,

@@ -25,6 +25,12 @@ from ..solvers.wsvm import SOLVERS
 from .schemes import SCHEMES
 
 TUNING_MODES = ("auto", "split", "cv", "tune-set")
+#: ``calibration`` of the ladder schemes that have it (:mod:`wsvmgui.ladder.recalibration`).
+CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic")
+#: ``ties`` of the baseline schemes; the tuning scores and rules of the ladder searches.
+TIES_CHOICES = ("pairs", "key")
+TUNING_SCORES = ("egkl", "brier", "log_loss")
+TUNING_RULES = ("min", "one_se")
 SETTINGS_VERSION = 1
 #: Largest weight grid M (steps of 1e-5: finer than any estimate needs).
 MAX_WEIGHTS = 100_000
@@ -100,6 +106,20 @@ class RunSettings:
         Centre and scale every feature by the training rows before the estimator.
     na_values : list of str
         Further cell values that mean "missing" when reading tables.
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"} or None
+        Monotone recalibration of the ladder's estimate (binary and the multiclass
+        ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
+        settings below): the estimator's default ("none", "egkl", "min").
+    ties : {"pairs", "key"}
+        How the baseline schemes resolve tied classes.
+    tuning_score : {"egkl", "brier", "log_loss"} or None
+        What the ladder schemes' tuning minimises (of the recalibrated estimate when
+        ``calibration`` is on, for the Brier score and the log loss).
+    tuning_rule : {"min", "one_se"} or None
+        The cell of the smallest score, or the smoothest within one standard error.
+    intervals : bool
+        Add per-point 90% intervals for the class probabilities (``p_<class>_lo``,
+        ``p_<class>_hi``) to the results; the binary scheme with a calibration only.
     """
 
     scheme: str = "binary"
@@ -126,6 +146,11 @@ class RunSettings:
     missing: str = "error"
     standardize: bool = True
     na_values: list[str] = field(default_factory=list)
+    calibration: str | None = None
+    ties: str = "pairs"
+    tuning_score: str | None = None
+    tuning_rule: str | None = None
+    intervals: bool = False
 
     def validate(self) -> RunSettings:
         """Raise InputError naming the first invalid setting; return self."""
@@ -193,6 +218,21 @@ class RunSettings:
                 )
         if not isinstance(self.options, dict) or _depth(self.options) > MAX_NESTING:
             raise InputError("options nest too deep")
+        for name, names in (
+            ("calibration", CALIBRATION_CHOICES),
+            ("ties", TIES_CHOICES),
+            ("tuning_score", TUNING_SCORES),
+            ("tuning_rule", TUNING_RULES),
+        ):
+            value = getattr(self, name)
+            if value not in names and not (value is None and name != "ties"):
+                raise InputError(f"unknown {name} {value!r}; choose one of {', '.join(names)}")
+        if self.intervals and (self.scheme != "binary" or self.calibration in (None, "none")):
+            raise InputError(
+                "per-point intervals need the binary scheme and a calibration (e.g. "
+                f"calibration 'auto'); got scheme {self.scheme!r}, calibration "
+                f"{self.calibration!r}"
+            )
         if self.missing not in MISSING_CHOICES:
             choices = ", ".join(MISSING_CHOICES)
             raise InputError(f"unknown missing-value choice {self.missing!r}; choose {choices}")
@@ -218,7 +258,11 @@ class RunSettings:
         for name in ("coef0", "poly_gamma", "tune_fraction"):
             if not is_real(getattr(self, name)):
                 raise InputError(f"{name} must be a number, got {getattr(self, name)!r}")
-        for name in ("refit", "screen"):
+        for name in ("calibration", "ties", "tuning_score", "tuning_rule"):
+            value = getattr(self, name)
+            if not isinstance(value, str) and not (value is None and name != "ties"):
+                raise InputError(f"{name} must be a name, got {_short(getattr(self, name))}")
+        for name in ("refit", "screen", "intervals"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if not isinstance(self.standardize, bool):

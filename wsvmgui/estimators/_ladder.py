@@ -278,14 +278,25 @@ class LadderParams:
             tracker=tracker,
             screening=self._screening(),
             strata=strata,
-            score=self._tuning_score,
             sample_weight=sw,
+            **self._tuning_choice(),
         )
         chosen = [
             (rescale_lambda(t.best_lambda, a, b), t.best_sigma)
             for t, a, b in zip(tunings, n_first, n_final, strict=True)
         ]
         return tunings, chosen
+
+    def _tuning_choice(self) -> dict[str, Any]:
+        """The search's ``score``, ``calibration`` and ``one_se`` from the estimator's
+        ``tuning_score``, ``calibration`` and ``tuning_rule`` (schemes without them: the
+        scheme's own score, on the plain estimate, the smallest)."""
+        params = self.get_params()  # type: ignore[attr-defined]
+        return {
+            "score": params.get("tuning_score", self._tuning_score),
+            "calibration": params.get("calibration", "none"),
+            "one_se": params.get("tuning_rule") == "one_se",
+        }
 
     def _screening(self) -> Screening | None:
         """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""

@@ -14,8 +14,8 @@ from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from .._sklearn_compat import StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import fit_ladders
@@ -78,6 +78,16 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         its bracket: ``"auto"`` chooses the map by its cross-validated log loss on those
         points.  Costs one ladder per fold;
         see docs/notes/calibration.md for why and by how much it helps.
+    tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
+        What the tuning search minimises over the cross-validated estimates: the papers'
+        EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
+        loss.  With a ``calibration``, ``"brier"`` and ``"log_loss"`` score the estimate
+        this estimator returns: each cell's estimates of the tuning rows recalibrated by
+        a map cross-validated on those rows (:mod:`wsvmgui.ladder.search`).
+    tuning_rule : {"min", "one_se"}, default="min"
+        ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
+        (largest lambda, then largest sigma) whose score is within one standard error of
+        the smallest (``tuning_.se``).
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
         a stratified 30% hold-out above (fewer folds, or a hold-out of one point per
@@ -113,8 +123,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     C_ : float
         ``1 / (2 n lambda_)``, ``n`` the final fit's rows (their summed sample weight).
     tuning_ : TuningResult or None
-        The EGKL over lambda x sigma (:class:`~wsvmgui.ladder.gridsearch.TuningResult`),
-        None when nothing was tuned.
+        The tuning score over lambda x sigma (``tuning_score``; its standard errors
+        ``se`` and the rule that chose, ``rule``;
+        :class:`~wsvmgui.ladder.gridsearch.TuningResult`), None when nothing was tuned.
     ladder_ : PathLadder or Ladder
         The fitted path (or grid ladder) over the support points ``X_support_``.
     X_support_ : ndarray, shape (s, p)
@@ -138,6 +149,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
         "calibration": [StrOptions(set(CALIBRATIONS))],
+        "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
+        "tuning_rule": [StrOptions({"min", "one_se"})],
     }
     _screen_min_rows = BINARY_MIN_ROWS
 
@@ -157,6 +170,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         poly_gamma: float = 1.0,
         rule: str = "count",
         calibration: str = "none",
+        tuning_score: str = "egkl",
+        tuning_rule: str = "min",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -178,6 +193,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.calibration = calibration
+        self.tuning_score = tuning_score
+        self.tuning_rule = tuning_rule
         self.cv = cv
         self.screen = screen
         self.refit = refit

@@ -118,6 +118,16 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         Recalibration of every sub-problem's estimate by a monotone map fitted to its
         cross-fitted estimates on the tuning splits, as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``).
+    tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
+        What the tuning search minimises over the cross-validated estimates: the papers'
+        EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
+        loss.  With a ``calibration``, ``"brier"`` and ``"log_loss"`` score the estimate
+        this estimator returns: each cell's estimates of the tuning rows recalibrated by
+        a map cross-validated on those rows (:mod:`wsvmgui.ladder.search`).
+    tuning_rule : {"min", "one_se"}, default="min"
+        ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
+        (largest lambda, then largest sigma) whose score is within one standard error of
+        the smallest (``tuning_.se``).
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits, stratified on all K classes; every sub-problem is tuned on its own
         rows of them.  Unlike the binary estimator, ``"auto"`` is a stratified 30%
@@ -186,6 +196,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
         "ties": [StrOptions({"pairs", "key"})],
         "calibration": [StrOptions(set(CALIBRATIONS))],
+        "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
+        "tuning_rule": [StrOptions({"min", "one_se"})],
     }
 
     _auto_holdout = True
@@ -208,6 +220,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         poly_gamma: float = 1.0,
         rule: str = "count",
         calibration: str = "none",
+        tuning_score: str = "egkl",
+        tuning_rule: str = "min",
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -233,6 +247,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.poly_gamma = poly_gamma
         self.rule = rule
         self.calibration = calibration
+        self.tuning_score = tuning_score
+        self.tuning_rule = tuning_rule
         self.cv = cv
         self.screen = screen
         self.refit = refit

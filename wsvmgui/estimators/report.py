@@ -9,8 +9,14 @@ raw One-vs-All values, ...).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+#: Prefixes of the extra columns holding per-point intervals (:func:`with_intervals`).
+INTERVAL_LO, INTERVAL_HI = "interval_lo_", "interval_hi_"
+#: Level of the intervals the results carry.
+INTERVAL_LEVEL = 0.9
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,16 @@ class ProbabilityReport:
         proba = np.asarray(proba, dtype=float)
         return cls(classes, proba, classes[np.argmax(proba, axis=1)], dict(extra or {}))
 
+    def interval(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The per-point intervals of every class probability (``interval_lo_<class>``,
+        ``interval_hi_<class>``), two arrays (n, K); None when the report has none."""
+        keys = [(f"{INTERVAL_LO}{c}", f"{INTERVAL_HI}{c}") for c in self.classes]
+        if not all(lo in self.extra and hi in self.extra for lo, hi in keys):
+            return None
+        lo = np.column_stack([self.extra[k] for k, _ in keys])
+        hi = np.column_stack([self.extra[k] for _, k in keys])
+        return lo, hi
+
     def columns(self) -> dict[str, np.ndarray]:
         """All columns in output order: ``label``, ``p_<class>`` per class, then extras."""
         out: dict[str, np.ndarray] = {"label": self.label}
@@ -73,3 +89,37 @@ class ProbabilityReport:
             out[f"p_{c}"] = self.proba[:, k]
         out.update(self.extra)
         return out
+
+
+def with_intervals(
+    report: ProbabilityReport, estimator: Any, X: np.ndarray, level: float = INTERVAL_LEVEL
+) -> ProbabilityReport:
+    """``report`` of ``X`` (n, p) with the per-point intervals of both class probabilities
+    of a binary ``estimator`` that has ``predict_interval`` (a calibrated
+    :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`): extra columns
+    ``interval_lo_<class>`` and ``interval_hi_<class>``, each shape (n,).
+
+    Raises
+    ------
+    InputError
+        The estimator gives no per-point intervals.
+    """
+    from ..errors import InputError
+
+    interval = getattr(estimator, "predict_interval", None)
+    if interval is None or len(report.classes) != 2:
+        raise InputError(
+            f"{type(estimator).__name__} gives no per-point intervals (the binary scheme "
+            "with a calibration does)"
+        )
+    lo1, hi1 = interval(X, level)
+    bounds = {
+        str(estimator.classes_[1]): (lo1, hi1),
+        str(estimator.classes_[0]): (1.0 - hi1, 1.0 - lo1),
+    }
+    extra = dict(report.extra)
+    for c in report.classes:
+        lo, hi = bounds[str(c)]
+        extra[f"{INTERVAL_LO}{c}"] = np.asarray(lo, dtype=float)
+        extra[f"{INTERVAL_HI}{c}"] = np.asarray(hi, dtype=float)
+    return ProbabilityReport(report.classes, report.proba, report.label, extra)

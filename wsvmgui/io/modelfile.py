@@ -59,7 +59,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError
-from ..estimators.report import ProbabilityReport
+from ..estimators.report import ProbabilityReport, with_intervals
 from .atomic import atomic_write_bytes, check_input
 from .preprocessing import PreparedRows, Preprocessing, prepare_rows
 from .serialize import Decoder, Encoder, UntrustedTypeError
@@ -137,7 +137,15 @@ class FittedModel:
     def predict(self, data: LabelledData) -> tuple[PreparedRows, ProbabilityReport]:
         """Probabilities for the usable rows of ``data``: the rows and their report."""
         rows = self.prepare(data)
-        return rows, self.estimator.report(rows.X)
+        return rows, self.report(rows.X)
+
+    def report(self, X: np.ndarray) -> ProbabilityReport:
+        """The estimator's report of preprocessed rows ``X`` (n, p), with per-point
+        intervals when the run that made the model asked for them (``intervals``)."""
+        report = self.estimator.report(X)
+        if self.settings.get("intervals"):
+            report = with_intervals(report, self.estimator, X)
+        return report
 
 
 def check_rows(X: np.ndarray | None, n_features: int, k: int = CHECK_ROWS) -> np.ndarray:

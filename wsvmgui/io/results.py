@@ -12,6 +12,9 @@ The CSV's first line is its header, so ``pandas.read_csv(path)`` and R's
 - ``p_<class>_lower``, ``p_<class>_upper``: the bracket the ladder puts it in;
   for multiclass schemes, ``p_<a>_given_<a>_or_<b>_lower/_upper`` (a pairwise
   sub-problem) or ``p_<a>_vs_rest_lower/_upper`` (One-vs-All);
+- ``p_<class>_lo``, ``p_<class>_hi``: a per-point 90% interval for the class's
+  probability, when the run asked for intervals (``intervals``; binary scheme with a
+  calibration: :meth:`~wsvmgui.estimators.binary.WeightedSVMClassifier.predict_interval`);
 - ``non_monotone``: 1 when the point's labels along the weight ladder flip more than once
   (its probability then comes from the chosen rule), else 0 (ladder schemes);
 - scheme-specific columns named in the sidecar (e.g. ``svm_decision``, ``share_<class>``).
@@ -37,7 +40,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError
-from ..estimators.report import ProbabilityReport
+from ..estimators.report import INTERVAL_HI, INTERVAL_LEVEL, INTERVAL_LO, ProbabilityReport
 from .atomic import check_input, write_together
 
 FORMAT = "wsvmgui-probabilities"
@@ -64,6 +67,14 @@ def _bracket_name(key: str, classes: list[str]) -> str | None:
     if given == "rest":
         return f"p_{target}_vs_rest_{end}"
     return f"p_{target}_given_{'_or_'.join(given.split(','))}_{end}"
+
+
+def _interval_name(key: str, classes: list[str]) -> str | None:
+    """``p_<class>_lo``/``_hi`` of a report's interval column, or None if it is not one."""
+    for prefix, end in ((INTERVAL_LO, "lo"), (INTERVAL_HI, "hi")):
+        if key.startswith(prefix) and key[len(prefix) :] in classes:
+            return f"p_{key[len(prefix) :]}_{end}"
+    return None
 
 
 def probability_columns(
@@ -117,7 +128,16 @@ def probability_columns(
         add(f"p_{c}", report.proba[:, k], f"estimated probability of class {c!r}")
     for key, values in report.extra.items():
         bracket = _bracket_name(key, classes)
-        if bracket is not None:
+        interval = _interval_name(key, classes)
+        if interval is not None:
+            side = "lower" if key.startswith(INTERVAL_LO) else "upper"
+            add(
+                interval, values,
+                f"{side} end of a {INTERVAL_LEVEL:.0%} interval for the probability of "
+                f"{interval[2:-3]!r} (Jeffreys interval of the labels of the cross-fitted "
+                "training points nearest in estimate; docs/notes/calibration.md)",
+            )  # fmt: skip
+        elif bracket is not None:
             side = "lower" if key.startswith("lo_") else "upper"
             add(bracket, values, f"{side} end of the ladder's bracket of {bracket[2:-6]!r}")
         elif key == "monotone":

@@ -182,7 +182,7 @@ def _tuning_result(s: State) -> None:
             raise sub.fail(f"axes[{key!r}]", "must hold at least one candidate")
     sub.done()
     cells = tuple(shape)
-    for attr in ("score", "error", "screened"):
+    for attr in ("score", "error", "screened", "se"):
         table = s.array(attr, "f", len(cells), finite=False, optional=attr != "score")
         if table is not None and table.shape != cells:
             raise s.fail(attr, f"has shape {table.shape}, its axes make {cells}", arrays)

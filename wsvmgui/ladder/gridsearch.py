@@ -40,6 +40,13 @@ Semantics
 * The best cell is the first in grid order whose score is at most the smallest plus
   ``tol`` (ties go to the first cell: order the axes so that the preferred value of a tie,
   e.g. the largest lambda, comes first).
+* With ``one_se``, the best cell is the one ``prefer`` ranks first (e.g. the smoothest
+  model) among the cells whose score is at most the smallest plus the smallest's
+  standard error (Breiman et al. 1984's one-standard-error rule); the standard error of
+  a cell is that of the mean of its per-row terms (:attr:`FoldScore.terms`).
+* ``pool`` scores a cell from all its folds at once (e.g. a recalibration fitted to the
+  estimates of every fold's tuning rows, cross-validated): it receives the cell's
+  :class:`FoldScore` of every fold and returns per-row terms whose mean is the score.
 * The score is the caller's: the EGKL of a ladder, a cross-entropy, a hinge loss, an
   error rate, a Brier score; :attr:`TuningResult.score_name` names it.
 
@@ -156,6 +163,10 @@ class FoldScore(NamedTuple):
         Which engine answered (ladders: ``"path"`` or ``"grid"``), else empty.
     fallback : str
         Why the engine fell back (a path that broke down), else empty.
+    terms : ndarray, shape (m,), or None
+        The per-row terms summing to ``loss`` (for the one-standard-error rule).
+    data : object
+        Whatever the search's ``pool`` needs from this fold (e.g. the estimates).
     """
 
     loss: float
@@ -163,6 +174,8 @@ class FoldScore(NamedTuple):
     error: float = float("nan")
     engine: str = ""
     fallback: str = ""
+    terms: np.ndarray | None = None
+    data: Any = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +306,10 @@ class TuningResult:
         Scores of the screening round on subsampled folds, when tuning was screened
         (:mod:`wsvmgui.ladder.screening`); ``score`` then holds NaN for the cells not
         fitted on the full folds.
+    se : ndarray or None
+        Standard error of each cell's score (when the folds gave per-row terms).
+    rule : str
+        How ``best`` was chosen: ``"min"`` (the smallest score) or ``"one_se"``.
     """
 
     axes: dict[str, AxisValues]
@@ -307,6 +324,8 @@ class TuningResult:
     fallbacks: list[str] = field(default_factory=list)
     storage: str = ""
     screened: np.ndarray | None = None
+    se: np.ndarray | None = None
+    rule: str = "min"
 
     @property
     def best_params(self) -> dict[str, Any]:
@@ -388,6 +407,40 @@ def best_cell(score: np.ndarray, tol: float = 0.0) -> tuple[int, ...] | None:
     flat = np.where(finite, score, np.inf).ravel()
     first = int(np.flatnonzero(flat <= flat.min() + tol)[0])
     return tuple(int(i) for i in np.unravel_index(first, score.shape))
+
+
+def one_se_cell(
+    score: np.ndarray,
+    se: np.ndarray,
+    rank: Callable[[tuple[int, ...]], Any],
+) -> tuple[int, ...] | None:
+    """The cell ``rank`` puts first among those scoring at most the smallest plus its
+    standard error ``se`` (same shape as ``score``; a NaN error counts as zero)."""
+    best = best_cell(score)
+    if best is None:
+        return None
+    bound = score[best] + (0.0 if np.isnan(se[best]) else se[best])
+    close = [
+        tuple(int(i) for i in idx)
+        for idx in np.ndindex(*score.shape)
+        if np.isfinite(score[idx]) and score[idx] <= bound
+    ]
+    return min(close, key=rank)
+
+
+def _standard_error(terms: np.ndarray, loss: float, weight: float) -> float:
+    """Standard error of the mean score ``loss / weight`` of a cell with per-row ``terms``
+    (each term rescaled so that the plain mean of the rescaled terms is the score)."""
+    if terms.size < 2 or not weight > 0:
+        return float("nan")
+    scaled = terms * (terms.size / weight)
+    return float(scaled.std(ddof=1) / np.sqrt(terms.size))
+
+
+#: ``pool(fold_scores) -> terms``: per-row terms of a cell from its folds' scores.
+PoolFn = Callable[[Sequence[FoldScore]], np.ndarray]
+#: ``prefer(params) -> key``: the one-standard-error rule keeps the smallest key.
+PreferFn = Callable[[dict[str, Any]], Any]
 
 
 class _Outcome(NamedTuple):
@@ -492,17 +545,28 @@ class _TrackerContext(TaskContext):
         return self._tracker.cancel_requested()
 
 
+@dataclass(frozen=True)
+class _Choice:
+    """How a search chooses its cell from the table (see :func:`grid_searches`)."""
+
+    tol: float = 0.0
+    pool: PoolFn | None = None
+    one_se: bool = False
+    prefer: PreferFn | None = None
+
+
 def _assemble(
     search: Search,
     jobs: list[Job],
     outcomes: list[_Outcome],
     score_name: str,
-    tol: float,
+    choice: _Choice,
 ) -> TuningResult:
     """One search's table from its jobs' outcomes (jobs in grid, then fold order)."""
     shape = search.grid.shape
     loss, weight = np.zeros(shape), np.zeros(shape)
     miss = np.zeros(shape)
+    per_cell: dict[tuple[int, ...], list[FoldScore]] = {}
     if search.grid.only is not None:
         loss[~search.grid.only] = np.nan
     failures: list[str] = []
@@ -518,14 +582,25 @@ def _assemble(
         loss[job.cell] += out.score.loss
         weight[job.cell] += out.score.weight
         miss[job.cell] += out.score.error
+        per_cell.setdefault(job.cell, []).append(out.score)
         if out.score.engine:
             engines[out.score.engine] += 1
         if out.score.fallback:
             fallbacks.append(out.score.fallback)
+    se = _cell_errors(per_cell, loss, weight, choice.pool)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(np.isfinite(loss), loss / weight, loss)
         error = np.where(np.isfinite(score), miss / weight, np.nan)
-    best = best_cell(score, tol)
+    if choice.one_se:
+        grid = search.grid
+        prefer = choice.prefer
+
+        def rank(cell: tuple[int, ...]) -> Any:
+            return cell if prefer is None else prefer(grid.params(cell))
+
+        best = one_se_cell(score, se, rank)
+    else:
+        best = best_cell(score, choice.tol)
     if best is None:
         raise SolverError(
             f"{search.what}: every fit of the tuning grid failed; first failure: "
@@ -542,7 +617,32 @@ def _assemble(
         seconds=seconds,
         engines=dict(engines),
         fallbacks=fallbacks,
+        se=None if np.isnan(se).all() else se,
+        rule="one_se" if choice.one_se else "min",
     )
+
+
+def _cell_errors(
+    per_cell: dict[tuple[int, ...], list[FoldScore]],
+    loss: np.ndarray,
+    weight: np.ndarray,
+    pool: PoolFn | None,
+) -> np.ndarray:
+    """Every cell's standard error; with ``pool``, ``loss`` and ``weight`` (changed in
+    place) become the pooled terms' sum and count."""
+    se = np.full(loss.shape, np.nan)
+    for cell, scores in per_cell.items():
+        if not np.isfinite(loss[cell]):
+            continue
+        if pool is not None:
+            terms = np.asarray(pool(scores), dtype=float)
+            loss[cell], weight[cell] = float(terms.sum()), float(terms.size)
+        elif all(s.terms is not None for s in scores):
+            terms = np.concatenate([np.asarray(s.terms, dtype=float) for s in scores])
+        else:
+            continue
+        se[cell] = _standard_error(terms, float(loss[cell]), float(weight[cell]))
+    return se
 
 
 def grid_searches(
@@ -559,6 +659,9 @@ def grid_searches(
     fit_all: Callable[[Sequence[Job]], Sequence[Any]] | None = None,
     failures: tuple[type[BaseException], ...] = (SolverError,),
     tol: float = 0.0,
+    pool: PoolFn | None = None,
+    one_se: bool = False,
+    prefer: PreferFn | None = None,
 ) -> list[TuningResult]:
     """Several searches run as one batch of jobs; one :class:`TuningResult` each.
 
@@ -589,6 +692,14 @@ def grid_searches(
         Errors that make a cell score inf instead of stopping the search.
     tol : float
         Scores within ``tol`` of the smallest tie (the first in grid order wins).
+    pool : callable, optional
+        ``pool(fold_scores) -> terms``: a cell's per-row terms from the
+        :class:`FoldScore` of all its folds (in fold order); the score is their mean.
+    one_se : bool
+        Choose by the one-standard-error rule (``tol`` is then not used).
+    prefer : callable, optional
+        ``prefer(params) -> key`` ranks the cells for ``one_se`` (smallest first);
+        default: grid order.
 
     Returns
     -------
@@ -622,7 +733,11 @@ def grid_searches(
         )
         results.append(
             _assemble(
-                search, [jobs[i] for i in mine], [outcomes[i] for i in mine], score_name, tol
+                search,
+                [jobs[i] for i in mine],
+                [outcomes[i] for i in mine],
+                score_name,
+                _Choice(tol, pool, one_se, prefer),
             )  # fmt: skip
         )
     return results
@@ -655,7 +770,7 @@ def grid_search(
         Names the search in messages.
     **options
         ``score_name``, ``shared``, ``group``, ``order``, ``fit_all``, ``failures``,
-        ``tol`` of :func:`grid_searches`.
+        ``tol``, ``pool``, ``one_se``, ``prefer`` of :func:`grid_searches`.
 
     Returns
     -------
@@ -697,6 +812,7 @@ __all__ = [
     "grid_edges",
     "grid_search",
     "grid_searches",
+    "one_se_cell",
     "one_split_search",
     "rescale_lambda",
 ]

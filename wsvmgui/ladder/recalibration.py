@@ -229,6 +229,36 @@ class LocalInterval:
         return np.minimum(lo, est), np.maximum(hi, est)
 
 
+def recalibrated_terms(
+    p: np.ndarray,
+    y: np.ndarray,
+    name: str,
+    terms,
+    n_folds: int = 5,
+    seed: int = 0,
+) -> np.ndarray:
+    """Per-row score terms of the recalibrated estimate, cross-validated on the pairs.
+
+    The pairs ``(p, y)`` (estimates (m,), 0/1 labels (m,)) are split into ``n_folds``
+    stratified folds; map ``name`` fitted on the other folds maps each fold's estimates,
+    and ``terms(q, y)`` (per-row losses, shape (m,)) scores them.  ``"auto"`` returns the
+    terms of the map of :data:`MAPS` whose terms have the smallest mean (the tuning
+    search's view of what ``calibration="auto"`` would return).  With fewer than two rows
+    of a class the estimates are scored unmapped.
+    """
+    p, y = _check(p, y)
+    maps = MAPS if name == "auto" else (name,)
+    k = int(min(n_folds, y.sum(), (1 - y).sum()))
+    if k < 2:
+        return np.asarray(terms(p, y), dtype=float)
+    q = {m: np.empty(p.size) for m in maps}
+    for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(p[:, None], y):
+        for m in maps:
+            q[m][te] = fit_map(m, p[tr], y[tr])(p[te])
+    scored = {m: np.asarray(terms(q[m], y), dtype=float) for m in maps}
+    return min(scored.values(), key=lambda t: float(t.mean()))
+
+
 #: Names a ``calibration`` parameter takes: no map, the cross-validated choice, or one map.
 CALIBRATIONS = ("none", "auto", *MAPS)
 
@@ -342,4 +372,5 @@ __all__ = [
     "choose_map",
     "fit_map",
     "map_scores",
+    "recalibrated_terms",
 ]

@@ -17,7 +17,12 @@ weighted SVM per weight), or any callable with the same signature (the non-cross
 ladder passes its own).  The score is pluggable (``score``): the EGKL by default, any
 name of :data:`LADDER_SCORES` or a callable.  Estimates are floored at
 :data:`EGKL_FLOOR` before the EGKL scores them (a path's estimate can come arbitrarily
-close to 0 or 1).
+close to 0 or 1).  With a ``calibration`` (not ``"none"``) and a proper score
+(``"brier"`` or ``"log_loss"``), a cell is scored on the estimate the estimator returns:
+its cross-validated estimates of every tuning row are recalibrated by a map fitted on the
+other rows (:func:`~wsvmgui.ladder.recalibration.recalibrated_terms`) before scoring.
+``one_se`` chooses the smoothest cell (largest lambda, then largest sigma) within one
+standard error of the best score instead of the best.
 
 Execution (:mod:`wsvmgui.executor`): every (sigma, problem, lambda, fold) cell is an
 independent task.  Locally they run on ``n_jobs`` threads (libsvm releases the GIL), one
@@ -43,15 +48,18 @@ from ..progress import ProgressTracker
 from ..solvers.gram import FLY_CACHE_MB, DenseGram, Gram, OnTheFlyGram, drop_kernels
 from ..solvers.kernels import Kernel
 from .engines import DEFAULT_ENGINE, PathFallbackWarning
-from .gridsearch import Fold, FoldScore, Grid, Job, JobContext, Search, grid_searches
+from .gridsearch import Fold, FoldScore, Grid, Job, JobContext, PoolFn, Search, grid_searches
 from .problems import LadderProblem
+from .recalibration import recalibrated_terms
 from .rules import LadderEstimate
 from .runs import Engine, LadderRun, engine_plan, named_engine, run_gram
-from .tuning import TuningResult, egkl_binary, kernel_with_sigma
+from .tuning import TuningResult, kernel_with_sigma
 
 __all__ = [
     "EGKL_FLOOR",
     "LADDER_SCORES",
+    "LADDER_TERMS",
+    "PROPER_SCORES",
     "CellScore",
     "LadderProblem",
     "score_cell",
@@ -82,22 +90,62 @@ EGKL_FLOOR = 1e-2
 LadderScore = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
 
 
-def egkl_loss(p: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
-    """EGKL terms of estimates ``p`` (floored at :data:`EGKL_FLOOR`) summed over the rows."""
-    p = np.clip(p, EGKL_FLOOR, 1.0 - EGKL_FLOOR)
-    if sample_weight is None:
-        return egkl_binary(p, y) * y.size
-    return float(-np.sum(sample_weight * np.where(y > 0, np.log(p), np.log(1.0 - p))))
+#: Estimates are clipped to ``[LOG_LOSS_FLOOR, 1 - LOG_LOSS_FLOOR]`` by the log loss.
+LOG_LOSS_FLOOR = 1e-6
+
+#: ``terms(p, y01) -> (m,)``: per-row losses of estimates ``p`` (m,), labels ``y01`` in {0, 1}.
+LadderTerms = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def brier_loss(p: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
-    """Squared errors ``(p - 1{y = +1})^2`` summed over the rows."""
-    terms = (p - (y > 0)) ** 2
-    return float(terms.sum() if sample_weight is None else np.sum(sample_weight * terms))
+def _log_terms(p: np.ndarray, y01: np.ndarray, floor: float) -> np.ndarray:
+    p = np.clip(p, floor, 1.0 - floor)
+    return -np.where(y01 > 0, np.log(p), np.log1p(-p))
 
 
-#: Tuning scores of the ladder search by name.
-LADDER_SCORES: dict[str, LadderScore] = {"egkl": egkl_loss, "brier": brier_loss}
+def egkl_terms(p: np.ndarray, y01: np.ndarray) -> np.ndarray:
+    """EGKL terms of estimates ``p`` (m,) floored at :data:`EGKL_FLOOR`; shape (m,)."""
+    return _log_terms(p, y01, EGKL_FLOOR)
+
+
+def log_loss_terms(p: np.ndarray, y01: np.ndarray) -> np.ndarray:
+    """Log-loss terms of ``p`` (m,), clipped only at :data:`LOG_LOSS_FLOOR`; shape (m,)."""
+    return _log_terms(p, y01, LOG_LOSS_FLOOR)
+
+
+def brier_terms(p: np.ndarray, y01: np.ndarray) -> np.ndarray:
+    """Squared errors ``(p - y01)^2``; shape (m,)."""
+    return (np.asarray(p, dtype=float) - y01) ** 2
+
+
+#: Per-row terms of the named tuning scores.
+LADDER_TERMS: dict[str, LadderTerms] = {
+    "egkl": egkl_terms,
+    "brier": brier_terms,
+    "log_loss": log_loss_terms,
+}
+#: The scores that judge the estimate the estimator returns (recalibrated, when it is).
+PROPER_SCORES = ("brier", "log_loss")
+
+
+def _summed(terms: LadderTerms) -> LadderScore:
+    def loss(p: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+        t = terms(p, (np.asarray(y) > 0).astype(float))
+        return float(t.sum() if sample_weight is None else np.sum(sample_weight * t))
+
+    loss.__name__ = terms.__name__.replace("_terms", "_loss")
+    return loss
+
+
+egkl_loss = _summed(egkl_terms)
+brier_loss = _summed(brier_terms)
+log_loss_loss = _summed(log_loss_terms)
+
+#: Tuning scores of the ladder search by name (the terms summed, times sample weights).
+LADDER_SCORES: dict[str, LadderScore] = {
+    "egkl": egkl_loss,
+    "brier": brier_loss,
+    "log_loss": log_loss_loss,
+}
 
 
 def _score_fn(score: str | LadderScore) -> tuple[str, LadderScore]:
@@ -132,6 +180,11 @@ class CellScore(NamedTuple):
     fallback: str = ""
 
 
+def _estimates(ladder: Any, gram: Gram, test: np.ndarray, rule: str) -> np.ndarray:
+    """The ladder's estimates of rows ``test``; shape (m,)."""
+    return np.concatenate([ladder.estimate(block, rule).p for block in gram.cross_blocks(test)])
+
+
 def _scored(
     ladder: Any,
     gram: Gram,
@@ -140,8 +193,9 @@ def _scored(
     rule: str,
     score: LadderScore,
     sw_test: np.ndarray | None,
+    p: np.ndarray | None = None,
 ) -> CellScore:
-    p = np.concatenate([ladder.estimate(block, rule).p for block in gram.cross_blocks(test)])
+    p = _estimates(ladder, gram, test, rule) if p is None else p
     wrong = np.where(p > 0.5, 1.0, -1.0) != y_test
     return CellScore(
         score(p, y_test, sw_test),
@@ -213,6 +267,8 @@ class _Tuning:
     rule: str
     score: LadderScore
     sample_weight: np.ndarray | None
+    terms: LadderTerms | None = None  # per-row terms of a named score
+    keep_estimates: bool = False  # hand every fold's estimates to the pool
 
 
 def _fit_cell(job: Job, ctx: JobContext) -> tuple[Any, Gram]:
@@ -240,9 +296,34 @@ def _score_cell(model: tuple[Any, Gram], job: Job, ctx: JobContext) -> FoldScore
     t: _Tuning = ctx.data.payload
     te = job.test
     sw = None if t.sample_weight is None else t.sample_weight[te]
-    cell = _scored(*model, te, t.labels[job.search][te], t.rule, t.score, sw)
+    y = t.labels[job.search][te]
+    p = _estimates(*model, te, t.rule)
+    cell = _scored(*model, te, y, t.rule, t.score, sw, p)
     weight = float(te.size if sw is None else sw.sum())
-    return FoldScore(cell.loss, weight, cell.misses, cell.engine, cell.fallback)
+    y01 = (y > 0).astype(float)
+    terms = None
+    if t.terms is not None:
+        terms = t.terms(p, y01) if sw is None else sw * t.terms(p, y01)
+    data = (p, y01) if t.keep_estimates else None
+    return FoldScore(cell.loss, weight, cell.misses, cell.engine, cell.fallback, terms, data)
+
+
+def _recalibrated_pool(calibration: str, terms: LadderTerms) -> PoolFn:
+    """A cell's per-row terms after a recalibration cross-validated on its folds' estimates."""
+
+    def pool(scores: Sequence[FoldScore]) -> np.ndarray:
+        p = np.concatenate([s.data[0] for s in scores])
+        y = np.concatenate([s.data[1] for s in scores])
+        return recalibrated_terms(p, y, calibration, terms)
+
+    return pool
+
+
+def _smoothest(params: dict[str, Any]) -> tuple[float, float]:
+    """Ranks cells for the one-standard-error rule: largest lambda, then largest sigma."""
+    sigma = params.get("sigma")
+    width = float(sigma) if sigma is not None and np.isfinite(sigma) else 0.0
+    return (-float(params["lambda"]), -width)
 
 
 def _problem_folds(
@@ -294,6 +375,8 @@ def search_ladders(
     only: Sequence[np.ndarray] | None = None,
     score: str | LadderScore = "egkl",
     sample_weight: np.ndarray | None = None,
+    calibration: str = "none",
+    one_se: bool = False,
 ) -> list[TuningResult]:
     """The tuning score over lambda x sigma of every problem, summed over the folds.
 
@@ -332,6 +415,12 @@ def search_ladders(
     sample_weight : ndarray, shape (n,), optional
         Weight of every data row: multiplies its bound in the fits and its term in the
         score.
+    calibration : str
+        The estimator's ``calibration``: with a map and a score of
+        :data:`PROPER_SCORES`, cells are scored after the recalibration (module
+        docstring; sample weights are then not used in the score).
+    one_se : bool
+        The one-standard-error rule toward the smoothest cell (module docstring).
 
     Returns
     -------
@@ -363,16 +452,22 @@ def search_ladders(
     )  # fmt: skip
     per_fold = storage.dense and storage.held_rows < n  # the engine's own rows' matrices
     name, score_fn = _score_fn(score)
+    terms = LADDER_TERMS.get(name) if isinstance(score, str) else None
+    pool = None
+    if terms is not None and calibration != "none" and name in PROPER_SCORES:
+        pool = _recalibrated_pool(calibration, terms)
+        name = f"{name} (recalibrated: {calibration})"
     fold_ids = [where for _, where in parts]
     searches = _searches(problems, parts, lambdas, sigmas, weights, only)
     payload = _Tuning(
         [_labels(p, n) for p in problems], list(weights),
         [kernel_with_sigma(kernel, sg) for sg in sigmas], fold_ids,
         named_engine(engine) if isinstance(engine, str) else engine, rule, score_fn,
-        sample_weight,
+        sample_weight, terms, pool is not None,
     )  # fmt: skip
     run = Shared.new(LadderRun(X, storage, held if per_fold else None, payload))
-    results = _run_searches(searches, run, ex, tracker, name, fold_ids, per_fold)
+    choice = {"pool": pool, "one_se": one_se, "prefer": _smoothest}
+    results = _run_searches(searches, run, ex, tracker, name, fold_ids, per_fold, choice)
     return [replace(r, storage=storage.describe()) for r in results]
 
 
@@ -407,6 +502,7 @@ def _run_searches(
     score_name: str,
     fold_ids: list[list[int]],
     per_fold: bool,
+    choice: dict[str, Any],
 ) -> list[TuningResult]:
     """The searches as one batch: one sigma (and fold, when each fold's training rows
     hold their own matrix) at a time; the run's matrices dropped afterwards."""
@@ -421,7 +517,7 @@ def _run_searches(
     try:
         results = grid_searches(
             searches, _fit_cell, _score_cell, tracker=tracker, executor=ex,
-            score_name=score_name, shared=run, group=group, order=order,
+            score_name=score_name, shared=run, group=group, order=order, **choice,
         )  # fmt: skip
     finally:
         ex.everywhere(drop_kernels, run.token)

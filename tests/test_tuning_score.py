@@ -1,0 +1,204 @@
+"""Tuning on a proper score (issue 23 item 3): the Brier score and the log loss of the
+estimate the estimator returns (recalibrated when it is), the one-standard-error rule, and
+the edge hits reported to the user.
+
+The search's scores are checked against an independent computation: each cell refitted
+at fixed (lambda, sigma) on each fold by the untuned estimator, its estimates of the
+fold's tuning rows collected and scored by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from wsvmgui.app.capabilities import tuning_notes
+from wsvmgui.estimators.binary import WeightedSVMClassifier
+from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.gridsearch import FoldScore, Grid, grid_search, one_se_cell
+from wsvmgui.ladder.recalibration import recalibrated_terms
+from wsvmgui.ladder.search import brier_terms
+from wsvmgui.progress import ProgressTracker
+
+LAMBDAS = [0.05, 0.005]
+SIGMAS = [0.6, 1.5]
+
+
+def _data(n: int = 150, seed: int = 3):
+    d = simulate("wuliu2011_ex6", n, seed)
+    return d.X, d.y
+
+
+def _folds(y, k=3):
+    return list(StratifiedKFold(k, shuffle=True, random_state=0).split(np.zeros(y.size), y))
+
+
+def _by_hand(X, y, folds, lam, sigma):
+    """Estimates of every tuning row by the cell (lam, sigma) fitted on the other folds."""
+    p = np.empty(y.size)
+    for tr, te in folds:
+        est = WeightedSVMClassifier(lam=lam, sigma=sigma).fit(X[tr], y[tr])
+        p[te] = est.predict_proba(X[te])[:, 1]
+    order = np.concatenate([te for _, te in folds])
+    return p[order], (y[order] == est.classes_[1]).astype(float)
+
+
+# ------------------------------------------------------------------------ generic search
+def test_one_se_cell_takes_the_preferred_cell_within_one_standard_error():
+    score = np.array([[1.0, 0.9], [0.95, 2.0]])
+    se = np.array([[0.0, 0.06], [0.0, 0.0]])
+    # bound 0.96: cells (0, 1) and (1, 0); preference: the largest first index
+    assert one_se_cell(score, se, lambda c: -c[0]) == (1, 0)
+    assert one_se_cell(score, se, lambda c: c) == (0, 1)
+    assert one_se_cell(score, np.zeros_like(se), lambda c: -c[0]) == (0, 1)
+    assert one_se_cell(np.full((2, 2), np.inf), se, lambda c: c) is None
+
+
+def test_search_standard_errors_pool_and_one_se_rule():
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=30)
+    folds = [(np.setdiff1d(np.arange(30), te), te) for te in np.array_split(np.arange(30), 3)]
+
+    def fit(job, ctx):
+        return job.params["a"]
+
+    def score(a, job, ctx):  # row terms (noise + a)^2, minimised at the mean of noise
+        terms = (noise[job.test] + a) ** 2
+        return FoldScore(float(terms.sum()), float(terms.size), terms=terms, data=job.test)
+
+    grid = Grid({"a": [-1.0, -0.5, 0.0, 0.5]})
+    res = grid_search(grid, folds, fit, score, tracker=ProgressTracker(0))
+    for i, a in enumerate(grid.axes["a"]):
+        terms = (noise + a) ** 2
+        assert res.score[i] == pytest.approx(terms.mean())
+        assert res.se[i] == pytest.approx(terms.std(ddof=1) / np.sqrt(30))
+    assert res.rule == "min" and res.best == (int(np.argmin(res.score)),)
+    one = grid_search(
+        grid, folds, fit, score, tracker=ProgressTracker(0), one_se=True,
+        prefer=lambda params: abs(params["a"] + 1.0),  # nearest to -1 preferred
+    )  # fmt: skip
+    close = np.flatnonzero(res.score <= res.score[res.best] + res.se[res.best])
+    assert one.rule == "one_se" and one.best == (int(close.min()),)
+    # pool: a cell scored from every fold at once (here: only the rows of the even folds)
+    pooled = grid_search(
+        grid, folds, fit, score, tracker=ProgressTracker(0),
+        pool=lambda scores: np.concatenate([s.terms for s in scores[::2]]),
+    )  # fmt: skip
+    rows = np.concatenate([folds[0][1], folds[2][1]])
+    for i, a in enumerate(grid.axes["a"]):
+        assert pooled.score[i] == pytest.approx(((noise[rows] + a) ** 2).mean())
+
+
+def test_recalibrated_terms_undo_a_distortion_and_auto_takes_the_best_map():
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.05, 0.95, 1500)
+    y = (rng.random(p.size) < p).astype(float)
+    q = 1 / (1 + np.exp(-3 * np.log(p / (1 - p))))  # too extreme
+    raw = brier_terms(q, y).mean()
+    fitted = {m: recalibrated_terms(q, y, m, brier_terms).mean() for m in ("sigmoid", "isotonic")}
+    assert max(fitted.values()) < raw - 0.01
+    assert recalibrated_terms(q, y, "auto", brier_terms).mean() <= min(fitted.values()) + 1e-12
+    # a class of one row: scored unmapped
+    y1 = np.zeros(10)
+    y1[0] = 1
+    np.testing.assert_allclose(
+        recalibrated_terms(q[:10], y1, "auto", brier_terms), (q[:10] - y1) ** 2
+    )
+
+
+# ------------------------------------------------------------------------ estimators
+@pytest.mark.parametrize("score", ["brier", "log_loss"])
+def test_plain_proper_score_matches_refits_by_hand(score):
+    X, y = _data()
+    folds = _folds(y)
+    est = WeightedSVMClassifier(lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, tuning_score=score).fit(
+        X, y
+    )
+    t = est.tuning_
+    assert t.score_name == score and t.rule == "min"
+    for i, lam in enumerate(LAMBDAS):
+        for j, sg in enumerate(SIGMAS):
+            p, y01 = _by_hand(X, y, folds, lam, sg)
+            if score == "brier":
+                want = np.mean((p - y01) ** 2)
+            else:
+                q = np.clip(p, 1e-6, 1 - 1e-6)
+                want = -np.mean(y01 * np.log(q) + (1 - y01) * np.log(1 - q))
+            assert t.score[i, j] == pytest.approx(want, rel=1e-6, abs=1e-9)
+    assert t.best == np.unravel_index(np.argmin(t.score), t.score.shape)
+
+
+def test_recalibrated_brier_matches_refits_by_hand_and_one_se_picks_the_smoothest():
+    X, y = _data()
+    folds = _folds(y)
+    kw = dict(lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, calibration="sigmoid")
+    est = WeightedSVMClassifier(tuning_score="brier", **kw).fit(X, y)
+    t = est.tuning_
+    assert t.score_name == "brier (recalibrated: sigmoid)"
+    for i, lam in enumerate(LAMBDAS):
+        for j, sg in enumerate(SIGMAS):
+            p, y01 = _by_hand(X, y, folds, lam, sg)
+            terms = recalibrated_terms(p, y01, "sigmoid", brier_terms)
+            assert t.score[i, j] == pytest.approx(terms.mean(), rel=1e-6)
+            assert t.se[i, j] == pytest.approx(terms.std(ddof=1) / np.sqrt(terms.size), rel=1e-6)
+    one = WeightedSVMClassifier(tuning_score="brier", tuning_rule="one_se", **kw).fit(X, y)
+    assert one.tuning_.rule == "one_se"
+    np.testing.assert_allclose(one.tuning_.score, t.score)
+    bound = t.score[t.best] + t.se[t.best]
+    close = [(i, j) for i in range(2) for j in range(2) if t.score[i, j] <= bound]
+    # smoothest: the largest lambda (index 0 here), then the largest sigma (index 1)
+    assert one.tuning_.best == min(close, key=lambda c: (c[0], -c[1]))
+    assert one.fit_info_["tuning_edge"] == dict(one.tuning_.edge)
+    # the calibrated estimate of the one-SE cell is still a probability
+    P = one.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+
+
+def test_multiclass_tunes_every_subproblem_on_the_score():
+    d = simulate("wu2010_ex1", 120, 0)
+    est = MulticlassWeightedSVMClassifier(
+        scheme="ova", lambdas=LAMBDAS, sigmas=SIGMAS, cv=3, calibration="auto",
+        tuning_score="brier", tuning_rule="one_se",
+    ).fit(d.X, d.y)  # fmt: skip
+    assert len(est.tuning_) == 3
+    for t in est.tuning_.values():
+        assert t.rule == "one_se" and t.score_name.startswith("brier (recalibrated")
+        assert (
+            t.score[t.best]
+            <= np.nanmin(t.score)
+            + t.se[np.unravel_index(np.nanargmin(t.score), t.score.shape)]
+            + 1e-12
+        )
+    np.testing.assert_allclose(est.predict_proba(d.X).sum(axis=1), 1.0)
+
+
+def test_bad_tuning_parameters_are_refused():
+    X, y = _data(60)
+    with pytest.raises(ValueError, match="tuning_score"):
+        WeightedSVMClassifier(tuning_score="auc").fit(X, y)
+    with pytest.raises(ValueError, match="tuning_rule"):
+        WeightedSVMClassifier(tuning_rule="two_se").fit(X, y)
+
+
+# ------------------------------------------------------------------------ notes
+def test_tuning_notes_name_the_edges():
+    assert tuning_notes(None) == [] and tuning_notes({"tuning_edge": {}}) == []
+    (one,) = tuning_notes({"tuning_edge": {"lambda": "max", "sigma": "min"}})
+    assert "lambda at its largest value and sigma at its smallest value" in one
+    (many,) = tuning_notes(
+        {"tuning_edge": {"1|2": {"sigma": "max"}, "1|3": {}, "2|3": {"sigma": "max"}}}
+    )
+    assert (
+        many.startswith("Tuning: 2 of 3 sub-problems") and "sigma at its largest value (2)" in many
+    )
+    assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
+
+
+def test_a_fit_on_the_edge_gets_a_note():
+    X, y = _data(80)
+    est = WeightedSVMClassifier(lambdas=[1.0, 0.5], sigma=1.0, cv=2).fit(X, y)
+    edge = est.fit_info_["tuning_edge"]
+    assert edge and set(edge) == {"lambda"}  # two lambdas: either choice is an edge
+    assert any("grid's edge" in note for note in tuning_notes(est.fit_info_))
