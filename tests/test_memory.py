@@ -253,5 +253,21 @@ def test_command_line_shows_the_refusal_in_one_line_and_exits_2(tmp_path: Path, 
         status = main(argv)
     err = capsys.readouterr().err.strip()
     assert status == EXIT_INPUT and not out.exists()
-    assert err.count("\n") == 0 and "not enough memory" in err and "Dask cluster" in err
+    # refused by the fit's plan (its ladders' storage) before the kernel's own check
+    assert err.count("\n") == 0 and "not enough memory" in err and "120 rows" in err
     assert "internal error" not in err
+
+
+def test_the_kernel_refusal_names_the_ways_out():
+    """The kernel storage's own refusal (reached where a fit's plan fits but its kernel
+    does not) says how much, what is available and the ways out, a cluster among them."""
+    from wsvmgui.solvers.memory import ladder_storage
+
+    with pytest.raises(MemoryBudgetError) as err:
+        ladder_storage(5000, 3, 4000, 39, 2, 2**20, kernel_free=True, what="the fit")
+    text = str(err.value)
+    assert text.startswith("not enough memory: the fit on 5,000 rows needs about")
+    assert "1 MB is available" in text and "Dask cluster (--scheduler)" in text
+    with pytest.raises(MemoryBudgetError) as err:
+        ladder_storage(5000, 3, 4000, 39, 2, 2**20, kernel_free=True, cluster=True)
+    assert "each Dask worker's" in str(err.value)

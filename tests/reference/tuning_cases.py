@@ -83,12 +83,26 @@ def _cases() -> dict[str, tuple[Any, str, int, int]]:
             12,
         ),
         "joint_rbf": (
-            JointWSVMClassifier(N=8, kernel="rbf", lambdas=[0.05, 0.005], sigmas=[0.7, 1.5]),
+            # recorded before the joint search was screened and solved by the active set:
+            # every cell in full, by the general QP
+            JointWSVMClassifier(
+                N=8,
+                kernel="rbf",
+                lambdas=[0.05, 0.005],
+                sigmas=[0.7, 1.5],
+                screen=None,
+                qp_solver="clarabel",
+            ),
             "wu2010_ex1",
             90,
             13,
         ),
-        "joint_linear_cv3": (JointWSVMClassifier(N=8, kernel="linear", cv=3), "wu2010_ex1", 90, 14),
+        "joint_linear_cv3": (
+            JointWSVMClassifier(N=8, kernel="linear", cv=3, screen=None, qp_solver="clarabel"),
+            "wu2010_ex1",
+            90,
+            14,
+        ),
         "probing": (
             ProbingClassifier(
                 n_thresholds=6, param_grid={"min_samples_leaf": [2, 10], "max_depth": [2, 4]}

@@ -26,6 +26,7 @@ costs milliseconds even for a thousand classes.
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, MemoryBudgetError, plain_value
-from ..ladder.splits import resolve_cv
+from ..ladder.splits import TuningWarning, resolve_cv
 from ..ladder.tuning import DEFAULT_C_GRID, default_n_weights
 from ..solvers.kernels import DEFAULT_SIGMA_FACTORS
 from ..solvers.memory import SAFETY, available_memory, gb
@@ -129,8 +130,13 @@ def _random_state(estimator: Any) -> Any:
     return copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
 
 
-def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list:
-    return resolve_cv(estimator.cv, labels, _random_state(estimator), **kwargs)
+def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list | None:
+    """The estimator's tuning folds; None when ``cv="auto"`` finds the data too small to
+    tune on (the fit itself warns about that, so the plan stays quiet)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TuningWarning)
+        folds = resolve_cv(estimator.cv, labels, _random_state(estimator), **kwargs)
+    return folds or None
 
 
 def _count(codes: np.ndarray, rows: np.ndarray, K: int) -> np.ndarray:
@@ -459,8 +465,8 @@ def _probing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     per_fit = estimator._n_thresholds(n) * (1 if K == 2 else K - 1)
     stages = []
     rows = n
-    if estimator.param_grid:
-        folds = _folds(estimator, estimator.classes_[codes])
+    folds = _folds(estimator, estimator.classes_[codes]) if estimator.param_grid else None
+    if folds is not None:
         n_cand = len(estimator._candidates())
         tr = max(f[0].size for f in folds)
         stages.append(
@@ -511,7 +517,7 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
         cells, rows_tune = 0, 0
         refit, rows_final = 1, n
     else:
-        folds = _folds(estimator, estimator.classes_[codes], holdout=True, holdout_share=0.5)
+        folds = _folds(estimator, estimator.classes_[codes], holdout=True, holdout_share=0.5) or []
         L = 1 if fixed_lam else (_grid_size(estimator.lambdas) or len(_joint_c_grid()))
         S = _n_sigmas(estimator)
         for tr, _ in folds:
@@ -522,8 +528,8 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
                     "it no training point"
                 )
         cells = L * S * len(folds)
-        rows_tune = max(tr.size for tr, _ in folds)
-        refit, rows_final = int(estimator.refit), n
+        rows_tune = max((tr.size for tr, _ in folds), default=0)
+        refit, rows_final = (int(estimator.refit) if folds else 1), n
     # grid fits hold W of shape (G, r, K - 1), r features: p, or up to the rows (kernel)
     r_tune = p if estimator.kernel == "linear" else rows_tune
     r = p if estimator.kernel == "linear" else rows_final
@@ -628,6 +634,7 @@ def check_memory(plan: FitPlan, available: int | None = None) -> None:
     if room is None or plan.memory <= SAFETY * room:
         return
     raise MemoryBudgetError(
-        f"{plan.estimator}: {plan.memory_what} would need about {gb(plan.memory)}, more "
-        f"than the {gb(SAFETY * room)} this machine has available; {plan.memory_fix}"
+        f"not enough memory: {plan.estimator}: {plan.memory_what} would need about "
+        f"{gb(plan.memory)}, more than the {gb(SAFETY * room)} this machine has available; "
+        f"{plan.memory_fix}"
     )

@@ -209,8 +209,10 @@ def memory_limits(available: int | None = None, storage: str = "auto") -> Iterat
 
 
 def gb(nbytes: float) -> str:
-    """``nbytes`` for people: '275 MB', '20.0 GB'."""
-    return f"{nbytes / 2**30:.1f} GB" if nbytes >= 2**30 else f"{nbytes / 2**20:.0f} MB"
+    """``nbytes`` for people: '48 kB', '275 MB', '20.0 GB'."""
+    if nbytes >= 2**30:
+        return f"{nbytes / 2**30:.1f} GB"
+    return f"{nbytes / 2**20:.0f} MB" if nbytes >= 2**20 else f"{nbytes / 2**10:.0f} kB"
 
 
 @dataclass(frozen=True)
