@@ -855,7 +855,11 @@ def cmd_setup(args: argparse.Namespace) -> int:
         for path in install_desktop():
             print(f"wrote {path}")
     if args.warm_up:
-        print(warm_up(announce=lambda text: print(text + "\u2026", flush=True)).describe())
+        with compile_notice(lambda text: print(text + "\u2026", flush=True)):
+            from .joint import _active_set_kernel  # noqa: F401  (the joint fit's kernels)
+
+            result = warm_up()
+        print(result.describe())
     return 0
 
 

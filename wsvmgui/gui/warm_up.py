@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ladder.warmup import WarmUp, warm_up
+from ..ladder.warmup import WarmUp, compile_notice, warm_up
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -26,7 +26,10 @@ def start_warm_up(window: MainWindow) -> int:
     """
 
     def job(progress, should_cancel, publish) -> WarmUp:
-        return warm_up(announce=lambda text: publish(f"{text}\u2026"))
+        with compile_notice(lambda text: publish(f"{text}\u2026")):
+            from ..joint import _active_set_kernel  # noqa: F401  (the joint fit's kernels)
+
+            return warm_up()
 
     def done(result: WarmUp) -> None:
         if result.compiled or result.cache_dir is None:

@@ -101,7 +101,8 @@ def compile_notice(announce: Callable[[str], None]) -> Iterator[None]:
 
 
 def warm_up(announce: Callable[[str], None] | None = None) -> WarmUp:
-    """Compile the path engine's kernels into numba's cache, or load them from it.
+    """Compile the ladder's kernels (the path engine's and the non-crossing repair's) into
+    numba's cache, or load them from it.
 
     Parameters
     ----------
@@ -116,14 +117,14 @@ def warm_up(announce: Callable[[str], None] | None = None) -> WarmUp:
     """
     start = time.perf_counter()
     with compile_notice(announce or (lambda _text: None)):
-        from . import _path_jit, _path_kernel, _path_predict, _path_start
+        from . import _noncrossing_kernel, _path_jit, _path_kernel, _path_predict, _path_start
     seconds = time.perf_counter() - start
 
     from numba.core.dispatcher import Dispatcher
 
     kernels = [
         obj
-        for module in (_path_kernel, _path_start, _path_predict)
+        for module in (_path_kernel, _path_start, _path_predict, _noncrossing_kernel)
         for obj in vars(module).values()
         if isinstance(obj, Dispatcher) and obj.__module__ == module.__name__
     ]
