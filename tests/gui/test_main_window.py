@@ -34,6 +34,11 @@ def test_tiny_run_fills_every_view(qtbot, window):
     assert result is not None, window.messages.text()
     ds = result.split.dataset
     est = result.estimator
+    # the status line names the measures as people read them, not as identifiers
+    shown = window.messages.text()
+    assert shown.startswith("Finished in") and not {"log_likelihood", "cross_entropy"} & set(
+        shown.replace(",", " ").split()
+    )
 
     # Boundaries: one curve per weight, each on the zero set of its decision function.
     curves = window.boundary_view.left.boundary_data()

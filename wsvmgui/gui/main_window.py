@@ -80,6 +80,14 @@ RUN_ANYWAY, LIGHTER = "Run anyway", "Use the quick preset"
 RESULT_ACTIONS = ("export_csv", "export_table", "export_report", "save_model")
 
 
+#: How the status line names the measures (the table's keys are identifiers).
+STATUS_NAMES = {
+    "log_likelihood": "log-likelihood",
+    "cross_entropy": "cross-entropy",
+    "error": "error rate",
+}
+
+
 class MainWindow(QMainWindow):
     """The wsvmgui desktop application.
 
@@ -418,7 +426,9 @@ class MainWindow(QMainWindow):
     def _on_finished(self, result: RunResult) -> None:
         self._show_result(result)
         measured = result.metrics.get("test", result.metrics.get("train", {}))
-        first = ", ".join(f"{k} {v:.3g}" for k, v in list(measured.items())[:4])
+        first = ", ".join(
+            f"{STATUS_NAMES.get(k, k)} {v:.3g}" for k, v in list(measured.items())[:4]
+        )
         notes = "".join(f" {n}" for n in result.notes)
         self.show_info(f"Finished in {result.seconds:.2f} s. {first}{notes}")
         self.sessions.run_finished(result)
