@@ -31,13 +31,9 @@ Only the functions :mod:`.active_set` calls have a Python entry point.
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
 import numpy as np
-from numba import njit
 
-logger = logging.getLogger("wsvmgui.joint")
+from ..ladder._path_jit import _jit
 
 # prm: constants of one solve.
 P_RHO, P_EPS_CD, P_EPS_B, P_MAX_EPOCHS, P_TOL, P_START, P_ROUNDS, P_MU, P_MAX_EVENTS = range(9)
@@ -50,43 +46,6 @@ START_COLD, START_FACE, START_PATH = range(3)
 # out: results of one solve.
 O_KKT, O_GAP, O_OBJ, O_EPOCHS, O_EVENTS, O_STAT_B, O_FACES = range(7)
 O_SIZE = 7
-
-#: Shorthands in the signatures: C-contiguous arrays.
-_TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I1": "int64[::1]",
-          "B2": "int8[:, ::1]", "B1": "int8[::1]"}  # fmt: skip
-#: numba's type stubs do not list the wrapper options.
-_njit: Any = njit
-#: Functions compiled without the on-disk cache (nowhere writable).
-_no_cache: list[str] = []
-
-
-def _jit(sig: str, entry: bool = False):
-    """``njit(sig, nogil=True, cache=True)``, compiled in memory where no cache is writable.
-
-    The same policy as the path kernels (:mod:`wsvmgui.ladder._path_kernel`): explicit
-    signatures (one compilation, at import), IEEE division, no Python wrapper for
-    internal functions.
-    """
-    full = sig
-    for alias, typ in _TYPES.items():
-        full = full.replace(alias, typ)
-    options = {
-        "nogil": True,
-        "error_model": "numpy",
-        "no_cpython_wrapper": not entry,
-        "no_cfunc_wrapper": True,
-    }
-
-    def wrap(fn):
-        try:
-            return _njit(full, cache=True, **options)(fn)
-        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
-            if not _no_cache:
-                logger.info("joint kernels compiled in memory (no writable cache): %s", exc)
-            _no_cache.append(fn.__name__)
-            return _njit(full, **options)(fn)
-
-    return wrap
 
 
 @_jit("void(F1, float64, F1, F1)")

@@ -21,13 +21,9 @@ Array layouts (n points, m rows; every row has one or two points):
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
 import numpy as np
-from numba import njit
 
-logger = logging.getLogger("wsvmgui.ladder")
+from ._path_jit import _jit
 
 R_SET, E_SET, L_SET = 0, 1, 2
 
@@ -46,37 +42,6 @@ STATUS_TEXT = {
     ST_MAX_EVENTS: "too many steps",
     ST_ZERO_STEPS: "too many consecutive zero-length steps (cycling)",
 }
-
-#: numba's type stubs do not list the wrapper options.
-_njit: Any = njit
-_TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
-          "I1": "int64[::1]", "B1": "int8[::1]"}  # fmt: skip
-#: Functions compiled without the on-disk cache (nowhere writable), in order.
-_no_cache: list[str] = []
-
-
-def _jit(sig: str, entry: bool = False):
-    """``njit(sig, nogil=True, cache=True)``, in memory where no cache is writable."""
-    full = sig
-    for alias, typ in _TYPES.items():
-        full = full.replace(alias, typ)
-    options = {
-        "nogil": True,
-        "error_model": "numpy",
-        "no_cpython_wrapper": not entry,
-        "no_cfunc_wrapper": True,
-    }
-
-    def wrap(fn):
-        try:
-            return _njit(full, cache=True, **options)(fn)
-        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
-            if not _no_cache:
-                logger.info("non-crossing kernels compiled in memory (no cache): %s", exc)
-            _no_cache.append(fn.__name__)
-            return _njit(full, **options)(fn)
-
-    return wrap
 
 
 @_jit("float64(F2, F1)")

@@ -1,7 +1,9 @@
-"""How the compiled parts of the weight path are compiled (:func:`_jit`).
+"""How the compiled kernels are compiled (:func:`_jit`).
 
-Shared by :mod:`wsvmgui.ladder._path_kernel`, :mod:`wsvmgui.ladder._path_start` and
-:mod:`wsvmgui.ladder._path_predict`: ``nogil``, cached on disk, explicit signatures, no
+Shared by the weight path's (:mod:`wsvmgui.ladder._path_kernel`,
+:mod:`wsvmgui.ladder._path_start`, :mod:`wsvmgui.ladder._path_predict`), the non-crossing
+repair's (:mod:`wsvmgui.ladder._noncrossing_kernel`) and the joint fit's
+(:mod:`wsvmgui.joint._active_set_kernel`): ``nogil``, cached on disk, explicit signatures, no
 ``fastmath`` (every operation rounds as in numpy).
 """
 
@@ -45,7 +47,7 @@ def _jit(sig: str, entry: bool = False):
             return _njit(full, cache=True, **options)(fn)
         except RuntimeError as exc:  # "cannot cache function ...: no locator available"
             if not _no_cache:
-                logger.info("path kernels compiled in memory (no writable cache): %s", exc)
+                logger.info("kernels compiled in memory (no writable cache): %s", exc)
             _no_cache.append(fn.__name__)
             return _njit(full, **options)(fn)
 
@@ -58,4 +60,4 @@ _no_cache: list[str] = []
 _njit: Any = njit
 #: Shorthands in the signatures: C-contiguous arrays.
 _TYPES = {"F2": "float64[:, ::1]", "F1": "float64[::1]", "I2": "int64[:, ::1]",
-          "I1": "int64[::1]", "B1": "int8[::1]"}  # fmt: skip
+          "I1": "int64[::1]", "B2": "int8[:, ::1]", "B1": "int8[::1]"}  # fmt: skip
