@@ -514,7 +514,7 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     fixed_lam = estimator.lam is not None or isinstance(estimator.C, Real)
     rbf_tuned = estimator.kernel == "rbf" and estimator.sigma is None
     if fixed_lam and not rbf_tuned:
-        cells, rows_tune = 0, 0
+        n_cells, n_folds, rows_tune = 0, 0, 0
         refit, rows_final = 1, n
     else:
         folds = _folds(estimator, estimator.classes_[codes], holdout=True, holdout_share=0.5) or []
@@ -527,17 +527,17 @@ def _joint_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
                     f"class {plain_value(estimator.classes_[k])!r}: a tuning split leaves "
                     "it no training point"
                 )
-        cells = L * S * len(folds)
+        n_cells, n_folds = L * S, len(folds)
         rows_tune = max((tr.size for tr, _ in folds), default=0)
         refit, rows_final = (int(estimator.refit) if folds else 1), n
+    cells = n_cells * n_folds  # (sigma, lambda, fold) grid fits of the tuning
     # grid fits hold W of shape (G, r, K - 1), r features: p, or up to the rows (kernel)
     r_tune = p if estimator.kernel == "linear" else rows_tune
     r = p if estimator.kernel == "linear" else rows_final
     memory = max(cells * G * r_tune, G * r) * (K - 1) * _F8 + G * K * _F8
     stages = []
-    screening = JointScreening() if estimator.screen == "auto" and cells else None
-    n_folds = max(cells // max(L * S, 1), 1) if cells else 1
-    if screening is not None and screening.applies(cells // n_folds, K, N):
+    screening = JointScreening() if estimator.screen == "auto" else None
+    if cells and screening is not None and screening.applies(n_cells, K, N):
         # every cell on a coarser simplex grid, the best few on the full one
         g = int(n_grid_points(K, screening.resolution(K, N)))
         kept = screening.keep * n_folds
