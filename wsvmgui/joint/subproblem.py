@@ -273,6 +273,66 @@ def _solve_reduced(
     return sol.x[:p], sol.z[:rows].reshape(nS, K1)
 
 
+def _solve_working_set(
+    problem: JointProblem,
+    w: np.ndarray,
+    beta: np.ndarray,
+    qp_solver: str,
+    start: tuple[np.ndarray, np.ndarray] | None,
+    delta: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The general QP's answer over a working set (:func:`solve_subproblem`).
+
+    Points whose loss has a clear active piece at ``start`` (lead >= ``delta``) enter
+    with that piece only; a violated assumption moves its point into the working set
+    and the reduced QP is solved again.  ``start`` None: every point in the set.
+
+    Returns
+    -------
+    W : ndarray, shape (r, K-1)
+    b : ndarray, shape (K-1,)
+    alpha : ndarray, shape (n, K-1)
+    """
+    n, K1 = problem.n, problem.K - 1
+    p = problem.A.shape[1]
+    c_dca = problem.A.T @ beta.ravel()
+    A3 = problem.A.reshape(n, K1, p)
+    if start is None:
+        fixed = np.zeros(n, bool)
+        piece = np.full(n, -1)
+    else:
+        piece, fixed = _pieces(problem.margins(*start), delta)
+    for _ in range(20):
+        S = np.flatnonzero(~fixed)
+        lin = np.flatnonzero(fixed & (piece >= 0))
+        c_theta = c_dca - (w[lin, None] * A3[lin, piece[lin]]).sum(axis=0)
+        try:
+            theta, alpha_S = _solve_reduced(problem, S, c_theta, w, qp_solver)
+        except SolverError:
+            if not fixed.any():
+                raise
+            # A reduced problem can be unbounded (too few slack points to pin the
+            # intercept): fall back to the full QP.
+            fixed[:] = False
+            continue
+        W, b = problem.unpack(theta)
+        if not fixed.any():
+            break
+        v = np.concatenate([np.zeros((n, 1)), 1.0 - problem.margins(W, b)], axis=1)
+        held = v[np.arange(n), piece + 1] >= v.max(axis=1) - 1e-9
+        bad = fixed & ~held
+        if not bad.any():
+            break
+        fixed &= ~bad
+    else:  # pragma: no cover - the working set grows every round
+        raise SolverError("working-set QP did not settle in 20 rounds")
+    alpha = np.zeros((n, K1))
+    alpha[S] = alpha_S
+    lin = np.flatnonzero(fixed & (piece >= 0))
+    alpha[lin, piece[lin]] = w[lin]
+    return W, b, alpha
+
+
 def solve_subproblem(
     problem: JointProblem,
     w: np.ndarray,
@@ -321,49 +381,13 @@ def solve_subproblem(
     SolverError
         The backend failed or the answer's KKT residual exceeds ``kkt_tol``.
     """
-    n, K1 = problem.n, problem.K - 1
     beta = problem.beta(w, trunc, jc)
     if qp_solver == ACTIVE_SET:
         from .active_set import solve
 
         ans = solve(problem, problem.arrays, w, beta, None, kkt_tol)
         return SubproblemSolution(ans.W, ans.b, ans.alpha, ans.kkt_residual, ans.objective)
-    p = problem.A.shape[1]
-    c_dca = problem.A.T @ beta.ravel()
-    A3 = problem.A.reshape(n, K1, p)
-    if start is None:
-        fixed = np.zeros(n, bool)
-        piece = np.full(n, -1)
-    else:
-        piece, fixed = _pieces(problem.margins(*start), delta)
-    for _ in range(20):
-        S = np.flatnonzero(~fixed)
-        lin = np.flatnonzero(fixed & (piece >= 0))
-        c_theta = c_dca - (w[lin, None] * A3[lin, piece[lin]]).sum(axis=0)
-        try:
-            theta, alpha_S = _solve_reduced(problem, S, c_theta, w, qp_solver)
-        except SolverError:
-            if not fixed.any():
-                raise
-            # A reduced problem can be unbounded (too few slack points to pin the
-            # intercept): fall back to the full QP.
-            fixed[:] = False
-            continue
-        W, b = problem.unpack(theta)
-        if not fixed.any():
-            break
-        v = np.concatenate([np.zeros((n, 1)), 1.0 - problem.margins(W, b)], axis=1)
-        held = v[np.arange(n), piece + 1] >= v.max(axis=1) - 1e-9
-        bad = fixed & ~held
-        if not bad.any():
-            break
-        fixed &= ~bad
-    else:  # pragma: no cover - the working set grows every round
-        raise SolverError("working-set QP did not settle in 20 rounds")
-    alpha = np.zeros((n, K1))
-    alpha[S] = alpha_S
-    lin = np.flatnonzero(fixed & (piece >= 0))
-    alpha[lin, piece[lin]] = w[lin]
+    W, b, alpha = _solve_working_set(problem, w, beta, qp_solver, start, delta)
     resid = kkt_residual(problem, W, b, alpha, w, beta)
     if not np.isfinite(resid) or resid > kkt_tol:
         raise SolverError(
