@@ -45,6 +45,7 @@ from ._as_answer import (
     clip_feasible,
     margins,
     rebuild,
+    take,
     truncated_objective,
     truncated_set,
 )
@@ -93,21 +94,6 @@ def rescale(alpha, w, w0):
         f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
         for j in range(k1):
             alpha[i, j] *= f
-
-
-@_jit("void(F2, F2, F1, B1, I1, B2, F2, F2, F1, B1, I1, B2)")
-def take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2):
-    """Copy the answer ``a2, m2, b2`` on the face ``bnd2, anc2, act2`` over the first."""
-    n, k1 = alpha.shape
-    for i in range(n):
-        bnd[i] = bnd2[i]
-        anc[i] = anc2[i]
-        for j in range(k1):
-            alpha[i, j] = a2[i, j]
-            m[i, j] = m2[i, j]
-            act[i, j] = act2[i, j]
-    for c in range(k1):
-        b[c] = b2[c]
 
 
 @_jit("float64(F2, F2, F1, F2, F2, F2, F1, F1, F2, F1)")

@@ -5,7 +5,7 @@ slopes ``beta`` the fit ``W = sum_ij gamma_ij z_i D_ij'`` and ``s = sum_ij gamma
 (:func:`rebuild`), the pair margins (:func:`margins`), the KKT residual, duality gap and
 objective (:func:`check`), the truncated objective and truncated set of the DCA
 (:func:`truncated_objective`, :func:`truncated_set`), and the clip of round-off into the
-feasible set (:func:`clip_feasible`).
+feasible set (:func:`clip_feasible`); :func:`take` copies one answer over another.
 """
 
 from __future__ import annotations
@@ -194,6 +194,21 @@ def check(m, w, alpha, beta, W, b, s, out):
     out[O_GAP] = gap
     out[O_OBJ] = obj
     out[O_STAT_B] = sb
+
+
+@_jit("void(F2, F2, F1, B1, I1, B2, F2, F2, F1, B1, I1, B2)")
+def take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2):
+    """Copy the answer ``a2, m2, b2`` on the face ``bnd2, anc2, act2`` over the first."""
+    n, k1 = alpha.shape
+    for i in range(n):
+        bnd[i] = bnd2[i]
+        anc[i] = anc2[i]
+        for j in range(k1):
+            alpha[i, j] = a2[i, j]
+            m[i, j] = m2[i, j]
+            act[i, j] = act2[i, j]
+    for c in range(k1):
+        b[c] = b2[c]
 
 
 @_jit("boolean(F2, F1)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ladder._path_jit import _jit
-from ._as_answer import check, clip_feasible, margins, rebuild
+from ._as_answer import check, clip_feasible, margins, rebuild, take
 from ._as_face import face_solve
 from ._as_layout import O_FACES, O_GAP, O_KKT, O_OBJ, O_SIZE, O_STAT_B
 
@@ -131,18 +131,10 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
         current = tmp[O_KKT]
         for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
             out[c] = tmp[c]
-        for i in range(n):
-            bnd[i] = fb[i]
-            anc[i] = fa[i]
-            for j in range(k1):
-                act[i, j] = ft[i, j]
-                alpha[i, j] = an[i, j]
-                m[i, j] = mc[i, j]
-                ac[i, j] = an[i, j]
+        take(alpha, m, b, bnd, anc, act, an, mc, bn, fb, fa, ft)
         W[:, :] = Wc
         for c in range(k1):
             s[c] = sc[c]
-            b[c] = bn[c]
         best = current
         if best <= tol:
             break
