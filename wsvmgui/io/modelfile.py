@@ -64,6 +64,7 @@ from .atomic import atomic_write_bytes, check_input
 from .preprocessing import PreparedRows, Preprocessing, prepare_rows
 from .serialize import Decoder, Encoder, UntrustedTypeError
 from .tables import LabelledData
+from .vocabulary import fill_vocabulary
 
 FORMAT = "wsvmgui-model"
 SCHEMA = 2
@@ -271,6 +272,7 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
                 f"{source}: member arrays/{unused[0]}.npy is not used by its manifest"
             )
         preprocessing = Preprocessing.from_dict(manifest["preprocessing"])
+        fill_vocabulary(estimator)  # files written before lambda_, sigma_, C_, tuning_ existed
     except ModelFileError:
         raise
     except UntrustedTypeError as exc:
