@@ -22,6 +22,7 @@ from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.io.modelfile import FittedModel, check_rows, model_from_bytes, model_to_bytes
 from wsvmgui.io.preprocessing import Preprocessing
+from wsvmgui.io.serialize import Encoder
 from wsvmgui.io.vocabulary import VOCABULARY, fill_vocabulary
 
 BINARY = simulate("wuliu2011_ex1", 60, seed=0)
@@ -162,6 +163,26 @@ def test_a_tuned_value_missing_from_an_old_file_is_nan_not_a_guess():
     assert set(loaded.tuning_) == {f.spec.name for f in est.subproblems_.fitted}
     summary = loaded.fitted_summary()
     assert summary["tuned"] is True and summary["lambda"] == est.fitted_summary()["lambda"]
+
+
+def test_an_old_joint_file_with_lam_and_a_tuning_table():
+    """The joint fit stored ``lam_`` and a ``tuning_table_`` (a list of plain dicts)."""
+    model, X = _fit("joint-direct", [0.05])
+    est = model.estimator
+    data = _old_file(model, X, {"lambda_", "tuning_"})
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(members.pop("manifest.json"))
+    table = Encoder().encode([{"lam": 0.05, "sigma": 1.0, "cross_entropy": 0.5}])
+    manifest["estimator"]["state"]["$dict"] += [["lam_", est.lambda_], ["tuning_table_", table]]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("manifest.json", json.dumps(manifest))
+        for name, member in members.items():
+            zf.writestr(name, member)
+    loaded = model_from_bytes(buf.getvalue(), "old.wsvm").estimator
+    assert loaded.lambda_ == est.lambda_ and loaded.C_ == est.C_
+    assert loaded.fitted_summary()["lambda"] == est.fitted_summary()["lambda"]
 
 
 def test_a_current_estimator_is_left_alone():

@@ -10,11 +10,13 @@ file stores, by the rules the estimators use when fitting:
 - divide and conquer: the value every sub-problem shares (NaN where they differ), ``C``
   of each from its own ``lambda`` and final-fit size, ``tuning_`` the sub-problems'
   tuning results by name (None when none was tuned);
-- otherwise ``lambda_ = 1 / (2 n C_)`` when only ``C_`` is stored, else the one value
+- otherwise ``lambda_`` from the joint fit's old ``lam_``, else ``1 / (2 n C_)`` when
+  only ``C_`` is stored, else the one value
   the parameters gave (``lam``, or ``lambdas`` of one value: not tuned); ``sigma_`` from
   the fitted RBF kernel, else likewise from ``sigma`` or ``sigmas``; and the base class's
   rule for the rest (``C_ = 1 / (2 n lambda_)``
-  with ``n = fit_info_["n_train"]``, NaN where nothing says, ``tuning_`` None).
+  with ``n = fit_info_["n_train"]``, NaN where nothing says, ``tuning_`` None: an old
+  ``tuning_table_`` of the joint fit or Probing stays as it was, not converted).
 """
 
 from __future__ import annotations
@@ -80,7 +82,9 @@ def _from_parts(state: dict[str, Any], n_train: Any) -> dict[str, Any]:
     n = float(n_train) if _is_number(n_train) else math.nan
     C = state.get("C_")
     lam = _one_value(state, "lam", "lambdas")
-    if _is_number(C) and C > 0 and n > 0:
+    if _is_number(state.get("lam_")):  # the joint fit's old name
+        out["lambda_"] = float(state["lam_"])
+    elif _is_number(C) and C > 0 and n > 0:
         out["lambda_"] = 1.0 / (2.0 * n * float(C))
     elif lam is not None:
         out["lambda_"] = lam
