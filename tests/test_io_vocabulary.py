@@ -191,3 +191,23 @@ def test_a_current_estimator_is_left_alone():
     assert fill_vocabulary(model.estimator) == ()
     assert fill_vocabulary(object()) == ()
     assert vars(model.estimator).keys() == before.keys()
+
+
+def test_a_file_naming_the_tuning_result_by_its_old_module_loads():
+    """TuningResult moved from ladder.gridsearch to ladder.tuning_table; files written
+    before name the old module (which still exports it)."""
+    model, X = _fit("binary", [0.01, 0.1])
+    data = model_to_bytes(model, check_rows(X, X.shape[1]))
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    new, old = "wsvmgui.ladder.tuning_table:TuningResult", "wsvmgui.ladder.gridsearch:TuningResult"
+    text = members.pop("manifest.json").decode()
+    assert new in text
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("manifest.json", text.replace(new, old))
+        for name, member in members.items():
+            zf.writestr(name, member)
+    loaded = model_from_bytes(buf.getvalue(), "old.wsvm").estimator
+    assert type(loaded.tuning_).__name__ == "TuningResult"
+    assert loaded.fitted_summary()["tuning"] == model.estimator.fitted_summary()["tuning"]
