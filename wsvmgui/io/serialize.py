@@ -308,7 +308,7 @@ class Decoder:
             raise InputError(f"$scalar must refer to a 0-d array ({self.member(arr)})")
         value = arr[()]
         if not isinstance(value, np.generic):
-            raise InputError(f"$scalar must refer to a numeric array ({self.member(arr)})")
+            raise InputError(f"$scalar must refer to an array of a numpy type ({self.member(arr)})")
         return value
 
     def _objarray(self, value: Any, node: dict) -> np.ndarray:
