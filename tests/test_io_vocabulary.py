@@ -58,8 +58,7 @@ def _fit(scheme: str, lambdas: list[float]) -> tuple[FittedModel, np.ndarray]:
 def _old_file(model: FittedModel, X_check: np.ndarray, drop: set[str]) -> bytes:
     """The model's file with the attributes ``drop`` taken out of its estimator."""
     data = model_to_bytes(model, check_rows(X_check, X_check.shape[1]))
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        members = {n: zf.read(n) for n in zf.namelist()}
+    members = _unzip(data)
     manifest = json.loads(members.pop("manifest.json"))
     state = manifest["estimator"]["state"]["$dict"]
     assert {k for k, _ in state} >= drop, "the estimator no longer stores these"
@@ -71,11 +70,21 @@ def _old_file(model: FittedModel, X_check: np.ndarray, drop: set[str]) -> bytes:
         manifest[key] = _renumber(manifest[key], number)
     manifest["arrays"] = [manifest["arrays"][old] for old in used]
     manifest["n_arrays"] = len(used)
+    kept = {f"arrays/{number[old]}.npy": members[f"arrays/{old}.npy"] for old in used}
+    return _zip(json.dumps(manifest), kept)
+
+
+def _unzip(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def _zip(manifest: str, members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("manifest.json", json.dumps(manifest))
-        for old in used:
-            zf.writestr(f"arrays/{number[old]}.npy", members[f"arrays/{old}.npy"])
+        zf.writestr("manifest.json", manifest)
+        for name, member in members.items():
+            zf.writestr(name, member)
     return buf.getvalue()
 
 
@@ -170,17 +179,11 @@ def test_an_old_joint_file_with_lam_and_a_tuning_table():
     model, X = _fit("joint-direct", [0.05])
     est = model.estimator
     data = _old_file(model, X, {"lambda_", "tuning_"})
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        members = {n: zf.read(n) for n in zf.namelist()}
+    members = _unzip(data)
     manifest = json.loads(members.pop("manifest.json"))
     table = Encoder().encode([{"lam": 0.05, "sigma": 1.0, "cross_entropy": 0.5}])
     manifest["estimator"]["state"]["$dict"] += [["lam_", est.lambda_], ["tuning_table_", table]]
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("manifest.json", json.dumps(manifest))
-        for name, member in members.items():
-            zf.writestr(name, member)
-    loaded = model_from_bytes(buf.getvalue(), "old.wsvm").estimator
+    loaded = model_from_bytes(_zip(json.dumps(manifest), members), "old.wsvm").estimator
     assert loaded.lambda_ == est.lambda_ and loaded.C_ == est.C_
     assert loaded.fitted_summary()["lambda"] == est.fitted_summary()["lambda"]
 
@@ -198,16 +201,10 @@ def test_a_file_naming_the_tuning_result_by_its_old_module_loads():
     before name the old module (which still exports it)."""
     model, X = _fit("binary", [0.01, 0.1])
     data = model_to_bytes(model, check_rows(X, X.shape[1]))
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        members = {n: zf.read(n) for n in zf.namelist()}
+    members = _unzip(data)
     new, old = "wsvmgui.ladder.tuning_table:TuningResult", "wsvmgui.ladder.gridsearch:TuningResult"
     text = members.pop("manifest.json").decode()
     assert new in text
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("manifest.json", text.replace(new, old))
-        for name, member in members.items():
-            zf.writestr(name, member)
-    loaded = model_from_bytes(buf.getvalue(), "old.wsvm").estimator
+    loaded = model_from_bytes(_zip(text.replace(new, old), members), "old.wsvm").estimator
     assert type(loaded.tuning_).__name__ == "TuningResult"
     assert loaded.fitted_summary()["tuning"] == model.estimator.fitted_summary()["tuning"]

@@ -12,11 +12,10 @@ from typing import Any
 from ..app.analysis import engine_notes
 from ..app.capabilities import tuning_notes
 from ..app.schemes import fit_scheme
-from ..app.settings import RunSettings
 from ..estimators.report import with_intervals
 from ..io.atomic import check_outputs
 from ..io.modelfile import FittedModel, check_rows, model_to_bytes
-from ..io.preprocessing import PreparedRows, check_kernel_scale, prepare_rows, prepare_training
+from ..io.preprocessing import check_kernel_scale, prepare_rows, prepare_training
 from ..io.results import plain_json, sidecar_path
 from ..io.tables import read_data
 from .console import Progress, interrupt_cancels, note, note_dropped
@@ -103,24 +102,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     write(args.out, new, report, settings.to_dict(), meta, model_file)
     print(f"wrote {new.data.n} rows of probabilities to {args.out}")
     if args.report:
-        _write_report(args, settings, estimator, train, new, report)
+        from ..app.report import write_report
+        from .report import report_input
+
+        write_report(args.report, report_input(args, settings, estimator, train, new, report))
+        print(f"wrote the run report to {args.report}")
     return 0
-
-
-def _write_report(
-    args: argparse.Namespace,
-    settings: RunSettings,
-    estimator: Any,
-    train: PreparedRows,
-    new: PreparedRows,
-    report: Any,
-) -> None:
-    """``--report``: the run report (its inputs: :func:`wsvmgui.cli.report.report_input`)."""
-    from ..app.report import write_report
-    from .report import report_input
-
-    write_report(args.report, report_input(args, settings, estimator, train, new, report))
-    print(f"wrote the run report to {args.report}")
 
 
 def fitted_summary(estimator: Any) -> dict[str, Any]:
