@@ -194,17 +194,3 @@ def test_a_current_estimator_is_left_alone():
     assert fill_vocabulary(model.estimator) == ()
     assert fill_vocabulary(object()) == ()
     assert vars(model.estimator).keys() == before.keys()
-
-
-def test_a_file_naming_the_tuning_result_by_its_old_module_loads():
-    """TuningResult moved from ladder.gridsearch to ladder.tuning_table; files written
-    before name the old module (which still exports it)."""
-    model, X = _fit("binary", [0.01, 0.1])
-    data = model_to_bytes(model, check_rows(X, X.shape[1]))
-    members = _unzip(data)
-    new, old = "wsvmgui.ladder.tuning_table:TuningResult", "wsvmgui.ladder.gridsearch:TuningResult"
-    text = members.pop("manifest.json").decode()
-    assert new in text
-    loaded = model_from_bytes(_zip(text.replace(new, old), members), "old.wsvm").estimator
-    assert type(loaded.tuning_).__name__ == "TuningResult"
-    assert loaded.fitted_summary()["tuning"] == model.estimator.fitted_summary()["tuning"]
