@@ -161,7 +161,7 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
         raise sub.fail("w_ptr", "does not match the blocks' sizes in v_ptr")
 
 
-@validator("wsvmgui.ladder.gridsearch:TuningResult")
+@validator("wsvmgui.ladder.tuning_table:TuningResult")
 def _tuning_result(s: State) -> None:
     """The generic search's table (:mod:`wsvmgui.ladder.gridsearch`): never read by
     prediction, checked for its shape."""
