@@ -283,7 +283,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             **engine_info(self.engine, [], tuned),
         }
         if per_weight is not None:
-            info["tuning_lambdas"] = np.asarray(per_weight, dtype=float)
+            info["tuning_lambdas"] = [float(v) for v in per_weight]
         return info
 
     # ------------------------------------------------------------------------- predict

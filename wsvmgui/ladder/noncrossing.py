@@ -294,15 +294,15 @@ def fit_noncrossing_ladder(
     if engine not in ENGINES:
         raise InputError(f"unknown non-crossing engine {engine!r}; choose {', '.join(ENGINES)}")
     opts = _Options(
-        engine, constraints, max_constraints, shortcut, vertex_constraints, eps, gap_tol, kkt_tol
-    )
+        engine=engine, constraints=constraints, max_constraints=max_constraints,
+        shortcut=shortcut, vertex_constraints=vertex_constraints, eps=eps, gap_tol=gap_tol,
+        kkt_tol=kkt_tol,
+    )  # fmt: skip
     choice = _LambdaChoice.make(lam, weights.size, kernel, X, lam_grid, X_tune, y_tune)
     mode, hull, notes = _resolve_mode(constraints, kernel, X)
     K = kernel(X) if K is None else np.asarray(K, dtype=float)
     fitter = _fitter(opts, K, X, y, kernel.name == "linear", mode, hull, weights)
-    tracker = ProgressTracker(weights.size * choice.per_weight, progress, should_cancel)
-    tracker.check()
-    done = _fit_in_order(fitter, weights, choice, tracker, X, kernel, notes)
+    done = _fit_in_order(fitter, weights, choice, X, kernel, notes, progress, should_cancel)
     if vertex_constraints:
         try:
             _check_monotone(np.column_stack([f.f_train for f in done]), weights)
@@ -395,13 +395,16 @@ def _fit_in_order(
     fitter: SequentialFitter,
     weights: np.ndarray,
     choice: _LambdaChoice,
-    tracker: ProgressTracker,
     X: np.ndarray,
     kernel: Kernel,
     notes: list[str],
+    progress: ProgressCallback | None,
+    should_cancel: CancelCheck | None,
 ) -> list[WeightFit]:
     """Every weight's fit, made in :func:`fitting_order`, in weight order; each fit's note
-    added to ``notes``."""
+    added to ``notes``, progress reported after each fit."""
+    tracker = ProgressTracker(weights.size * choice.per_weight, progress, should_cancel)
+    tracker.check()
     fits: list[WeightFit | None] = [None] * weights.size
     for step, (k, prev, direction) in enumerate(fitting_order(weights)):
         pi = float(weights[k])
