@@ -247,8 +247,10 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         tracker.add_total(len(plan.sigmas) * weights.size * grid.size)
         ladders: dict[tuple[int, ...], NonCrossingLadder] = {}
 
-        def fit_all(jobs: Sequence[Job]) -> list[NonCrossingLadder]:  # kept: the choice is
-            for job in jobs:  # the model when not refitted, and its lambdas otherwise
+        # In this process, every ladder kept: the chosen one is the model without a refit,
+        # and its lambdas are the refit's.
+        def fit_all(jobs: Sequence[Job]) -> list[NonCrossingLadder]:
+            for job in jobs:
                 kern = kernel_with_sigma(plan.kernel, float(job.params["sigma"]))
                 ladders[job.cell] = self._ladder(
                     X[job.train], y[job.train], weights, np.nan, kern, tracker,
