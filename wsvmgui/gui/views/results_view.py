@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableWidget,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ...app.tuning_view import tuning_notes, used_values
 from ..messages import app_wording
-from .common import add_title, cache_axes, compact_rows, fixed_lines, set_bar_title
+from .common import add_title, cache_axes, compact_rows, set_bar_title
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
@@ -52,8 +53,17 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No run yet: press Run.")
-        fixed_lines(self.summary, 5)
+        self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A fixed height (a label whose height follows its text would re-lay out the plots
+        # beside it at every change) that scrolls when a narrow window wraps more lines.
+        self.summary_area = QScrollArea()
+        self.summary_area.setWidget(self.summary)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_area.setFixedHeight(self.summary.fontMetrics().lineSpacing() * 6 + 6)
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
@@ -121,7 +131,7 @@ class ResultsView(QWidget):
         tuning_layout.addWidget(self.tuning_stack, 1)
 
         top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
+        top.addWidget(self.summary_area, 1)
         top.addWidget(self.baseline_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
