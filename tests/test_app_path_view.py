@@ -173,7 +173,10 @@ def test_subproblem_brackets_stay_on_the_paths_pi_axis_under_calibration():
     paths = stored_paths(est)
     assert len(ladders) == len(paths) == 3
     for lad, info, raw, reported in zip(
-        ladders, paths, est.subproblems_.estimates(d.X, est.rule), est._estimates(d.X),
+        ladders,
+        paths,
+        est.subproblems_.estimates(d.X, est.rule),
+        est._estimates(d.X),
         strict=True,
     ):
         assert info is not None

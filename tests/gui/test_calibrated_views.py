@@ -75,9 +75,7 @@ def test_the_path_view_is_consistent_under_every_calibration(qtbot, window, cali
         assert "calibrated" not in text
 
 
-def test_the_grid_engines_traced_path_agrees_with_the_raw_bracket_when_calibrated(
-    qtbot, window
-):
+def test_the_grid_engines_traced_path_agrees_with_the_raw_bracket_when_calibrated(qtbot, window):
     result = run_and_wait(qtbot, window, _settings("sigmoid", engine="grid"))
     assert result is not None and result.path is not None and result.path.source == "traced"
     lad = result.ladders[0]
@@ -92,3 +90,40 @@ def test_the_grid_engines_traced_path_agrees_with_the_raw_bracket_when_calibrate
             assert lad.lo[row] - 1e-2 <= zeros[0] <= lad.hi[row] + 1e-2
             checked += 1
     assert checked >= 6
+
+
+def test_per_point_intervals_are_drawn_on_the_bars(qtbot, window):
+    """A run with intervals on: one whisker per bar, on the border of its two stacked
+    parts, from the exported p_<class>_lo to p_<class>_hi of the first class (which holds
+    the bar's estimate); a run without them draws none."""
+    from wsvmgui.estimators.report import INTERVAL_HI, INTERVAL_LO
+
+    assert run_and_wait(qtbot, window, _settings("auto")) is not None
+    bars = window.bars_view
+    window.tabs.setCurrentWidget(bars)
+    assert "interval_lo" not in bars.bar_arrays()
+    assert not any("interval" in item.text for _s, item in bars.legend.items)
+
+    result = run_and_wait(qtbot, window, _settings("auto", intervals=True))
+    assert result is not None, window.messages.text()
+    c0 = result.split.dataset.classes[0]
+    lo = result.report.extra[f"{INTERVAL_LO}{c0}"]
+    hi = result.report.extra[f"{INTERVAL_HI}{c0}"]
+    drawn = bars.bar_arrays()
+    rows = drawn["rows"]
+    assert rows.size == result.split.test.size
+    np.testing.assert_allclose(drawn["interval_x"], drawn["x"])
+    np.testing.assert_allclose(drawn["interval_lo"], lo[rows], atol=1e-12)
+    np.testing.assert_allclose(drawn["interval_hi"], hi[rows], atol=1e-12)
+    p0 = result.report.proba[rows, 0]
+    # the whisker sits on the border of the stacked parts and holds the estimate
+    np.testing.assert_allclose(drawn["heights"][0], p0)
+    assert np.all(drawn["interval_lo"] <= p0 + 1e-12) and np.all(p0 <= drawn["interval_hi"] + 1e-12)
+    assert np.any(drawn["interval_hi"] - drawn["interval_lo"] > 0.01)  # real widths
+    assert any("interval" in item.text for _s, item in bars.legend.items)
+    row = int(rows[0])
+    assert f"{lo[row]:.3f} to {hi[row]:.3f}" in bars.describe_row(row)
+    # the train rows too
+    bars.rows_combo.setCurrentText("train")
+    drawn = bars.bar_arrays()
+    np.testing.assert_allclose(drawn["interval_lo"], lo[drawn["rows"]], atol=1e-12)

@@ -130,9 +130,7 @@ def test_no_label_is_cut_at_1024_by_700(qtbot, window, tmp_path):
     path = tmp_path / "cells.csv"
     header = ["sample_id", *[f"worst_feature_{j}" for j in range(6)], "diagnosis_of_the_cell"]
     rows = [",".join(header)]
-    rows += [
-        ",".join([str(1000 + i), *[f"{v:.4f}" for v in X[i]], y[i]]) for i in range(n)
-    ]
+    rows += [",".join([str(1000 + i), *[f"{v:.4f}" for v in X[i]], y[i]]) for i in range(n)]
     path.write_text("\n".join(rows) + "\n")
     window.resize(*SMALL)
     panel = window.data_panel

@@ -597,9 +597,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         raw = self.subproblems_.estimates(X, self.rule)  # brackets on the signs' pi axis
         maps = getattr(self, "calibrations_", None) or [None] * len(raw)
         return [
-            LadderView(
-                f.spec.name, f.weights, d > 0, e.lo, e.hi, None if g is None else g(e.p), g
-            )
+            LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi, None if g is None else g(e.p), g)
             for f, d, e, g in zip(self.subproblems_.fitted, decisions, raw, maps, strict=True)
         ]
 

@@ -40,6 +40,8 @@ BRACKET_PEN = pg.mkPen(255, 165, 0, 150, width=14)
 #: The calibrated (reported) estimate beside the ladder's own: a blue triangle.
 CALIBRATED_SYMBOL = "t1"
 CALIBRATED_BRUSH = pg.mkBrush(30, 110, 230)
+#: How far above its ladder's row the calibrated estimate sits (rows are 1 apart).
+CALIBRATED_LIFT = 0.3
 #: Colours of the f_pi(x) curves, one per sub-problem (at most six drawn).
 CURVE_COLORS = [
     (20, 20, 20),
@@ -404,9 +406,9 @@ class SimplexView(QWidget):
             by += [y, y]
             ex.append(0.5 * (lad.lo[row] + lad.hi[row]))
             ey.append(y)
-            if lad.calibrated is not None:
+            if lad.calibrated is not None:  # just above the row: the diamond stays visible
                 cx.append(float(lad.calibrated[row]))
-                cy.append(y)
+                cy.append(y + CALIBRATED_LIFT)
             mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
             ticks.append((y, self._elide(f"{lad.description}{mono}")))
         self._draw_curves(ladders, row)
