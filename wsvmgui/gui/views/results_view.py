@@ -63,7 +63,7 @@ class ResultsView(QWidget):
         self.summary_area.setWidgetResizable(True)
         self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
         self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.summary_area.setFixedHeight(self.summary.fontMetrics().lineSpacing() * 6 + 6)
+        self.summary_area.setFixedHeight(self.summary.fontMetrics().lineSpacing() * 6 + 2)
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
@@ -175,7 +175,7 @@ class ResultsView(QWidget):
             if truth
             else "No true probabilities: measures against the observed labels."
         )
-        notes = [*tuning_notes(list(result.tunings)), *result.notes]
+        notes = run_notes(result)
         self.summary.setText(
             f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in notes)
         )
@@ -276,6 +276,15 @@ class ResultsView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def run_notes(result) -> list[str]:
+    """The run's notes, led by the tuning surfaces' edge note only where the fit reported
+    no edge hit of its own (``fit_info_["tuning_edge"]``, already among the run's notes):
+    the two say the same."""
+    if result.estimator.fit_info_.get("tuning_edge"):
+        return list(result.notes)
+    return [*tuning_notes(list(result.tunings)), *result.notes]
 
 
 def _no_table_note(result) -> str:
