@@ -4,7 +4,6 @@ editable reference point of a slice (:class:`SlicePanel`)."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 
 import numpy as np
