@@ -86,7 +86,6 @@ class BarsView(QWidget):
         self.intervals.setZValue(3.5)
         self.intervals.setVisible(False)
         self.plot.addItem(self.intervals)
-        self._interval_bounds: tuple[np.ndarray, np.ndarray] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
