@@ -15,6 +15,7 @@ import pytest
 from conftest import run_and_wait
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QStatusBar
+from test_layout import _ancestors
 
 from wsvmgui.gui.main_window import DEMO_SETTINGS
 
@@ -110,13 +111,6 @@ def cut_labels(window) -> list[str]:
                     f"{area.viewport().width()} px and does not scroll across"
                 )
     return problems
-
-
-def _ancestors(widget):
-    parent = widget.parentWidget()
-    while parent is not None:
-        yield parent
-        parent = parent.parentWidget()
 
 
 def test_no_label_is_cut_at_1024_by_700(qtbot, window, tmp_path):
