@@ -43,6 +43,7 @@ from .file_actions import FileActions
 from .help import ABOUT, GUIDE, show_text
 from .messages import MessageArea
 from .run_controller import RUNNING, RunController
+from .screen_fit import PREFERRED_SIZE, fit_to_screen
 from .selection import SelectionModel
 from .sessions import SessionActions
 from .state import AppState
@@ -76,10 +77,6 @@ APP_NAME = "wsvmgui"
 #: Python thread switch interval while the app runs (seconds).
 SWITCH_INTERVAL = 0.002
 RUN_ANYWAY, LIGHTER = "Run anyway", "Use the quick preset"
-#: The window's size on first launch where the screen has room for it.
-PREFERRED_SIZE = (1400, 900)
-#: Pixels of the screen's available area left for the window frame and title bar.
-SCREEN_MARGIN = 40
 #: Menu actions that need a result.
 RESULT_ACTIONS = ("export_csv", "export_table", "export_report", "save_model")
 
@@ -212,25 +209,9 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(PREFERRED_SIZE[0], PREFERRED_SIZE[1])
-        self._fit_screen()
+        fit_to_screen(self)  # a size remembered or preferred, inside this screen
         if window_state is not None:
             self.restoreState(window_state)
-
-    def _fit_screen(self) -> None:
-        """Shrink the window (and move it) into its screen's available area, keeping
-        :data:`SCREEN_MARGIN` pixels for the window frame and the desktop's panels."""
-        screen = self.screen()
-        if screen is None:
-            return
-        w, h = fitted_size(self.width(), self.height(), screen.availableGeometry())
-        if (w, h) != (self.width(), self.height()):
-            self.resize(w, h)
-        area = screen.availableGeometry()
-        frame = self.frameGeometry()
-        x = min(max(frame.x(), area.x()), area.right() + 1 - frame.width())
-        y = min(max(frame.y(), area.y()), area.bottom() + 1 - frame.height())
-        if (x, y) != (frame.x(), frame.y()):
-            self.move(max(x, area.x()), max(y, area.y()))
 
     # ----------------------------------------------------------------- messages, asking
     def show_error(self, message: str, details: str = "") -> None:
@@ -506,11 +487,3 @@ class MainWindow(QMainWindow):
         self.state.sync()
         self.runs.runner.wait(3000)
         super().closeEvent(event)
-
-
-def fitted_size(width: int, height: int, available) -> tuple[int, int]:
-    """``(width, height)`` shrunk to fit ``available`` (a QRect, the screen's available
-    geometry) less :data:`SCREEN_MARGIN` for the frame; never below 640 x 480."""
-    room_w = max(available.width() - SCREEN_MARGIN, 640)
-    room_h = max(available.height() - SCREEN_MARGIN, 480)
-    return min(width, room_w), min(height, room_h)
