@@ -593,10 +593,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p), for drawing."""
         X = self._check_X(X)
-        decisions, ests = self.subproblems_.decisions(X), self._estimates(X)
+        decisions = self.subproblems_.decisions(X)
+        raw = self.subproblems_.estimates(X, self.rule)  # brackets on the signs' pi axis
+        maps = getattr(self, "calibrations_", None) or [None] * len(raw)
         return [
-            LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi)
-            for f, d, e in zip(self.subproblems_.fitted, decisions, ests, strict=True)
+            LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi, None if g is None else g(e.p), g)
+            for f, d, e, g in zip(self.subproblems_.fitted, decisions, raw, maps, strict=True)
         ]
 
     def subproblem_decisions(self, X) -> list[np.ndarray]:
