@@ -407,6 +407,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--parts", nargs="+", default=["path", "memory"])
     ap.add_argument("--baseline", type=Path, help="code before the change (part agree)")
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="run each method this many times (fresh processes)"
+    )
     args = ap.parse_args(argv)
     if args.baseline is not None:
         BASELINE.append(args.baseline)
@@ -425,7 +428,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows = []
         for label, spec, methods in CASES[part]:
-            rows.append({"case": label, "runs": [_run({**spec, "method": m}) for m in methods]})
+            runs = [
+                _run({**spec, "method": m, **({"repeat": r} if args.repeats > 1 else {})})
+                for r in range(args.repeats)
+                for m in methods
+            ]
+            rows.append({"case": label, "runs": runs})
         results[part] = rows
     results["meta"] = {
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -499,7 +507,7 @@ def _report(res: dict) -> str:
         for row in res["memory"]:
             for run in row["runs"]:
                 lines.append(
-                    f"| {row['case']} | {run['method']} | {_fmt(run.get('cpu'))} | "
+                    f"| {row['case']} | {_method(run)} | {_fmt(run.get('cpu'))} | "
                     f"{_fmt(run.get('peak_mb'), 0)} | {_fmt(run.get('l1'), 4)} | "
                     f"{run.get('kernel') or run.get('status') or ''} |"
                 )
@@ -532,6 +540,12 @@ _METHOD_NOTE = {
 }
 
 
+def _method(run: dict, notes: dict | None = None) -> str:
+    """A run's method (its note), with its repeat's number when there are repeats."""
+    name = (notes or {}).get(run["method"], run["method"])
+    return name + (f" (run {run['repeat'] + 1})" if "repeat" in run else "")
+
+
 def _schemes_table(rows: list[dict]) -> list[str]:
     """Every scheme at its defaults against the SVC search on the same data."""
     out = ["## Every scheme at its defaults vs the SVC search", "",
@@ -540,18 +554,19 @@ def _schemes_table(rows: list[dict]) -> list[str]:
            "measured in the same run.", "",
            "| case | method | CPU (s) | / SVC search | L1 | log loss | status |",
            "|---|---|---|---|---|---|---|"]  # fmt: skip
-    svc = {
-        (r["runs"][0].get("design"), r["runs"][0].get("n")): r["runs"][0]
+    svc = {  # the search of the same repeat (same data, same moment)
+        (run.get("design"), run.get("n"), run.get("repeat")): run
         for r in rows
-        if r["runs"][0]["method"] == "svc"
+        for run in r["runs"]
+        if run["method"] == "svc"
     }
     for row in rows:
         for run in row["runs"]:
-            ref = svc.get((run.get("design"), run.get("n")), {})
+            ref = svc.get((run.get("design"), run.get("n"), run.get("repeat")), {})
             ratio = run.get("cpu", float("nan")) / ref.get("cpu", float("nan"))
             lines_ratio = "-" if run["method"] == "svc" else _fmt(ratio, 2)
             out.append(
-                f"| {row['case']} | {_METHOD_NOTE.get(run['method'], run['method'])} | "
+                f"| {row['case']} | {_method(run, _METHOD_NOTE)} | "
                 f"{_fmt(run.get('cpu'))} | {lines_ratio} | {_fmt(run.get('l1'), 4)} | "
                 f"{_fmt(run.get('log_loss'), 4)} | {run.get('status', '')} |"
             )
