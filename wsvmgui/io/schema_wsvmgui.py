@@ -161,9 +161,9 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
         raise sub.fail("w_ptr", "does not match the blocks' sizes in v_ptr")
 
 
-@validator("wsvmgui.ladder.gridsearch:TuningResult")
+@validator("wsvmgui.ladder.tuning_table:TuningResult")
 def _tuning_result(s: State) -> None:
-    """The generic search's table (:mod:`wsvmgui.ladder.gridsearch`): never read by
+    """The generic search's table (:mod:`wsvmgui.ladder.tuning_table`): never read by
     prediction, checked for its shape."""
     axes = s.get("axes")
     if not isinstance(axes, dict) or not axes or not all(isinstance(k, str) for k in axes):

@@ -2,7 +2,7 @@
 
 The default weight grid (``M``), the default lambda grid (``C = 1 / (2 n lambda)`` over
 :data:`DEFAULT_C_GRID`), the empirical generalised KL that scores a tuning cell, and the
-:class:`~wsvmgui.ladder.gridsearch.TuningResult` table (defined with the generic search
+:class:`~wsvmgui.ladder.tuning_table.TuningResult` table (defined beside the generic search
 and importable from here).  The ladders' search is :mod:`wsvmgui.ladder.search`; the
 tuning splits are :mod:`wsvmgui.ladder.splits`.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..solvers.kernels import Kernel
-from .gridsearch import TuningResult
+from .tuning_table import TuningResult
 
 __all__ = [
     "DEFAULT_C_GRID",
