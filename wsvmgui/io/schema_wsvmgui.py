@@ -161,7 +161,7 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
         raise sub.fail("w_ptr", "does not match the blocks' sizes in v_ptr")
 
 
-@validator("wsvmgui.ladder.gridsearch:TuningResult")
+@validator("wsvmgui.ladder.tuning_table:TuningResult")
 def _tuning_result(s: State) -> None:
     """The generic search's table (:mod:`wsvmgui.ladder.gridsearch`): never read by
     prediction, checked for its shape."""
@@ -221,6 +221,7 @@ def _local_interval(s: State) -> None:
     if np.any((y != 0) & (y != 1)):
         raise s.fail("y", "must hold 0/1 labels")
     s.integer("k", 2, p.size)
+    s.array("v", "f", 1, p.shape, lo=0.0, optional=True)
 
 
 @validator("wsvmgui.ladder.noncrossing_types:FitRecord")
