@@ -74,6 +74,9 @@ GROUPS = {
     "wsvmgui_brier": ("wsvmgui_brier",),
     "wsvmgui_recal_brier": ("wsvmgui_recal_brier",),
     "wsvmgui_recal_brier_min": ("wsvmgui_recal_brier_min",),
+    "wsvmgui_recal_brier_ova": ("wsvmgui_recal_brier_ova",),
+    "wsvmgui_recal_ll": ("wsvmgui_recal_ll",),
+    "wsvmgui_recal_ll_min": ("wsvmgui_recal_ll_min",),
     "svm": SVM_PEERS,
     "logistic": ("logistic",),
     "hgb": ("hgb",),
@@ -94,6 +97,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     },
     "wsvmgui_recal_brier_min": {"calibration": "auto", "tuning_score": "brier", "ties": "pairs"},
 }
+VARIANTS["wsvmgui_recal_brier_ova"] = VARIANTS["wsvmgui_recal_brier"]
+VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score": "log_loss"}
+VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
 ECE_BINS = 15
 
 
@@ -245,10 +251,11 @@ def run_group(group: str, data: str, n: int | None, seed: int, n_test: int) -> l
 
     with threadpool_limits(1):
         if group.startswith("wsvmgui"):
-            if group == "wsvmgui_ova" and K == 2:
+            ova = group.endswith("_ova")
+            if ova and K == 2:
                 return []
             t0 = time.process_time()
-            scheme = "ova" if group == "wsvmgui_ova" else None
+            scheme = "ova" if ova else None
             params = VARIANTS[group]
             P, extra = _wsvmgui(X, codes, Xt, K, scheme, params)
             row(group, P, time.process_time() - t0, extra)
