@@ -12,7 +12,10 @@ thread and ``n_jobs=1``:
   default with this branch's changes: the cross-fitted monotone recalibration of
   :mod:`wsvmgui.ladder.recalibration` (``calibration="auto"``) and, for the baseline
   schemes, tied classes resolved by their own pairs (``ties="pairs"``).  ``wsvmgui`` pins
-  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.
+  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.  Tuning variants
+  (:data:`VARIANTS`): ``wsvmgui_brier``, ``wsvmgui_recal_brier`` (recalibrated Brier score,
+  one-SE rule), ``wsvmgui_recal_brier_min`` (its minimum), ``wsvmgui_recal_ll`` and
+  ``wsvmgui_recal_ll_min`` (the same on the log loss), ``wsvmgui_recal_brier_ova`` (One-vs-All).
 * SVM peers (:mod:`wsvmgui.evaluation.peers`), every cell of C in {0.1, 0.3, 1, 3, 10, 30,
   100} x gamma = g / p, g in {1/8, ..., 8} scored by 3-fold log loss: ``platt``
   (libsvm's ``probability=True`` from public parts), ``sigmoid`` and ``isotonic``

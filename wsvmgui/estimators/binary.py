@@ -263,9 +263,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             self.calibration_ = fit_calibration(
                 self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
             )
-            self.interval_ = LocalInterval.fit(
-                p_cf, y_cf, v=fold_spread(raw, self.calibration_)
-            )
+            self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
             calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
         return {
             **calibration,

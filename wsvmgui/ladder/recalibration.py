@@ -427,7 +427,7 @@ def cross_fitted(
     tracker: ProgressTracker,
     sample_weight: np.ndarray | None = None,
     spread: bool = False,
-):
+) -> tuple[np.ndarray, ...]:
     """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
 
     For each fold, the ladder of ``problem`` is fitted on its rows of the fold's training
