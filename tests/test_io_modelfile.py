@@ -279,3 +279,26 @@ def test_manifest_is_inspectable_json(binary_model):
     assert manifest["preprocessing"]["standardize"] is True
     assert manifest["estimator"]["$object"] == "wsvmgui.estimators.binary:WeightedSVMClassifier"
     assert sorted(members) == sorted(f"arrays/{i}.npy" for i in range(manifest["n_arrays"]))
+
+
+def test_a_tuned_model_round_trips_and_loads_under_the_old_table_name():
+    """A tuned fit keeps its tuning table (``TuningResult``); files written before the
+    table moved from ``ladder.gridsearch`` to ``ladder.tuning_table`` name the old module."""
+    d = BINARY
+    settings = RunSettings(scheme="binary", n_weights=5, lambdas=[0.01, 0.1], sigmas=[1.0])
+    pre = Preprocessing.fit(d.X, [f"x{j}" for j in range(d.X.shape[1])])
+    X = pre.transform(d.X)
+    model = FittedModel(fit_scheme(settings, X, d.y.astype(str)), pre, "label",
+                        settings.to_dict(), {})  # fmt: skip
+    data = model_to_bytes(model, X)
+    loaded = model_from_bytes(data, "new.wsvm").estimator
+    assert loaded.fitted_summary()["tuning"] == model.estimator.fitted_summary()["tuning"]
+    manifest, members = _members(data)
+    text = json.dumps(manifest)
+    new, old = "wsvmgui.ladder.tuning_table:TuningResult", "wsvmgui.ladder.gridsearch:TuningResult"
+    assert new in text
+    old_file = _rezip(json.loads(text.replace(new, old)), members)
+    loaded = model_from_bytes(old_file, "old.wsvm").estimator
+    assert type(loaded.tuning_).__name__ == "TuningResult"
+    np.testing.assert_array_equal(loaded.tuning_.score, model.estimator.tuning_.score)
+    np.testing.assert_allclose(loaded.predict_proba(X), model.estimator.predict_proba(X))

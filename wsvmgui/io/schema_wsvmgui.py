@@ -163,7 +163,7 @@ def _path_plan(s: State, n: int, B: int, G: int) -> None:
 
 @validator("wsvmgui.ladder.tuning_table:TuningResult")
 def _tuning_result(s: State) -> None:
-    """The generic search's table (:mod:`wsvmgui.ladder.gridsearch`): never read by
+    """The generic search's table (:mod:`wsvmgui.ladder.tuning_table`): never read by
     prediction, checked for its shape."""
     axes = s.get("axes")
     if not isinstance(axes, dict) or not axes or not all(isinstance(k, str) for k in axes):

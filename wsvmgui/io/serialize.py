@@ -81,6 +81,13 @@ TRUSTED_EXTERNAL = CONSTRUCTED | frozenset(
 _NAME = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
+#: Classes that moved, by the name files written before use -> their name now (the
+#: current name is what is checked and built).
+MOVED = {
+    "wsvmgui.ladder.gridsearch:TuningResult": "wsvmgui.ladder.tuning_table:TuningResult",
+}
+
+
 def type_name(cls: type) -> str:
     """``module:QualName`` of a class."""
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -328,6 +335,7 @@ class Decoder:
     def _object(self, value: Any, node: dict) -> Any:
         if set(node) - {"$object", "id", "state", "args"}:
             raise InputError("unexpected keys in an $object node")
+        value = MOVED.get(value, value) if isinstance(value, str) else value
         cls = trusted_class(value)
         k = node.get("id")
         if not isinstance(k, int) or isinstance(k, bool) or k in self._objects:
