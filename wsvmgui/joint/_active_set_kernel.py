@@ -45,7 +45,6 @@ from ._as_answer import (
     clip_feasible,
     margins,
     rebuild,
-    take,
     truncated_objective,
     truncated_set,
 )
@@ -86,70 +85,6 @@ __all__ = [
 ]  # fmt: skip
 
 
-@_jit("void(F2, F1, F1)")
-def rescale(alpha, w, w0):
-    """Scale point i's duals by ``w_i / w0_i`` (to 0 where ``w0_i = 0``)."""
-    n, k1 = alpha.shape
-    for i in range(n):
-        f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
-        for j in range(k1):
-            alpha[i, j] *= f
-
-
-@_jit("float64(F2, F2, F1, F2, F2, F2, F1, F1, F2, F1)")
-def settle(Z, Dm, w, alpha, beta, W, s, b, m, out):
-    """``W``, ``s`` and the margins of the duals ``alpha`` and intercept ``b``, and their
-    check (:func:`check`, into ``out``); returns the KKT residual."""
-    rebuild(Z, Dm, alpha, beta, W, s)
-    margins(Z, Dm, W, b, m)
-    check(m, w, alpha, beta, W, b, s, out)
-    return out[O_KKT]
-
-
-@_jit(
-    "boolean(F2, F2, F1, F2, float64, F2, F2, F1, B1, I1, B2, F2, F2, F1, B1, I1, B2, F2, F1, F1)",
-)
-def adopt_if_exact(Z, Dm, w, beta, tol, a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc,
-                   act, W, s, out):  # fmt: skip
-    """Take the answer ``a2, b2`` (its margins ``m2`` recomputed, its face) with its fit
-    and check when its KKT residual is at most ``tol``; True if taken."""
-    W2 = np.empty_like(W)
-    s2 = np.empty(W.shape[1])
-    tmp = np.empty(O_SIZE)
-    if not settle(Z, Dm, w, a2, beta, W2, s2, b2, m2, tmp) <= tol:
-        return False
-    take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2)
-    for a in range(W.shape[0]):
-        for c in range(W.shape[1]):
-            W[a, c] = W2[a, c]
-    for c in range(W.shape[1]):
-        s[c] = s2[c]
-    for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
-        out[c] = tmp[c]
-    return True
-
-
-@_jit(
-    "int64(F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, float64, float64, float64,"
-    " int64, F1)",
-)
-def sweep_round(Z, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, lam, rho, eps, eps_b,
-                budget, out):  # fmt: skip
-    """Coordinate sweeps (:func:`sweeps`) from ``alpha`` and the intercept ``b``, then the
-    fit, margins, check and face of their point; returns the sweeps made."""
-    k1 = alpha.shape[1]
-    for c in range(k1):
-        lam[c] = b[c] - rho * s[c]  # the effective intercept starts at b
-    epochs = sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b, budget)
-    rebuild(Z, Dm, alpha, beta, W, s)
-    for c in range(k1):
-        b[c] = lam[c] + rho * s[c]
-    margins(Z, Dm, W, b, m)
-    check(m, w, alpha, beta, W, b, s, out)
-    identify(alpha, m, w, bnd, anc, act, False)
-    return epochs
-
-
 @_jit("void(F2, F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, F2, F1, F1)", entry=True)
 def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, prm, out):
     """Solve the convex subproblem for the data ``(w, beta)``.
@@ -176,6 +111,7 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
     squared norms of the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``:
     residual, gap, objective, sweeps, path events, ``max |s| / max w``, face solves.
     """
+    n = alpha.shape[0]
     k1 = alpha.shape[1]
     rho, eps_b, tol, mu = prm[P_RHO], prm[P_EPS_B], prm[P_TOL], prm[P_MU]
     max_epochs = int(prm[P_MAX_EPOCHS])
@@ -187,30 +123,46 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
     zero = np.zeros(k1)
     tgt0 = np.ones_like(alpha)
     sig0 = np.zeros(k1)
-    # a second answer and its face: attempts on a copy
-    a2, m2, b2 = np.empty_like(alpha), np.empty_like(m), np.empty(k1)
-    bnd2, anc2, act2 = np.empty_like(bnd), np.empty_like(anc), np.empty_like(act)
     epochs = 0
     out[O_FACES] = 0
     out[O_EVENTS] = 0
     if start == START_PATH:
         # active-set steps first (cheap when the face moves little), on a copy
         path_rounds = int(prm[P_PATH_ROUNDS])
-        take(a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc, act)
-        rescale(a2, w, w0)
-        if path_rounds > 0 and polish(Z, Gk, Dm, w, a2, beta, W, m2, s, b2, bnd2, anc2,
-                                      act2, True, rho, mu, path_rounds, tol, np.inf,
-                                      out) <= tol:  # fmt: skip
-            take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2)
-            return
+        if path_rounds > 0:
+            a2 = alpha.copy()
+            m2 = m.copy()
+            b2 = b.copy()
+            bnd2 = bnd.copy()
+            anc2 = anc.copy()
+            act2 = act.copy()
+            for i in range(n):
+                f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
+                for j in range(k1):
+                    a2[i, j] *= f
+            if polish(Z, Gk, Dm, w, a2, beta, W, m2, s, b2, bnd2, anc2, act2, True, rho, mu,
+                      path_rounds, tol, np.inf, out) <= tol:  # fmt: skip
+                alpha[:, :] = a2
+                m[:, :] = m2
+                b[:] = b2
+                bnd[:] = bnd2
+                anc[:] = anc2
+                act[:, :] = act2
+                return
         ev = homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w, beta, one, zero, alpha, b, m, bnd,
                       anc, act, rho, mu, max_events, out)  # fmt: skip
         out[O_EVENTS] = ev
-        if ev >= 0 and clip_feasible(alpha, w) and settle(Z, Dm, w, alpha, beta, W, s, b, m,
-                                                          out) <= tol:  # fmt: skip
-            return
+        if ev >= 0 and clip_feasible(alpha, w):
+            rebuild(Z, Dm, alpha, beta, W, s)
+            margins(Z, Dm, W, b, m)
+            check(m, w, alpha, beta, W, b, s, out)
+            if out[O_KKT] <= tol:
+                return
         # an exact answer for the data reached: rescale it to w and go on from its face
-        rescale(alpha, w, w0)
+        for i in range(n):
+            f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
+            for j in range(k1):
+                alpha[i, j] *= f
         clip_feasible(alpha, w)
         start = START_FACE
     if start == START_FACE and polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act,
@@ -220,27 +172,55 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
     eps = prm[P_EPS_CD]
     budget = int(prm[P_SWEEPS])
     while True:
-        epochs += sweep_round(Z, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, lam, rho,
-                              eps, eps_b, min(budget, max_epochs - epochs), out)  # fmt: skip
+        for c in range(k1):
+            lam[c] = b[c] - rho * s[c]  # the effective intercept starts at b
+        epochs += sweeps(Z, zz, Dm, w, alpha, beta, W, s, lam, rho, eps, eps_b,
+                         min(budget, max_epochs - epochs))  # fmt: skip
         budget *= 2
         out[O_EPOCHS] = epochs
+        rebuild(Z, Dm, alpha, beta, W, s)
+        for c in range(k1):
+            b[c] = lam[c] + rho * s[c]
+        margins(Z, Dm, W, b, m)
+        check(m, w, alpha, beta, W, b, s, out)
+        identify(alpha, m, w, bnd, anc, act, False)
         if out[O_KKT] <= tol:
             return
         if polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, False, rho, mu, rounds,
                   tol, out[O_KKT], out) <= tol:  # fmt: skip
             return
         # a path from the problem this point solves exactly
-        take(a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc, act)
+        a2 = alpha.copy()
+        m2 = m.copy()
+        b2 = b.copy()
+        bnd2 = bnd.copy()
+        anc2 = anc.copy()
+        act2 = act.copy()
         w2 = w.copy()
         beta2 = beta.copy()
         perturb(Z, Dm, w, beta, a2, b2, m2, bnd2, anc2, act2, tgt0, sig0)
         ev = homotopy(Z, Gk, Dm, w2, beta2, tgt0, sig0, w, beta, one, zero, a2, b2, m2, bnd2,
                       anc2, act2, rho, mu, max_events, out)  # fmt: skip
         out[O_EVENTS] = ev
-        if ev >= 0 and clip_feasible(a2, w) and adopt_if_exact(
-            Z, Dm, w, beta, tol, a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc, act, W, s,
-            out):  # fmt: skip
-            return
+        if ev >= 0 and clip_feasible(a2, w):
+            W2 = np.empty_like(W)
+            s2 = np.empty(k1)
+            rebuild(Z, Dm, a2, beta, W2, s2)
+            margins(Z, Dm, W2, b2, m2)
+            tmp = np.empty(O_SIZE)
+            check(m2, w, a2, beta, W2, b2, s2, tmp)
+            if tmp[O_KKT] <= tol:
+                alpha[:, :] = a2
+                m[:, :] = m2
+                b[:] = b2
+                bnd[:] = bnd2
+                anc[:] = anc2
+                act[:, :] = act2
+                W[:, :] = W2
+                s[:] = s2
+                for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
+                    out[c] = tmp[c]
+                return
         if epochs >= max_epochs:
             return
         eps *= 0.1

@@ -45,32 +45,25 @@ def rebuild(Z, Dm, alpha, beta, W, s):
                     W[a, c] += zia * v[c]
 
 
-@_jit("void(F2, F2, F2, F1, int64, F1, F2)")
-def point_margins(Z, Dm, W, b, i, u, m):
-    """Point i's pair margins ``m_ij = (z_i' W + b) . D_ij``; writes row i of ``m`` (and
-    ``u = z_i' W + b``, (K1,) scratch)."""
-    r = Z.shape[1]
-    k1 = W.shape[1]
-    for c in range(k1):
-        u[c] = b[c]
-    for a in range(r):
-        zia = Z[i, a]
-        for c in range(k1):
-            u[c] += zia * W[a, c]
-    for j in range(k1):
-        row = i * k1 + j
-        acc = 0.0
-        for c in range(k1):
-            acc += u[c] * Dm[row, c]
-        m[i, j] = acc
-
-
 @_jit("void(F2, F2, F2, F1, F2)")
 def margins(Z, Dm, W, b, m):
     """Pair margins ``m_ij = (z_i' W + b) . D_ij``; writes ``m`` (n, K1)."""
-    u = np.empty(W.shape[1])
-    for i in range(Z.shape[0]):
-        point_margins(Z, Dm, W, b, i, u, m)
+    n, r = Z.shape
+    k1 = W.shape[1]
+    u = np.empty(k1)
+    for i in range(n):
+        for c in range(k1):
+            u[c] = b[c]
+        for a in range(r):
+            zia = Z[i, a]
+            for c in range(k1):
+                u[c] += zia * W[a, c]
+        for j in range(k1):
+            row = i * k1 + j
+            acc = 0.0
+            for c in range(k1):
+                acc += u[c] * Dm[row, c]
+            m[i, j] = acc
 
 
 @_jit("float64(F2, F1, F2, float64)", entry=True)

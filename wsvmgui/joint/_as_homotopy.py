@@ -13,22 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..ladder._path_jit import _jit
-from ._as_answer import margins, point_margins, rebuild
+from ._as_answer import margins, rebuild
 from ._as_face import face_core, face_list, fixed_part
 from ._as_layout import O_FACES
 from ._as_steps import identify
 
 # Events of :func:`homotopy` (the condition that would fail first).
 EV_DUAL_ZERO, EV_BOUND_PAIR, EV_SLACK_ZERO, EV_FREE_PAIR, EV_SUM_BOUND = 1, 2, 3, 4, 5
-
-
-@_jit("float64(float64, float64)")
-def crossing(v0, v1):
-    """Where ``v0 + tau (v1 - v0)``, >= 0 at ``tau = 0`` up to round-off, crosses 0 while
-    decreasing (``inf`` where it does not)."""
-    if v1 < 0.0 and v1 < v0:
-        return max(v0, 0.0) / (v0 - v1)
-    return np.inf
 
 
 @_jit("int64(F2, B2, int64)")
@@ -66,84 +57,84 @@ def face_answer(Z, w1, bnd, anc, fi, fa, fb, nf, t, dvec, W0, a1, W1):
                 W1[a, c] += zt * dvec[f, c]
 
 
-@_jit("float64(int64, F2, F2, F2, F2, F2, F2, I1, B2, float64, I1)")
-def bound_point_event(i, alpha, a1, m, m1, tgt0, tgt1, anc, act, tau, ev):
-    """The first event of bound point i before ``tau``: an active dual reaching 0, an
-    inactive pair reaching the anchor's level, or the slack ``xi_i`` reaching 0.  Returns
-    the new ``tau`` and writes ``ev`` (point, pair, kind) where it moved."""
-    ja = anc[i]
-    for j in range(alpha.shape[1]):
-        if act[i, j]:  # dual stays >= 0
-            tt = crossing(alpha[i, j], a1[i, j])
-            kind = EV_DUAL_ZERO
-        else:  # pair stays below the active level: tgt - m <= xi
-            v0 = (m[i, j] - tgt0[i, j]) - (m[i, ja] - tgt0[i, ja])
-            v1 = (m1[i, j] - tgt1[i, j]) - (m1[i, ja] - tgt1[i, ja])
-            tt = crossing(v0, v1)
-            kind = EV_BOUND_PAIR
-        if tt < tau:
-            tau = tt
-            ev[0] = i
-            ev[1] = j
-            ev[2] = kind
-    tt = crossing(tgt0[i, ja] - m[i, ja], tgt1[i, ja] - m1[i, ja])  # slack xi_i >= 0
-    if tt < tau:
-        tau = tt
-        ev[0] = i
-        ev[1] = ja
-        ev[2] = EV_SLACK_ZERO
-    return tau
-
-
-@_jit("float64(int64, F1, F1, F2, F2, F2, F2, F2, F2, B2, float64, I1)")
-def free_point_event(i, w0, w1, alpha, a1, m, m1, tgt0, tgt1, act, tau, ev):
-    """The first event of point i (inside its bound) before ``tau``: an active dual
-    reaching 0, an inactive pair's margin reaching its target, or the sum reaching
-    ``w_i``.  Returns the new ``tau`` and writes ``ev`` where it moved."""
-    sa0 = 0.0
-    sa1 = 0.0
-    for j in range(alpha.shape[1]):
-        if act[i, j]:
-            v0 = alpha[i, j]
-            v1 = a1[i, j]
-            sa0 += v0
-            sa1 += v1
-            kind = EV_DUAL_ZERO
-        else:  # margin stays >= its target
-            v0 = m[i, j] - tgt0[i, j]
-            v1 = m1[i, j] - tgt1[i, j]
-            kind = EV_FREE_PAIR
-        tt = crossing(v0, v1)
-        if tt < tau:
-            tau = tt
-            ev[0] = i
-            ev[1] = j
-            ev[2] = kind
-    if sa1 > 0.0:
-        tt = crossing(w0[i] - sa0, w1[i] - sa1)  # sum stays <= w_i
-        if tt < tau:
-            tau = tt
-            ev[0] = i
-            ev[1] = -1
-            ev[2] = EV_SUM_BOUND
-    return tau
-
-
 @_jit("float64(F2, F2, F2, F1, F1, F1, F2, F2, F2, F2, F2, F2, B1, I1, B2, I1)")
 def first_event(Z, Dm, W1, b1, w0, w1, alpha, a1, m, m1, tgt0, tgt1, bnd, anc, act, ev):
     """The target answer's margins ``m1`` and the first event along ``x(tau) = x0 + tau
-    (x1 - x0)``, ``tau`` in (0, 1]; returns ``tau`` (1 with ``ev[0] = -1``: no event)."""
-    u = np.empty(W1.shape[1])
+    (x1 - x0)``, ``tau`` in (0, 1]: a quantity that is >= 0 at ``tau = 0`` crossing 0
+    (an active dual; the sum's room ``w_i - sum_j alpha_ij``; a bound point's slack
+    ``xi_i``; an inactive pair's distance from the active level).  Returns ``tau`` and
+    writes ``ev`` (point, pair, kind); ``ev[0] = -1`` and ``tau = 1``: no event.  One
+    fused pass (the hot loop of the path: no calls inside).
+    """
+    n, r = Z.shape
+    k1 = W1.shape[1]
+    u = np.empty(k1)
     tau = 1.0
-    ev[0] = -1
-    ev[1] = -1
-    ev[2] = 0
-    for i in range(Z.shape[0]):
-        point_margins(Z, Dm, W1, b1, i, u, m1)
+    ev_i = -1
+    ev_j = -1
+    ev_kind = 0
+    for i in range(n):
+        for c in range(k1):
+            u[c] = b1[c]
+        for a in range(r):
+            zia = Z[i, a]
+            for c in range(k1):
+                u[c] += zia * W1[a, c]
+        for j in range(k1):
+            row = i * k1 + j
+            acc = 0.0
+            for c in range(k1):
+                acc += u[c] * Dm[row, c]
+            m1[i, j] = acc
         if bnd[i]:
-            tau = bound_point_event(i, alpha, a1, m, m1, tgt0, tgt1, anc, act, tau, ev)
+            ja = anc[i]
+            for j in range(k1):
+                if act[i, j]:  # dual stays >= 0
+                    v0 = alpha[i, j]
+                    v1 = a1[i, j]
+                    kind = EV_DUAL_ZERO
+                else:  # pair stays below the active level: tgt - m <= xi
+                    v0 = (m[i, j] - tgt0[i, j]) - (m[i, ja] - tgt0[i, ja])
+                    v1 = (m1[i, j] - tgt1[i, j]) - (m1[i, ja] - tgt1[i, ja])
+                    kind = EV_BOUND_PAIR
+                if v1 < 0.0 and v1 < v0:
+                    tt = max(v0, 0.0) / (v0 - v1)
+                    if tt < tau:
+                        tau, ev_i, ev_j, ev_kind = tt, i, j, kind
+            v0 = tgt0[i, ja] - m[i, ja]  # slack xi_i >= 0
+            v1 = tgt1[i, ja] - m1[i, ja]
+            if v1 < 0.0 and v1 < v0:
+                tt = max(v0, 0.0) / (v0 - v1)
+                if tt < tau:
+                    tau, ev_i, ev_j, ev_kind = tt, i, ja, EV_SLACK_ZERO
         else:
-            tau = free_point_event(i, w0, w1, alpha, a1, m, m1, tgt0, tgt1, act, tau, ev)
+            sa0 = 0.0
+            sa1 = 0.0
+            for j in range(k1):
+                if act[i, j]:
+                    v0 = alpha[i, j]
+                    v1 = a1[i, j]
+                    sa0 += v0
+                    sa1 += v1
+                    kind = EV_DUAL_ZERO
+                else:  # margin stays >= its target
+                    v0 = m[i, j] - tgt0[i, j]
+                    v1 = m1[i, j] - tgt1[i, j]
+                    kind = EV_FREE_PAIR
+                if v1 < 0.0 and v1 < v0:
+                    tt = max(v0, 0.0) / (v0 - v1)
+                    if tt < tau:
+                        tau, ev_i, ev_j, ev_kind = tt, i, j, kind
+            if sa1 > 0.0:
+                v0 = w0[i] - sa0  # sum stays <= w_i
+                v1 = w1[i] - sa1
+                if v1 < 0.0 and v1 < v0:
+                    tt = max(v0, 0.0) / (v0 - v1)
+                    if tt < tau:
+                        tau, ev_i, ev_j, ev_kind = tt, i, -1, EV_SUM_BOUND
+    ev[0] = ev_i
+    ev[1] = ev_j
+    ev[2] = ev_kind
     return tau
 
 
