@@ -286,6 +286,11 @@ _PESSIMISTIC = {
 }
 
 
+#: Wall seconds the guard's probes may take at most, when a shorter probe gave only a lower
+#: bound under the limit for a fit :func:`quick_bound` finds longer than it.
+PATIENCE_CAP = 64.0
+
+
 def quick_bound(fit_plan: FitPlan) -> float:
     """A pessimistic bound on the fit's seconds, without probing (rows scaled by a power
     of 2.5, above the probes' :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`)."""
@@ -315,10 +320,17 @@ def check_fit(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
         return fit_plan
     if quick_bound(fit_plan) <= 60.0 * limit:
         return fit_plan
-    priced = price_plan(
-        estimator, X, codes, fit_plan, PROBE_BUDGET, None, PROBE_PATIENCE, 60.0 * limit
-    )
-    cost = FitCost(priced, machine_cores())
+    patience = PROBE_PATIENCE
+    while True:
+        priced = price_plan(
+            estimator, X, codes, fit_plan, PROBE_BUDGET, None, patience, 60.0 * limit
+        )
+        cost = FitCost(priced, machine_cores())
+        # a lower bound under the limit proves nothing about a fit the quick bound finds
+        # long (e.g. a start so slow that no unit finished): probe longer, within a cap
+        if not (cost.lower_bound and cost.seconds <= 60.0 * limit) or patience >= PATIENCE_CAP:
+            break
+        patience *= 4.0
     if cost.seconds > 60.0 * limit:
         raise CostLimitError(
             f"{type(estimator).__name__}: this fit is estimated to take "
