@@ -216,3 +216,40 @@ def test_importing_everything_outside_gui_loads_no_qt():
     assert result["before"] == [], "a fresh interpreter already had Qt loaded"
     assert result["errors"] == {}, f"modules failed to import: {result['errors']}"
     assert result["culprits"] == {}, f"modules pulled in Qt: {result['culprits']}"
+
+
+#: Modules allowed to name scikit-learn's private modules: the compatibility module, and
+#: the fast libsvm binding (its own public fallback and self-check).
+SKLEARN_PRIVATE_OK = {"wsvmgui._sklearn_compat", "wsvmgui.solvers._libsvm_direct"}
+
+
+def _private_sklearn(source: str) -> list[tuple[int, str]]:
+    """(line, what) of every import of a private scikit-learn module or name."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [(a.name, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [(node.module, f"{node.module}.{a.name}") for a in node.names]
+        else:
+            continue
+        for module, full in names:
+            if module.split(".")[0] == "sklearn" and any(
+                part.startswith("_") for part in full.split(".")[1:]
+            ):
+                found.append((node.lineno, full))
+    return found
+
+
+def test_private_sklearn_names_are_imported_in_one_place():
+    """scikit-learn's private names come through ``wsvmgui._sklearn_compat`` only."""
+    assert _private_sklearn("from sklearn.utils._param_validation import Interval\n")
+    assert _private_sklearn("from sklearn.calibration import _SigmoidCalibration\n")
+    assert not _private_sklearn("from sklearn.svm import SVC\n")
+    bad = [
+        f"{_module_name(path)}:{line} imports {name}"
+        for path in _package_files()
+        if _module_name(path) not in SKLEARN_PRIVATE_OK
+        for line, name in _private_sklearn(path.read_text(encoding="utf-8"))
+    ]
+    assert not bad, "\n".join(bad)

@@ -176,3 +176,15 @@ def test_local_interval_refuses_a_bad_spread():
     v = fold_spread(raw, g)  # two folds: (2 - 1) x the variance over the fits
     np.testing.assert_allclose(v, g(raw).var(axis=0))
     assert v[1] == 0 and v[3] == 0 and v[0] > 0
+
+
+def test_isotonic_pav_equals_scikit_learns_isotonic_regression():
+    from sklearn.isotonic import isotonic_regression
+
+    from wsvmgui._sklearn_compat import isotonic_pav
+
+    rng = np.random.default_rng(3)
+    for t in (1, 2, 7, 50):
+        values, weights = rng.normal(size=t), rng.uniform(0.1, 3.0, size=t)
+        expected = isotonic_regression(values, sample_weight=weights, increasing=True)
+        np.testing.assert_allclose(isotonic_pav(values, weights), expected, atol=1e-12)

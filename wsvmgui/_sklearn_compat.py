@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.calibration import _SigmoidCalibration
+from sklearn.isotonic import isotonic_regression
 from sklearn.utils._param_validation import (
     HasMethods,
     Hidden,
@@ -28,13 +30,36 @@ __all__ = [
     "Hidden",
     "Interval",
     "InvalidParameterError",
+    "SigmoidCalibration",
     "StrOptions",
     "check_sample_weight",
     "fit_context",
+    "isotonic_pav",
+    "tree_node_dtype",
 ]
 
 #: scikit-learn's decorator of ``fit``: validates ``_parameter_constraints`` first.
 fit_context = _fit_context
+
+#: Platt's sigmoid fit of labels on scores, as ``CalibratedClassifierCV`` makes it (the
+#: peers of :mod:`wsvmgui.evaluation.peers`).
+SigmoidCalibration = _SigmoidCalibration
+
+
+def isotonic_pav(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Non-decreasing least-squares fit to ``values`` (t,) with ``weights`` (t,).
+
+    scikit-learn's compiled pool-adjacent-violators without its input validation (which
+    costs more than the fit on the recalibration's small problems, once per tuning cell
+    and fold); its public ``isotonic_regression`` when the private routine is not there.
+    """
+    try:
+        from sklearn._isotonic import _inplace_contiguous_isotonic_regression as pav
+    except ImportError:  # pragma: no cover - a scikit-learn without the routine
+        return isotonic_regression(values, sample_weight=weights, increasing=True)
+    out = np.array(values, dtype=np.float64, order="C")
+    pav(out, np.array(weights, dtype=np.float64, order="C"))
+    return out
 
 
 def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
@@ -54,3 +79,10 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
     if sw.size and not np.any(sw > 0):
         raise ValueError("Sample weights must contain at least one non-zero number.")
     return np.array(sw, dtype=np.float64, copy=True)
+
+
+def tree_node_dtype() -> np.dtype:
+    """The record dtype of a fitted decision tree's nodes (a model file's tree arrays)."""
+    from sklearn.tree._tree import NODE_DTYPE
+
+    return np.dtype(NODE_DTYPE)

@@ -14,9 +14,9 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import Interval, StrOptions
 from ..ladder.crossing import CrossingReport
 from ..ladder.engines import DEFAULT_ENGINE
 from ..ladder.gridsearch import FoldScore, Grid, Job, grid_search, rescale_lambda

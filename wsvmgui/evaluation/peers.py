@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import expit
-from sklearn.calibration import _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression, isotonic_regression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
+from .._sklearn_compat import SigmoidCalibration
 from ..errors import InputError
 from .baselines import _couple_pairwise, _platt_sigmoid
 
@@ -266,7 +266,7 @@ def fit_calibrated_svc(
                 (
                     IsotonicRegression(out_of_bounds="clip")
                     if method == "isotonic"
-                    else _SigmoidCalibration()
+                    else SigmoidCalibration()
                 ).fit(ovr[:, j], Y[:, j])
                 for j in range(ovr.shape[1])
             ]

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from .._sklearn_compat import tree_node_dtype
 from .._version import __version__
 from ..errors import InputError
 from ..estimators.report import ProbabilityReport, with_intervals
@@ -357,7 +358,7 @@ def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
 
 def _declarations(entries: Any, n: int, source: str) -> list[tuple[np.dtype, tuple, int]]:
     """``(dtype, shape, bytes)`` of every declared array (plain dtypes only)."""
-    from sklearn.tree._tree import NODE_DTYPE
+    NODE_DTYPE = tree_node_dtype()
 
     if not isinstance(entries, list) or len(entries) != n:
         raise ModelFileError(f"{source}: manifest entry 'arrays' must declare {n} arrays")

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._sklearn_compat import tree_node_dtype
 from .schema import MAX_COUNT, MAX_DEGREE, SchemaError, State, validator
 
 
@@ -241,7 +242,7 @@ def check_tree_args(args: Any, where: str) -> tuple:
 
 @validator(TREE)
 def _tree(s: State) -> None:
-    from sklearn.tree._tree import NODE_DTYPE
+    NODE_DTYPE = tree_node_dtype()
 
     count = s.integer("node_count", 1, MAX_COUNT)
     s.integer("max_depth", 0, count)

@@ -35,9 +35,9 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import beta as beta_dist
 from scipy.stats import norm
-from sklearn.isotonic import isotonic_regression
 from sklearn.model_selection import StratifiedKFold
 
+from .._sklearn_compat import isotonic_pav
 from ..errors import InputError
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
@@ -181,21 +181,6 @@ def _newton(Z: np.ndarray, y: np.ndarray, w: np.ndarray, pen: np.ndarray, loss):
     return None
 
 
-def _pav(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Non-decreasing least-squares fit to ``values`` (t,) with ``weights`` (t,).
-
-    scikit-learn's compiled pool-adjacent-violators without its input validation (which
-    cost more than the fit here, once per tuning cell and fold); its public
-    ``isotonic_regression`` when the private routine is not there."""
-    try:
-        from sklearn._isotonic import _inplace_contiguous_isotonic_regression as pav
-    except ImportError:  # pragma: no cover - a scikit-learn without the routine
-        return isotonic_regression(values, sample_weight=weights, increasing=True)
-    out = np.array(values, dtype=np.float64, order="C")
-    pav(out, np.array(weights, dtype=np.float64, order="C"))
-    return out
-
-
 def _smoothed_isotonic(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Isotonic regression with every block's mean shrunk by one pseudo-point at 1/2.
 
@@ -207,12 +192,12 @@ def _smoothed_isotonic(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nda
     x, inverse, w = np.unique(p, return_inverse=True, return_counts=True)
     w = w.astype(float)
     mean = np.bincount(inverse, weights=y, minlength=x.size) / w
-    fit = _pav(mean, w)
+    fit = isotonic_pav(mean, w)
     block = np.concatenate([[0], np.cumsum(np.diff(fit) != 0)])
     count = np.bincount(block, weights=w)
     total = np.bincount(block, weights=w * mean)
     smooth = ((total + 0.5) / (count + 1.0))[block]
-    return x, _pav(smooth, w)
+    return x, isotonic_pav(smooth, w)
 
 
 def fit_map(name: str, p: np.ndarray, y: np.ndarray) -> MonotoneMap:
