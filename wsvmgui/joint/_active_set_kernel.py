@@ -24,8 +24,9 @@ The solver is built from modules with one job each:
 * :mod:`._as_sweeps`: dual coordinate descent (:func:`sweeps`), which gives a cold start
   a nearby point; :func:`perturb` makes it the exact answer of nearby data (targets and
   an offset), and a path from there finishes;
-* this module: the strategy, :func:`solve`; the layouts of its parameter and result
-  vectors are in :mod:`._as_layout`.
+* this module: the strategy, :func:`solve` (with :func:`rescale`, :func:`settle`,
+  :func:`adopt_if_exact`); the layouts of its parameter and result vectors are in
+  :mod:`._as_layout`.
 
 :func:`solve` starts from one of three points (``prm[P_START]``):
 
@@ -39,9 +40,9 @@ The solver is built from modules with one job each:
 
 What is left unsolved then gets coordinate sweeps (:func:`sweeps`: a loose tolerance
 ``prm[P_EPS_CD]``, at most ``prm[P_SWEEPS]`` sweeps), active-set steps, and a path from
-the problem the sweeps' point solves exactly (:func:`perturb`) to the
-subproblem; repeated with ten times tighter and twice as many sweeps until the KKT
-residual is at most ``prm[P_TOL]`` or ``prm[P_MAX_EPOCHS]`` sweeps are spent.
+the problem the sweeps' point solves exactly (:func:`perturb`) to the subproblem;
+repeated with ten times tighter and twice as many sweeps until the KKT residual is at
+most ``prm[P_TOL]`` or ``prm[P_MAX_EPOCHS]`` sweeps are spent.
 
 All state lives in caller-owned arrays; the functions release the GIL and are compiled
 once per machine and cached on disk, with IEEE division (the residual checks catch NaN).
@@ -145,14 +146,14 @@ def adopt_if_exact(Z, Dm, w, beta, tol, a2, m2, b2, bnd2, anc2, act2, alpha, m, 
 
 @_jit("void(F2, F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, F2, F1, F1)", entry=True)
 def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, prm, out):
-    """Solve the convex subproblem for the data ``(w, beta)`` from the start ``prm[P_START]``
-    (the starts and the strategy: the module docstring).
+    """Solve the convex subproblem for the data ``(w, beta)``.
 
-    Arrays written in place: ``alpha`` (n, K1), ``W`` (r, K1), ``s``, ``b`` (K1,), ``m``
-    (n, K1), the face ``bnd`` (n,), ``anc`` (n,), ``act`` (n, K1) and ``w0, beta0``
-    (scratch).  ``Gk`` is ``Z Z'`` (n, n) or (0, 0) (:func:`._as_face.face_solve`), ``zz`` the
-    squared norms of the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``:
-    residual, gap, objective, sweeps, path events, ``max |s| / max w``, face solves.
+    The start ``prm[P_START]`` and the strategy: the module docstring.  Arrays written in
+    place: ``alpha`` (n, K1), ``W`` (r, K1), ``s``, ``b`` (K1,), ``m`` (n, K1), the face
+    ``bnd`` (n,), ``anc`` (n,), ``act`` (n, K1) and ``w0, beta0`` (scratch).  ``Gk`` is
+    ``Z Z'`` (n, n) or (0, 0) (:func:`._as_face.face_solve`), ``zz`` the squared norms of
+    the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``: residual, gap,
+    objective, sweeps, path events, ``max |s| / max w``, face solves.
     """
     k1 = alpha.shape[1]
     rho, eps_b, tol, mu = prm[P_RHO], prm[P_EPS_B], prm[P_TOL], prm[P_MU]
