@@ -12,7 +12,10 @@ thread and ``n_jobs=1``:
   default with this branch's changes: the cross-fitted monotone recalibration of
   :mod:`wsvmgui.ladder.recalibration` (``calibration="auto"``) and, for the baseline
   schemes, tied classes resolved by their own pairs (``ties="pairs"``).  ``wsvmgui`` pins
-  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.
+  ``calibration="none"`` and ``ties="key"``, which is main's behaviour.  Tuning variants
+  (:data:`VARIANTS`): ``wsvmgui_brier``, ``wsvmgui_recal_brier`` (recalibrated Brier score,
+  one-SE rule), ``wsvmgui_recal_brier_min`` (its minimum), ``wsvmgui_recal_ll`` and
+  ``wsvmgui_recal_ll_min`` (the same on the log loss), ``wsvmgui_recal_brier_ova`` (One-vs-All).
 * SVM peers (:mod:`wsvmgui.evaluation.peers`), every cell of C in {0.1, 0.3, 1, 3, 10, 30,
   100} x gamma = g / p, g in {1/8, ..., 8} scored by 3-fold log loss: ``platt``
   (libsvm's ``probability=True`` from public parts), ``sigmoid`` and ``isotonic``
@@ -74,6 +77,9 @@ GROUPS = {
     "wsvmgui_brier": ("wsvmgui_brier",),
     "wsvmgui_recal_brier": ("wsvmgui_recal_brier",),
     "wsvmgui_recal_brier_min": ("wsvmgui_recal_brier_min",),
+    "wsvmgui_recal_brier_ova": ("wsvmgui_recal_brier_ova",),
+    "wsvmgui_recal_ll": ("wsvmgui_recal_ll",),
+    "wsvmgui_recal_ll_min": ("wsvmgui_recal_ll_min",),
     "svm": SVM_PEERS,
     "logistic": ("logistic",),
     "hgb": ("hgb",),
@@ -94,6 +100,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     },
     "wsvmgui_recal_brier_min": {"calibration": "auto", "tuning_score": "brier", "ties": "pairs"},
 }
+VARIANTS["wsvmgui_recal_brier_ova"] = VARIANTS["wsvmgui_recal_brier"]
+VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score": "log_loss"}
+VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
 ECE_BINS = 15
 
 
@@ -245,10 +254,11 @@ def run_group(group: str, data: str, n: int | None, seed: int, n_test: int) -> l
 
     with threadpool_limits(1):
         if group.startswith("wsvmgui"):
-            if group == "wsvmgui_ova" and K == 2:
+            ova = group.endswith("_ova")
+            if ova and K == 2:
                 return []
             t0 = time.process_time()
-            scheme = "ova" if group == "wsvmgui_ova" else None
+            scheme = "ova" if ova else None
             params = VARIANTS[group]
             P, extra = _wsvmgui(X, codes, Xt, K, scheme, params)
             row(group, P, time.process_time() - t0, extra)

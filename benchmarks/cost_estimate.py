@@ -115,7 +115,7 @@ class Window:
         return {"asked": asked, "seconds": seconds, "cpu": time.process_time() - cpu0}
 
 
-def spread(request, n: int = 3) -> dict:
+def spread(request, n: int = 5) -> dict:
     from wsvmgui.app.cost import estimate_cost
 
     walls, cpus, busys, lower, probe = [], [], [], [], []
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--tries", type=int, default=3)
     parser.add_argument("--question-tries", type=int, default=10, help="thorough/joint")
-    parser.add_argument("--estimates", type=int, default=3)
+    parser.add_argument("--estimates", type=int, default=5)
     parser.add_argument("--max-actual", type=float, default=240.0)
     parser.add_argument("--cases", choices=["all", "K3", "demo"], default="all")
     parser.add_argument("--out", default="cost_estimate")

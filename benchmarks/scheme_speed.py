@@ -20,23 +20,26 @@ rows (``--parts``); this file holds the path and memory rows of issue 20:
 * ``agree`` (with ``--baseline DIR``, the code before the change, e.g. ``git archive``
   of main): the path's probabilities at new points from this code and from ``DIR`` at
   fixed cells on the designs: the same fit to tolerance.
-* ``schemes`` and ``schemes_binary`` (one table): every scheme at its defaults against
-  the SVC search, the tuned ``CalibratedClassifierCV(SVC(), ensemble=False)`` (Platt
-  sigmoids) over 7 C (0.1 ... 100) x 7 gamma (g / p, g = 1/8 ... 8) scored by 3-fold
-  log loss (``GridSearchCV``; 147 searched fits of 6 SVCs each, then the refit):
-  One-vs-All on the digits subsample (n = 700) and on ``wu2010_ex1`` at n = 800, with
-  ``screen=None`` (its tuning before One-vs-All's shared screening) and, with
-  ``--baseline DIR``, the code of ``DIR``; pairwise on the same data; the joint indirect
-  scheme on iris; the non-crossing ladder at n = 500; the binary ladder at n = 400, 500
-  and on breast cancer, and at n = 2000 against a 12-cell search
-  (``SVC(probability=True)``, C in {0.1, 1, 10, 100} x g in {1/2, 1, 2}).  Every method
-  in a pipeline after ``StandardScaler``.
+* ``schemes``, ``schemes_noncrossing`` and ``schemes_binary`` (one table): every scheme
+  at its defaults against the SVC search, the tuned
+  ``CalibratedClassifierCV(SVC(), ensemble=False)`` (Platt sigmoids) over 7 C (0.1 ...
+  100) x 7 gamma (g / p, g = 1/8 ... 8) scored by 3-fold log loss (``GridSearchCV``; 147
+  searched fits of 6 SVCs each, then the refit): One-vs-All on the digits subsample
+  (n = 700) and on ``wu2010_ex1`` at n = 800, with ``screen=None`` (its tuning before
+  One-vs-All's shared screening) and, with ``--baseline DIR``, the code of ``DIR``;
+  pairwise on the same data; the joint indirect scheme on iris; the non-crossing ladder
+  at n = 500 (with its own search, so that ``--repeats`` compares each repeat with the
+  search run beside it); the binary ladder (this code only: the ``before`` rows were of
+  a screening threshold since reverted) at n = 400, 500 and on breast cancer, and at
+  n = 2000 against a 12-cell search (``SVC(probability=True)``, C in {0.1, 1, 10, 100} x
+  g in {1/2, 1, 2}).  Every method in a pipeline after ``StandardScaler``.
 
 Writes ``benchmarks/results/scheme_speed.{md,json}`` (parts not run keep their rows)::
 
     python benchmarks/scheme_speed.py --parts path memory
     python benchmarks/scheme_speed.py --parts agree --baseline /tmp/main_src
     python benchmarks/scheme_speed.py --parts schemes --baseline /tmp/before_src
+    python benchmarks/scheme_speed.py --parts schemes_noncrossing --repeats 3
 """
 
 from __future__ import annotations
@@ -356,35 +359,38 @@ CASES: dict[str, list[tuple[str, dict, tuple[str, ...]]]] = {
         ("joint indirect, iris (n = 105)", {"design": "iris", "kind": "joint"}, ("after",)),
         ("  One-vs-All, iris", {"design": "iris", "kind": "ova"}, ("after",)),
         ("  SVC search, iris", {"design": "iris", "kind": "svc49"}, ("svc",)),
+    ],  # fmt: skip
+    "schemes_noncrossing": [
         (
             "non-crossing, wuliu2011_ex1, n = 500",
             {"design": "wuliu2011_ex1", "n": 500, "kind": "noncrossing"},
             ("after",),
         ),
+        ("  SVC search, n = 500", {"design": "wuliu2011_ex1", "n": 500, "kind": "svc49"}, ("svc",)),
     ],  # fmt: skip
     "schemes_binary": [
         (
             "binary, wuliu2011_ex1, n = 400",
             {"design": "wuliu2011_ex1", "n": 400, "kind": "binary"},
-            ("after", "before"),
+            ("after",),
         ),
         ("  SVC search, n = 400", {"design": "wuliu2011_ex1", "n": 400, "kind": "svc49"}, ("svc",)),
         (
             "binary, wuliu2011_ex1, n = 500",
             {"design": "wuliu2011_ex1", "n": 500, "kind": "binary"},
-            ("after", "before"),
+            ("after",),
         ),
         ("  SVC search, n = 500", {"design": "wuliu2011_ex1", "n": 500, "kind": "svc49"}, ("svc",)),
         (
             "binary, breast cancer (n = 398)",
             {"design": "breast_cancer", "kind": "binary"},
-            ("after", "before"),
+            ("after",),
         ),
         ("  SVC search, breast cancer", {"design": "breast_cancer", "kind": "svc49"}, ("svc",)),
         (
             "binary, wuliu2011_ex1, n = 2000",
             {"design": "wuliu2011_ex1", "n": 2000, "kind": "binary"},
-            ("after", "before"),
+            ("after",),
         ),
         (
             "  12-cell SVC(probability=True) search, n = 2000",
@@ -407,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--parts", nargs="+", default=["path", "memory"])
     ap.add_argument("--baseline", type=Path, help="code before the change (part agree)")
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="run each method this many times (fresh processes)"
+    )
     args = ap.parse_args(argv)
     if args.baseline is not None:
         BASELINE.append(args.baseline)
@@ -425,7 +434,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows = []
         for label, spec, methods in CASES[part]:
-            rows.append({"case": label, "runs": [_run({**spec, "method": m}) for m in methods]})
+            runs = [
+                _run({**spec, "method": m, **({"repeat": r} if args.repeats > 1 else {})})
+                for r in range(args.repeats)
+                for m in methods
+            ]
+            rows.append({"case": label, "runs": runs})
         results[part] = rows
     results["meta"] = {
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -499,7 +513,7 @@ def _report(res: dict) -> str:
         for row in res["memory"]:
             for run in row["runs"]:
                 lines.append(
-                    f"| {row['case']} | {run['method']} | {_fmt(run.get('cpu'))} | "
+                    f"| {row['case']} | {_method(run)} | {_fmt(run.get('cpu'))} | "
                     f"{_fmt(run.get('peak_mb'), 0)} | {_fmt(run.get('l1'), 4)} | "
                     f"{run.get('kernel') or run.get('status') or ''} |"
                 )
@@ -516,8 +530,9 @@ def _report(res: dict) -> str:
                 f"{r.get('ridge_old')} / {r.get('ridge_new')} |"
             )
         lines.append("")
-    if "schemes" in res or "schemes_binary" in res:
-        lines += _schemes_table(res.get("schemes", []) + res.get("schemes_binary", []))
+    parts = ("schemes", "schemes_noncrossing", "schemes_binary")
+    if any(part in res for part in parts):
+        lines += _schemes_table([row for part in parts for row in res.get(part, [])])
     if res.get("notes"):
         lines += [res["notes"], ""]
     return "\n".join(lines)
@@ -532,6 +547,12 @@ _METHOD_NOTE = {
 }
 
 
+def _method(run: dict, notes: dict | None = None) -> str:
+    """A run's method (its note), with its repeat's number when there are repeats."""
+    name = (notes or {}).get(run["method"], run["method"])
+    return name + (f" (run {run['repeat'] + 1})" if "repeat" in run else "")
+
+
 def _schemes_table(rows: list[dict]) -> list[str]:
     """Every scheme at its defaults against the SVC search on the same data."""
     out = ["## Every scheme at its defaults vs the SVC search", "",
@@ -540,18 +561,19 @@ def _schemes_table(rows: list[dict]) -> list[str]:
            "measured in the same run.", "",
            "| case | method | CPU (s) | / SVC search | L1 | log loss | status |",
            "|---|---|---|---|---|---|---|"]  # fmt: skip
-    svc = {
-        (r["runs"][0].get("design"), r["runs"][0].get("n")): r["runs"][0]
+    svc = {  # the search of the same repeat (same data, same moment)
+        (run.get("design"), run.get("n"), run.get("repeat")): run
         for r in rows
-        if r["runs"][0]["method"] == "svc"
+        for run in r["runs"]
+        if run["method"] == "svc"
     }
     for row in rows:
         for run in row["runs"]:
-            ref = svc.get((run.get("design"), run.get("n")), {})
+            ref = svc.get((run.get("design"), run.get("n"), run.get("repeat")), {})
             ratio = run.get("cpu", float("nan")) / ref.get("cpu", float("nan"))
             lines_ratio = "-" if run["method"] == "svc" else _fmt(ratio, 2)
             out.append(
-                f"| {row['case']} | {_METHOD_NOTE.get(run['method'], run['method'])} | "
+                f"| {row['case']} | {_method(run, _METHOD_NOTE)} | "
                 f"{_fmt(run.get('cpu'))} | {lines_ratio} | {_fmt(run.get('l1'), 4)} | "
                 f"{_fmt(run.get('log_loss'), 4)} | {run.get('status', '')} |"
             )

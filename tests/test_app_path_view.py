@@ -119,3 +119,71 @@ def test_path_engine_fits_keep_their_paths_and_the_app_reads_them():
         scheme="pairwise", engine="grid", n_weights=6, lam=0.01, sigma=1.0, n_jobs=1
     ).fit(d3.X, d3.y)
     assert stored_paths(grid) == [None, None, None]
+
+
+@pytest.mark.parametrize("calibration", ["none", "sigmoid", "beta", "isotonic", "auto"])
+def test_ladder_brackets_stay_on_the_paths_pi_axis_under_any_calibration(calibration):
+    """The views' bracket is the ladder's own (where the signs and the path's zero lie);
+    the recalibrated estimate the fit reports comes separately, as ``calibrated``."""
+    from wsvmgui.app.capabilities import ladders_of
+
+    d = simulate("wuliu2011_ex1", 200, 5)
+    est = WeightedSVMClassifier(
+        n_weights=8, lam=0.005, sigma=1.0, n_jobs=1, calibration=calibration, random_state=0
+    ).fit(d.X, d.y)
+    (lad,) = ladders_of(est, d.X, est.classes_)
+    (info,) = stored_paths(est)
+    assert info is not None
+    f = info.curves(d.X)
+    one_zero = 0
+    for i in range(d.X.shape[0]):
+        z = zeros_of(info.pis, f[i])
+        if z.size == 1:  # a monotone point: its sign change lies in its bracket
+            one_zero += 1
+            assert lad.lo[i] - 1e-6 <= z[0] <= lad.hi[i] + 1e-6, (i, z, lad.lo[i], lad.hi[i])
+    assert one_zero > 150
+    reported = est.predict_proba(d.X)[:, 1]
+    if calibration == "none":
+        assert lad.calibrated is None and lad.calibration is None
+    else:
+        np.testing.assert_allclose(lad.calibrated, reported, atol=1e-12)
+        assert lad.calibration is not None
+        np.testing.assert_allclose(lad.calibration(est.raw_estimate(d.X).p), reported)
+        # the map moved the estimate somewhere: the test would not tell otherwise
+        assert np.abs(reported - est.raw_estimate(d.X).p).max() > 1e-3
+
+
+def test_subproblem_brackets_stay_on_the_paths_pi_axis_under_calibration():
+    """Pairwise with a recalibration: each sub-problem's bracket holds its path's zero, and
+    ``calibrated`` is the recalibrated estimate the coupling uses."""
+    from wsvmgui.app.capabilities import ladders_of
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+
+    d = simulate("wu2010_ex1", 240, 2)
+    est = MulticlassWeightedSVMClassifier(
+        scheme="pairwise",
+        n_weights=8,
+        lam=0.005,
+        sigma=1.0,
+        n_jobs=1,
+        calibration="sigmoid",
+        random_state=0,
+    ).fit(d.X, d.y)
+    ladders = ladders_of(est, d.X, est.classes_)
+    paths = stored_paths(est)
+    assert len(ladders) == len(paths) == 3
+    for lad, info, raw, reported in zip(
+        ladders,
+        paths,
+        est.subproblems_.estimates(d.X, est.rule),
+        est._estimates(d.X),
+        strict=True,
+    ):
+        assert info is not None
+        f = info.curves(d.X)
+        for i in range(d.X.shape[0]):
+            z = zeros_of(info.pis, f[i])
+            if z.size == 1:
+                assert lad.lo[i] - 1e-6 <= z[0] <= lad.hi[i] + 1e-6
+        np.testing.assert_allclose(lad.lo, raw.lo)
+        np.testing.assert_allclose(lad.calibrated, reported.p)

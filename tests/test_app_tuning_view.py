@@ -8,6 +8,7 @@ from wsvmgui.app.tuning_view import _from_rows, tuning_surfaces
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.estimators.joint import JointWSVMClassifier
 from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+from wsvmgui.estimators.noncrossing import NonCrossingLadderClassifier
 from wsvmgui.estimators.probing import ProbingClassifier
 from wsvmgui.evaluation.designs import simulate
 
@@ -23,6 +24,20 @@ def test_binary_ladder_surface_is_its_egkl_table():
     i, j = s.best
     assert s.xs[i] == est.tuning_.best_lambda and s.ys[j] == est.tuning_.best_sigma
     assert s.score[i, j] == np.min(s.score)
+
+
+def test_noncrossing_hinge_surface_is_its_sigma_table():
+    """The hinge criterion tunes sigma alone (lambda per weight inside each ladder's fit):
+    a one-parameter surface, sorted by sigma, its best cell the chosen sigma."""
+    d = simulate("wuliu2011_ex1", 80, 5)
+    est = NonCrossingLadderClassifier(
+        criterion="hinge", n_weights=5, lambdas=[0.05, 0.005], sigmas=[2.0, 0.5, 1.0]
+    ).fit(d.X, d.y)
+    (s,) = tuning_surfaces(est)
+    assert (s.x_name, s.y_name, s.score.shape) == ("σ", "", (3, 1))
+    np.testing.assert_array_equal(s.xs, [0.5, 1.0, 2.0])
+    np.testing.assert_array_equal(s.score[:, 0], est.tuning_.score[[1, 2, 0]])
+    assert s.xs[s.best[0]] == est.sigma_
 
 
 def test_untuned_ladder_has_no_surface():

@@ -31,6 +31,7 @@ _CHILD = textwrap.dedent(
     for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(s, signal.SIG_DFL)
     from wsvmgui import cli
+    from wsvmgui.cli import fit as cli_fit
     from wsvmgui.io import atomic
     sig, when = int(sys.argv[1]), sys.argv[2]
     if when == "between-renames":
@@ -50,11 +51,11 @@ _CHILD = textwrap.dedent(
             return name
         atomic._write_temp = write_temp
     elif when == "fitting":
-        real_fit = cli.fit_scheme
+        real_fit = cli_fit.fit_scheme
         def fit(*args, **kwargs):
             os.kill(os.getpid(), sig)
             return real_fit(*args, **kwargs)
-        cli.fit_scheme = fit
+        cli_fit.fit_scheme = fit
     sys.exit(cli.main(sys.argv[3:]))
     """
 )

@@ -153,3 +153,14 @@ def test_a_random_state_generator_is_not_drawn_by_planning():
     est.classes_ = np.unique(TWO.y)
     plan_fit(est, TWO.X, np.searchsorted(est.classes_, TWO.y))
     assert est.random_state.randint(10**6) == np.random.RandomState(3).randint(10**6)
+
+
+def test_one_vs_all_is_planned_with_its_own_screening_threshold():
+    """The plan reads the estimator's threshold (One-vs-All screens from 300 rows per
+    fold, the other schemes from 1000): 600 rows on a 30% hold-out, 420 per fold."""
+    data = DESIGNS["wu2010_ex1"].sample(600, 0)
+    grids = {"n_weights": 5, "lambdas": [1, 0.1, 0.01, 0.001], "sigmas": [0.5, 1.0], "cv": 0.3}
+    ova, pairwise = MC(scheme="ova", **grids), MC(scheme="pairwise", **grids)
+    assert ova._screen_min_rows == 300 < 420 < pairwise._screen_min_rows
+    assert [s.name for s in plan(ova, data.X, data.y).stages][:2] == ["screening", "tuning"]
+    assert "screening" not in [s.name for s in plan(pairwise, data.X, data.y).stages]

@@ -137,6 +137,21 @@ def test_shared_kernel_is_built_once_and_only_the_latest_is_kept(data):
     assert not gram_module._shared
 
 
+def test_freed_memory_is_given_back_before_each_new_shared_matrix(data, monkeypatch):
+    from wsvmgui.solvers import memory
+
+    X, _ = data
+    drop_kernels()
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "release_freed_memory", lambda: calls.append(1) or True)
+    k1, k2 = Kernel("rbf", sigma=0.5), Kernel("rbf", sigma=1.0)
+    shared_kernel("tok", X, k1)
+    shared_kernel("tok", X, k1)  # held: nothing built, nothing released
+    shared_kernel("tok", X, k2)
+    assert len(calls) == 2
+    drop_kernels("tok")
+
+
 def test_matrix_of_some_rows_gives_the_fits_of_the_matrix_of_all_rows(data):
     """A fold's own matrix (HeldGram) against rows of the matrix of all rows (DenseGram)."""
     X, y = data

@@ -17,6 +17,7 @@ from wsvmgui.ladder.noncrossing import fit_noncrossing_ladder, fitting_order
 from wsvmgui.ladder.noncrossing_qp import build_constraints, fit_constrained
 from wsvmgui.ladder.splits import with_tuning_set
 from wsvmgui.ladder.tuning import default_lambda_grid
+from wsvmgui.ladder.tuning_table import TuningResult
 from wsvmgui.solvers.kernels import Kernel
 
 
@@ -227,7 +228,8 @@ def test_estimator_tunes_on_a_tuning_set(criterion):
     est.fit(X, y)
     assert est.lambdas_.shape == (9,)
     # The refit on training plus tuning rows keeps every tuned C = 1 / (2 n lambda).
-    tuned = est.tuning_["lambda_per_weight"] if criterion == "hinge" else est.tuning_.best_lambda
+    hinge = criterion == "hinge"
+    tuned = est.fit_info_["tuning_lambdas"] if hinge else est.tuning_.best_lambda
     np.testing.assert_allclose(est.lambdas_, np.broadcast_to(tuned, (9,)) * 60 / 120)
     assert est.crossing_diagnostics(n_samples=5000).n_crossing_pairs == 0
     te = simulate("wuliu2011_ex1", 2000, 10)
@@ -517,16 +519,39 @@ def test_interpolate_rule_uses_the_limits_at_the_ends():
 
 
 def test_hinge_criterion_tunes_sigma():
-    """Not the middle of the grid: the sigma whose ladder scores best on the hold-out."""
-    tr = simulate("wuliu2011_ex6", 120, 27)
+    """Not the middle of the grid: the sigma whose ladder scores best on the tuning set.
+    The table (the generic search's, over sigma) holds each sigma's EGKL, recomputed here
+    from ladders fitted directly with lambda chosen per weight by the hinge loss."""
+    tr, tu = simulate("wuliu2011_ex6", 84, 27), simulate("wuliu2011_ex6", 36, 127)
+    X, y, cv = with_tuning_set(tr.X, tr.y, tu.X, tu.y)
     sigmas = [0.4, 60.0, 1.0]  # the middle one is far too wide for this design
+    lambdas = default_lambda_grid(84)[1:5]
     est = NonCrossingLadderClassifier(
-        criterion="hinge", sigmas=sigmas, n_weights=10, lambdas=default_lambda_grid(84)[1:5]
-    ).fit(tr.X, tr.y)
+        criterion="hinge", sigmas=sigmas, n_weights=10, lambdas=lambdas, cv=cv
+    ).fit(X, y)
     t = est.tuning_
-    assert list(t["sigmas"]) == sigmas and np.all(np.isfinite(t["egkl"]))
-    assert est.sigma_ == sigmas[int(np.argmin(t["egkl"]))] == t["sigma"]
-    assert est.sigma_ != 60.0 and t["egkl"][1] > min(t["egkl"])
+    assert isinstance(t, TuningResult) and t.score_name == "egkl"
+    assert list(t.sigmas) == sigmas and t.score.shape == (3,)
+    assert est.sigma_ == sigmas[int(np.argmin(t.score))] == t.best_sigma
+    assert est.sigma_ != 60.0 and t.score[1] > min(t.score)
+    assert t.edge == ({"sigma": "min"} if est.sigma_ == 0.4 else {})  # 1.0: inside the grid
+    expected, per_weight = [], {}
+    for sg in sigmas:
+        ladder = fit_noncrossing_ladder(
+            tr.X, _pm(tr.y), est.weights_, np.nan, Kernel("rbf", sigma=sg),
+            lam_grid=lambdas, X_tune=tu.X, y_tune=_pm(tu.y),
+        )  # fmt: skip
+        p = np.clip(ladder.estimate(tu.X).p, 0.01, 0.99)
+        expected.append(-np.mean(np.where(_pm(tu.y) > 0, np.log(p), np.log(1 - p))))
+        per_weight[sg] = ladder.lams
+    np.testing.assert_allclose(t.score, expected, rtol=1e-9, atol=0)
+    chosen = per_weight[est.sigma_]
+    np.testing.assert_allclose(est.fit_info_["tuning_lambdas"], chosen, rtol=1e-12)
+    assert set(np.round(chosen / lambdas[0], 6)) <= set(np.round(lambdas / lambdas[0], 6))
+    np.testing.assert_allclose(est.lambdas_, chosen * 84 / 120, rtol=1e-12)  # C kept
+    summary = est.fitted_summary()
+    assert summary["tuning"]["best"] == {"sigma": est.sigma_}
+    assert summary["tuning"]["best_score"] == pytest.approx(min(expected), rel=1e-9)
 
 
 def test_estimator_engines_and_diagnostics():

@@ -20,6 +20,8 @@ weights where the elbow is empty; those are tested separately, away from the jum
 
 from __future__ import annotations
 
+import gc
+import weakref
 from dataclasses import fields, replace
 
 import numpy as np
@@ -450,6 +452,37 @@ def test_ridge_fallback_when_the_exact_path_breaks_down(fitted, monkeypatch):
     assert np.abs(path.decision_at(Kn, pis) - exact.decision_at(Kn, pis)).max() <= _tol(K, C)
     with pytest.raises(PathBreakdown, match="exact path failed first: .*forced"):
         fit_path(K, y, 1.0 / (2 * y.size * C), max_steps=5)
+
+
+@pytest.mark.parametrize("all_fail", [False, True], ids=["retry succeeds", "all fail"])
+def test_a_failed_attempt_does_not_keep_the_kernel_matrix_alive(fitted, monkeypatch, all_fail):
+    """A breakdown kept for the message must not form a cycle with its traceback (whose
+    frames hold the kernel matrix): the matrix goes as soon as the caller drops it, without
+    the cyclic garbage collector (a tuning run held a fold's matrix beside the next one)."""
+    K0, y, _, C, _ = fitted("rbf_balanced")
+    real = path_mod._trace
+
+    def fail(prob, eps):
+        if eps == 0.0 or all_fail:
+            raise PathBreakdown("solution path at pi=0.5, lambda=1: forced")
+        return real(prob, eps)
+
+    monkeypatch.setattr(path_mod, "_trace", fail)
+    K = K0.copy()
+    alive = weakref.ref(K)
+    gc.collect()
+    gc.disable()
+    try:
+        try:
+            fit_path(K, y, 1.0 / (2 * y.size * C))
+            failed = False
+        except PathBreakdown:
+            failed = True
+        del K
+        assert alive() is None
+    finally:
+        gc.enable()
+    assert failed == all_fail
 
 
 def test_frequent_exact_refresh_of_running_sums(fitted, monkeypatch):

@@ -128,7 +128,7 @@ def test_screen_setting_reaches_the_estimators_and_is_validated():
 
 
 def test_cli_no_screen_flag():
-    from wsvmgui.cli import _settings_from_args
+    from wsvmgui.cli.fit_settings import settings_from_args as _settings_from_args
 
     parser = build_parser()
     args = parser.parse_args(["fit", "train.csv", "--label", "y", "--out", "p.csv", "--no-screen"])

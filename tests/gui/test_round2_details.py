@@ -48,16 +48,35 @@ def test_png_at_twice_the_screen_resolution_is_drawn_again(qtbot, window, tmp_pa
     assert not window.files.export_plot(str(tmp_path / "x.png"), view, 100.0)
 
 
-def test_slice_table_shows_whole_names(window):
+def test_slice_table_shows_whole_names(qtbot, window):
+    """Every name in the slice table shows whole at 1024 x 700: it wraps at its
+    separators, and inside a long word (with a hyphen), so no piece is wider than the
+    column (``proanthocyanins`` was cut)."""
+    import re
+
     from wsvmgui.gui.views.boundary_parts import breakable
 
+    window.resize(1024, 700)
+    window.tabs.setCurrentWidget(window.boundary_view)
     assert window.data_panel.load_builtin("sklearn:wine")
     table = window.boundary_view.slice_panel.table
+    qtbot.waitUntil(lambda: table.isVisible() and table.columnWidth(0) > 0, timeout=10000)
+    qtbot.wait(100)
     names = [table.item(i, 0).toolTip() for i in range(table.rowCount())]
-    assert "od280/od315_of_diluted_wines" in names
+    assert "od280/od315_of_diluted_wines" in names and "proanthocyanins" in names
+    metrics = table.fontMetrics()
+    room = (
+        table.columnWidth(0)
+        + 2
+        - 2 * (table.style().pixelMetric(table.style().PixelMetric.PM_FocusFrameHMargin) + 1)
+    )
     for i, name in enumerate(names):
-        assert table.item(i, 0).text() == breakable(name)
-        assert table.item(i, 0).text().replace("\u200b", "") == name
+        text = table.item(i, 0).text()
+        assert text == breakable(name)
+        assert re.sub("[\u200b\u00ad]", "", text) == name
+        for piece in re.split("(?<=[\u200b\u00ad ])", text):  # a hyphen shows at a soft one
+            wide = metrics.horizontalAdvance(piece.replace("\u00ad", "-").strip("\u200b "))
+            assert wide <= room, f"{piece!r} of {name!r}: {wide} px in a {room} px column"
     assert table.textElideMode().name == "ElideNone" and table.wordWrap()
 
 

@@ -40,11 +40,14 @@ def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[Ladde
                 np.asarray(view.lo, float),
                 np.asarray(view.hi, float),
                 np.asarray(f, float),
+                None if view.calibrated is None else np.asarray(view.calibrated, float),
+                view.calibration,
             )
             for view, f in zip(estimator.subproblem_ladders(X), values, strict=True)
         ]
     if isinstance(estimator, LadderViews):
-        est = estimator.estimate(X)
+        raw = estimator.raw_estimate(X)  # the bracket on the signs' pi axis
+        g = estimator.recalibration
         est_classes = estimator.classes_
         decision = np.asarray(estimator.ladder_decision(X), float)
         return [
@@ -52,9 +55,11 @@ def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[Ladde
                 f"{est_classes[1]} vs {est_classes[0]}",
                 np.asarray(estimator.weights_),
                 decision > 0,
-                np.asarray(est.lo, float),
-                np.asarray(est.hi, float),
+                np.asarray(raw.lo, float),
+                np.asarray(raw.hi, float),
                 decision,
+                None if g is None else np.asarray(estimator.estimate(X).p, float),
+                g,
             )
         ]
     return []

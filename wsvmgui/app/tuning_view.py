@@ -162,8 +162,8 @@ def tuning_surfaces(estimator: Any) -> list[TuningSurface]:
     tuning = estimator.tuning_
     if not isinstance(tuning, TuningResult):
         return []  # untuned, or a scheme's tables by stage
-    if isinstance(estimator, LadderViews):
-        return [_from_result("", tuning)]
+    if isinstance(estimator, LadderViews) and "lambda" in tuning.axes:
+        return [_from_result("", tuning)]  # (the non-crossing hinge criterion's: sigma only)
     rows = tuning.rows()
     surface = _from_rows("", rows, tuning.score_name) if len(rows) > 1 else None
     return [surface] if surface is not None else []

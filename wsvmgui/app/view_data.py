@@ -35,9 +35,16 @@ class LadderInfo:
     signs : ndarray of bool, shape (n, M - 1)
         ``f_pi(x) > 0`` at each data row.
     lo, hi : ndarray, shape (n,)
-        Bracket of the sub-problem's probability at each row.
+        Bracket of the ladder's own probability at each row, on the pi axis of the
+        signs (before any recalibration).
     values : ndarray, shape (n, M - 1), or None
         ``f_pi(x)`` at each data row and weight (the decision values behind the signs).
+    calibrated : ndarray, shape (n,), or None
+        The sub-problem's probability as reported, through the fit's recalibration map
+        ``calibration``; None when the fit has none (the ladder's reading is reported).
+    calibration : callable or None
+        The recalibration map (non-decreasing, probabilities to probabilities): the
+        weight pi of a boundary ``{f_pi = 0}`` reads as the probability ``calibration(pi)``.
     """
 
     description: str
@@ -46,6 +53,8 @@ class LadderInfo:
     lo: np.ndarray
     hi: np.ndarray
     values: np.ndarray | None = None
+    calibrated: np.ndarray | None = None
+    calibration: Any = None
 
     @property
     def nonmonotone(self) -> np.ndarray:

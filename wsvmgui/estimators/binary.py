@@ -27,6 +27,7 @@ from ..ladder.recalibration import (
     calibration_folds,
     cross_fitted,
     fit_calibration,
+    fold_spread,
 )
 from ..ladder.rules import LadderEstimate
 from ..ladder.screening import BINARY_MIN_ROWS
@@ -253,15 +254,16 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         calibration: dict[str, Any] = {}
         if self.calibration != "none":
             folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
-            p_cf, y_cf = cross_fitted(
+            p_cf, y_cf, raw = cross_fitted(
                 X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
                 rule=self.rule, engine=self.engine, solver=self.solver,
                 n_jobs=n_threads(self.n_jobs), tracker=tracker, sample_weight=sample_weight,
+                spread=True,
             )  # fmt: skip
             self.calibration_ = fit_calibration(
                 self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
             )
-            self.interval_ = LocalInterval.fit(p_cf, y_cf)
+            self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
             calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
         return {
             **calibration,
@@ -278,10 +280,14 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     def predict_interval(self, X, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
         """A per-point interval for ``P(classes_[1] | x)``; two arrays of shape (n,).
 
-        Needs a ``calibration``: the Jeffreys interval of the labels of the cross-fitted
-        points nearest in estimate (:class:`~wsvmgui.ladder.recalibration.LocalInterval`),
-        widened to contain the reported probability.  Its coverage of the true p on the
-        simulation designs is in docs/notes/calibration.md.
+        Needs a ``calibration``: the reported probability plus or minus the normal
+        quantile times the root of two variances
+        (:class:`~wsvmgui.ladder.recalibration.LocalInterval`): the Jeffreys posterior
+        variance of the labels of the cross-fitted points nearest in estimate (how well
+        the calibration there is known) and the delete-a-fold jackknife variance of the
+        recalibrated estimate over the cross-fitted fits, averaged over the same points
+        (how much the estimate itself moves with the sample).  Its coverage of the true p
+        on the simulation designs: ``benchmarks/results/interval_coverage.md``.
         """
         X = self._check_X(X)
         if getattr(self, "interval_", None) is None:

@@ -295,11 +295,7 @@ def _ladder_tuning(
     if getattr(estimator, "screen", None) == "auto":
         # the estimator's own threshold (One-vs-All screens from fewer rows); built here,
         # not by its _screening(), which would draw from a random_state generator
-        from ..multiclass.ova import OVA_SCREEN_MIN_ROWS
-
-        ova = getattr(estimator, "scheme", None) == "ova"
-        min_rows = OVA_SCREEN_MIN_ROWS if ova else estimator._screen_min_rows
-        rule = Screening(min_rows=min_rows)
+        rule = Screening(min_rows=estimator._screen_min_rows)
     if rule is not None and cells > rule.keep and int(tr_rows.min()) >= rule.min_rows:
         small = max(2, int(round(rule.share * largest)))
         kept = int((sizes * n_folds).sum()) * rule.keep

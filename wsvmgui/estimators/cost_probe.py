@@ -539,11 +539,18 @@ def price_plan(
 
 
 def _load_compiled(plan: FitPlan) -> None:
-    """Load the path's compiled kernels (numba's cache: a second or more of CPU, once per
-    process) before a probe's clock starts: the first estimate of a session must not
-    price every ladder as if it paid for loading them (it read 16 times its repeat)."""
-    if any(s.kind in ("ladder", "noncrossing") and s.engine != "grid" for s in plan.stages):
+    """Load the compiled kernels the plan's fits use (numba's cache: a second or more of
+    CPU, once per process) before a probe's clock starts: the first estimate of a session
+    must not price its fits as if they paid for loading them (a ladder's read 16 times its
+    repeat; a joint fit's probe finished no unit and gave a lower bound of a tenth of
+    the estimate that followed)."""
+    kinds = {s.kind for s in plan.stages if s.engine != "grid"}
+    if kinds & {"ladder", "noncrossing"}:
         from ..ladder import _path_kernel, _path_predict, _path_start  # noqa: F401
+    if "noncrossing" in kinds:
+        from ..ladder import _noncrossing_kernel  # noqa: F401
+    if "joint" in kinds:
+        from ..joint import _active_set_kernel  # noqa: F401
 
 
 def _bound(body: Callable[..., None], *args: Any) -> Callable[[Probe], None]:

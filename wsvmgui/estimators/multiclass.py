@@ -40,7 +40,7 @@ from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
-from ..multiclass.ova import OVA_NORMALISATIONS, normalise, ova_screening
+from ..multiclass.ova import OVA_NORMALISATIONS, OVA_SCREEN_MIN_ROWS, normalise
 from ..multiclass.subproblems import (
     SubProblem,
     SubproblemSet,
@@ -389,10 +389,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 
-    def _screening(self) -> Screening | None:
-        """The ladder's screening; One-vs-All's from smaller folds (:func:`ova_screening`)."""
-        screening = super()._screening()
-        return ova_screening(screening) if screening and self.scheme == "ova" else screening
+    @property
+    def _screen_min_rows(self) -> int:  # type: ignore[override]
+        """Training rows per fold from which tuning screens: One-vs-All's from smaller
+        folds (:data:`~wsvmgui.multiclass.ova.OVA_SCREEN_MIN_ROWS`); read by the cost plan."""
+        return OVA_SCREEN_MIN_ROWS if self.scheme == "ova" else Screening.min_rows
 
     def _fit_tie_pairs(
         self, X: np.ndarray, codes: np.ndarray, plan: Any, tracker: ProgressTracker
@@ -593,10 +594,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def subproblem_ladders(self, X) -> list[LadderView]:
         """Every sub-problem's weights, signs and bracket at ``X`` (n, p), for drawing."""
         X = self._check_X(X)
-        decisions, ests = self.subproblems_.decisions(X), self._estimates(X)
+        decisions = self.subproblems_.decisions(X)
+        raw = self.subproblems_.estimates(X, self.rule)  # brackets on the signs' pi axis
+        maps = getattr(self, "calibrations_", None) or [None] * len(raw)
         return [
-            LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi)
-            for f, d, e in zip(self.subproblems_.fitted, decisions, ests, strict=True)
+            LadderView(f.spec.name, f.weights, d > 0, e.lo, e.hi, None if g is None else g(e.p), g)
+            for f, d, e, g in zip(self.subproblems_.fitted, decisions, raw, maps, strict=True)
         ]
 
     def subproblem_decisions(self, X) -> list[np.ndarray]:

@@ -2,11 +2,14 @@
 
 The fit itself is :func:`wsvmgui.ladder.noncrossing.fit_noncrossing_ladder` (from the
 exact weight path by default); the tuning is the binary ladder's search
-(:meth:`~wsvmgui.estimators._ladder.LadderParams._search`) over lambda and sigma.
+(:meth:`~wsvmgui.estimators._ladder.LadderParams._search`) over lambda and sigma, or for
+the hinge criterion :func:`~wsvmgui.ladder.gridsearch.grid_search` over sigma (lambda is
+chosen per weight inside each ladder's fit).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -16,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..ladder.crossing import CrossingReport
 from ..ladder.engines import DEFAULT_ENGINE
+from ..ladder.gridsearch import FoldScore, Grid, Job, grid_search, rescale_lambda
 from ..ladder.noncrossing import (
     CONSTRAINTS,
     CRITERIA,
@@ -25,8 +29,8 @@ from ..ladder.noncrossing import (
     fit_noncrossing_ladder,
 )
 from ..ladder.rules import LadderEstimate
-from ..ladder.search import EGKL_FLOOR, LadderProblem
-from ..ladder.tuning import TuningResult, egkl_binary, kernel_with_sigma
+from ..ladder.search import LadderProblem, egkl_terms
+from ..ladder.tuning import TuningResult, kernel_with_sigma
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import BinaryLadderClassifier
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
@@ -90,9 +94,10 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     lambda_ : float (NaN when chosen per weight); lambdas_ : ndarray, shape (M - 1,)
     sigma_ : float
     kernel_ : Kernel
-    tuning_ : TuningResult, dict or None
-        The EGKL table, or for the hinge criterion a dict: the sigma grid, each sigma's
-        tuning EGKL, the chosen sigma, the lambda grid and the lambda of every weight.
+    tuning_ : TuningResult or None
+        The EGKL table over lambda x sigma; for the hinge criterion over sigma alone (the
+        EGKL of each sigma's ladder on the tuning split), the lambda of every weight on
+        that split in ``fit_info_["tuning_lambdas"]``.
     diagnostics_ : dict
         The ladder's constraint diagnostics (engine, shortcuts, repairs, QPs, checks).
     fit_info_ : dict
@@ -193,17 +198,19 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         # The final ladder's fits (none when the hinge criterion keeps its training fit).
         final = 0 if (plan.tuned and self.criterion == "hinge" and not self.refit) else 1
         tracker = ProgressTracker(final * weights.size, progress, should_cancel)
-        tuning: Any = None
+        tuning: TuningResult | None = None
+        per_weight = None  # the hinge criterion's lambda of every weight on its split
         if not plan.tuned:
             lam, sigma = self._untuned([LadderProblem(np.arange(n), y)], plan, n)[0]
             lams: Any = lam
         elif self.criterion == "hinge":
             on_train, tuning = self._tune_by_hinge(X, y, plan, weights, tracker)
-            sigma = tuning["sigma"]
+            sigma = tuning.best_sigma
             tr = plan.folds[0][0]  # type: ignore[index]
-            lams = on_train.lams * tr.size / rows.size  # keep each weight's C
+            per_weight = on_train.lams
+            lams = np.array([rescale_lambda(v, tr.size, rows.size) for v in per_weight])
             if not self.refit:  # the training-split ladder is the model
-                return self._finish(on_train, weights, on_train.kernel, tuning, tracker)
+                return self._finish(on_train, weights, on_train.kernel, tuning, tracker, per_weight)
         else:
             engine = None
             if self.criterion == "egkl":
@@ -224,39 +231,45 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             lams, sigma = chosen[0]
         kern = kernel_with_sigma(plan.kernel, sigma)
         model = self._ladder(X[rows], y[rows], weights, lams, kern, tracker)
-        return self._finish(model, weights, kern, tuning, tracker)
+        return self._finish(model, weights, kern, tuning, tracker, per_weight)
 
-    def _tune_by_hinge(self, X, y, plan, weights, tracker) -> tuple[NonCrossingLadder, dict]:
+    def _tune_by_hinge(
+        self, X, y, plan, weights, tracker
+    ) -> tuple[NonCrossingLadder, TuningResult]:
         """Wu & Liu's tuning on the first split: lambda per weight by the weighted hinge
-        loss, for every sigma; sigma by the EGKL of that ladder on the tuning rows."""
-        assert plan.folds is not None
-        tr, te = plan.folds[0]
-        grid = self._lambda_grid(tr.size)
-        sigmas = np.asarray(plan.sigmas, dtype=float)
-        tracker.add_total(sigmas.size * weights.size * grid.size)
-        scores = np.full(sigmas.size, np.inf)
-        best: NonCrossingLadder | None = None
-        for j, sig in enumerate(sigmas):
-            kern = kernel_with_sigma(plan.kernel, float(sig))
-            ladder = self._ladder(
-                X[tr], y[tr], weights, np.nan, kern, tracker,
-                lam_grid=grid, X_tune=X[te], y_tune=y[te],
-            )  # fmt: skip
-            p = ladder.estimate(X[te], self.rule).p
-            scores[j] = egkl_binary(np.clip(p, EGKL_FLOOR, 1.0 - EGKL_FLOOR), y[te])
-            if best is None or scores[j] < scores[:j].min(initial=np.inf):
-                best = ladder
-        assert best is not None
-        j = int(np.argmin(scores))
-        return best, {
-            "sigma": float(sigmas[j]) if best.kernel.name == "rbf" else float("nan"),
-            "sigmas": sigmas,
-            "egkl": scores,
-            "lambdas": grid,
-            "lambda_per_weight": best.lams,
-        }
+        loss inside each sigma's ladder fit, sigma by the EGKL of that ladder on the
+        tuning rows (:func:`~wsvmgui.ladder.gridsearch.grid_search` over sigma, one fold).
 
-    def _finish(self, model, weights, kernel, tuning, tracker) -> dict[str, Any]:
+        Returns the chosen sigma's ladder on the training rows and the search's table.
+        """
+        assert plan.folds is not None
+        grid = self._lambda_grid(plan.folds[0][0].size)
+        tracker.add_total(len(plan.sigmas) * weights.size * grid.size)
+        ladders: dict[tuple[int, ...], NonCrossingLadder] = {}
+
+        # In this process, every ladder kept: the chosen one is the model without a refit,
+        # and its lambdas are the refit's.
+        def fit_all(jobs: Sequence[Job]) -> list[NonCrossingLadder]:
+            for job in jobs:
+                kern = kernel_with_sigma(plan.kernel, float(job.params["sigma"]))
+                ladders[job.cell] = self._ladder(
+                    X[job.train], y[job.train], weights, np.nan, kern, tracker,
+                    lam_grid=grid, X_tune=X[job.test], y_tune=y[job.test],
+                )  # fmt: skip
+            return [ladders[job.cell] for job in jobs]
+
+        def score(ladder: NonCrossingLadder, job: Job, _ctx: Any) -> FoldScore:
+            p = ladder.estimate(X[job.test], self.rule).p
+            terms = egkl_terms(p, (y[job.test] > 0).astype(float))
+            return FoldScore(float(terms.sum()), float(terms.size), terms=terms)
+
+        result = grid_search(
+            Grid({"sigma": np.asarray(plan.sigmas, dtype=float)}), plan.folds[:1], None, score,
+            tracker=tracker, fit_all=fit_all, score_name="egkl",
+        )  # fmt: skip
+        return ladders[result.best], result
+
+    def _finish(self, model, weights, kernel, tuning, tracker, per_weight=None) -> dict[str, Any]:
         self.model_ = model
         self.weights_ = weights
         self.kernel_ = kernel
@@ -266,11 +279,14 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         self.tuning_ = tuning
         self.diagnostics_ = dict(model.diagnostics)
         tuned = [tuning] if isinstance(tuning, TuningResult) else []
-        return {
+        info = {
             "n_fits": tracker.done,
             "n_train": int(model.X_train.shape[0]),
             **engine_info(self.engine, [], tuned),
         }
+        if per_weight is not None:
+            info["tuning_lambdas"] = [float(v) for v in per_weight]
+        return info
 
     # ------------------------------------------------------------------------- predict
     def _ladder_decision(self, X: np.ndarray) -> np.ndarray:

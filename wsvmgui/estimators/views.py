@@ -19,7 +19,8 @@ What each capability offers:
     ``ladder_decision(X) -> (n, M - 1)`` (column m is ``f_{pi_m}``, positive favours
     ``classes_[1]``); ``ladder_signs(X) -> bool (n, M - 1)``; ``estimate(X) ->``
     :class:`~wsvmgui.ladder.rules.LadderEstimate` (``p``, ``lo``, ``hi``, ``monotone`` of
-    ``P(classes_[1] | x)``, each (n,)).
+    ``P(classes_[1] | x)``, each (n,)); ``raw_estimate(X)``, the same before the
+    recalibration ``recalibration`` (None without one).
 ``SubproblemViews``
     ``subproblem_ladders(X) -> list[LadderView]`` (name, weights, signs, bracket of every
     binary sub-problem); ``subproblem_decisions(X) -> list[(n, M_s - 1)]`` (decision
@@ -32,7 +33,7 @@ What each capability offers:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -56,7 +57,13 @@ class LadderView(NamedTuple):
     signs : ndarray of bool, shape (n, M - 1)
         ``f_{pi_m}(x) > 0``.
     lo, hi : ndarray, shape (n,)
-        Bracket of the ladder's probability.
+        Bracket of the ladder's own probability (before any recalibration): on the pi
+        axis of ``weights``, where ``signs`` change.
+    calibrated : ndarray, shape (n,), or None
+        The sub-problem's probability as the estimator reports it, through its
+        recalibration ``calibration``; None without one.
+    calibration : MonotoneMap or None
+        The recalibration map (a non-decreasing callable on probabilities).
     """
 
     label: str
@@ -64,6 +71,8 @@ class LadderView(NamedTuple):
     signs: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    calibrated: np.ndarray | None = None
+    calibration: Any = None
 
 
 class LadderViews(LadderDecisions):
@@ -86,6 +95,20 @@ class LadderViews(LadderDecisions):
 
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
         return estimate_from_decision(self._ladder_decision(X), self.weights_, self.rule)
+
+    def _raw_estimate(self, X: np.ndarray) -> LadderEstimate:
+        """The ladder's own estimate; estimators with a recalibration override this."""
+        return self._estimate(X)
+
+    def raw_estimate(self, X) -> LadderEstimate:
+        """The ladder's own estimate before any recalibration (``p``, ``lo``, ``hi``,
+        ``monotone``, each (n,)): its bracket lies on the pi axis of the signs."""
+        return self._raw_estimate(self._check_X(X))
+
+    @property
+    def recalibration(self) -> Any:
+        """The fitted map :meth:`estimate` applies to the ladder's own estimate; None."""
+        return getattr(self, "calibration_", None)
 
     def ladder_decision(self, X) -> np.ndarray:
         """Decision values of every weighted fit.

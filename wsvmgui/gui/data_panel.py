@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QWidget,
 )
@@ -184,6 +185,8 @@ class DataPanel(QWidget):
         self.data_seed.setToolTip("Seed of the simulation draw (applied at once)")
         self.label_column = QLabel("")
         self.label_column.setToolTip("The column that holds the classes")
+        self.label_column.setWordWrap(True)  # "label (30 features, id sample_id)" > the dock
+        self.label_column.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.missing = QComboBox()
         self.missing.addItems(["error", "drop", "impute"])
         self.missing.setToolTip(

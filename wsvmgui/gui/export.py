@@ -219,7 +219,7 @@ def report_input(result: Any, baselines: Any = None, figures: list | None = None
     calibration (the training rows' without a test part), and ``figures`` ((title, SVG))."""
     from ..app.measures import aligned_proba
     from ..app.report import ReportInput
-    from ..app.tuning_view import tuning_notes
+    from .views.results_view import run_notes
 
     ds = result.split.dataset
     measures = {part: dict(v) for part, v in result.metrics.items() if part != "tune"}
@@ -242,7 +242,7 @@ def report_input(result: Any, baselines: Any = None, figures: list | None = None
         "classes": [str(c) for c in ds.classes],
         "features": list(ds.feature_names),
     }
-    notes = [*tuning_notes(list(result.tunings)), *result.notes]
+    notes = run_notes(result)
     return ReportInput(
         data,
         result.settings.to_dict(),

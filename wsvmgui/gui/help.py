@@ -38,6 +38,10 @@ penalties, widths and folds; can take minutes).  Editing a field makes them
 on no grid; M only sets how many boundaries (and ladder steps) the views draw.  The
 <i>grid</i> engine fits M &minus; 1 weighted SVMs instead, and its probabilities come out
 on a 1/M grid (ends 1/(2M) and 1 &minus; 1/(2M)).</li>
+<li><b>Calibration</b> (advanced settings): a monotone map fitted to cross-fitted
+estimates of the training rows corrects the ladder's reading (<i>auto</i> chooses the
+map); with the binary scheme, <b>per-point 90% intervals</b> then come with every
+probability.  The tuning score and rule are there too.</li>
 <li>Before anything is fitted the app counts the run's fits and times a few of them on
 the data (about a second); a run expected to take more than a minute asks first and
 offers the quick preset.  The status line starts with the time left.</li>
@@ -66,9 +70,12 @@ spaces.</li>
 <li><b>Simplex and ladders</b> (Ctrl+2): the selected point's sign ladder in each
 sub-problem and its f<sub>&pi;</sub>(x) over &pi; (for a binary ladder the exact path:
 piecewise linear between its breakpoints, its zeros marked), and for the joint simplex
-scheme with three classes the triangle of class weights.</li>
+scheme with three classes the triangle of class weights.  The signs, the bracket, the
+diamond and the zeros are the ladder's own reading on the &pi; axis; with a calibration
+the probability reported is its mapped value, the blue triangle.</li>
 <li><b>Probabilities</b> (Ctrl+3): stacked estimated probabilities of every test point,
-grouped by class; black dashes: true probabilities when known.</li>
+grouped by class; black dashes: true probabilities when known; light bands: the per-point
+intervals, when the run has them.</li>
 <li><b>Calibration</b> (Ctrl+4): the reliability diagram with bin counts, and log loss,
 Brier score, ECE and AUC of the scheme and of three baselines.</li>
 <li><b>Results</b> (Ctrl+5): the measures of every part and the tuning surface of each

@@ -43,6 +43,7 @@ from .file_actions import FileActions
 from .help import ABOUT, GUIDE, show_text
 from .messages import MessageArea
 from .run_controller import RUNNING, RunController
+from .screen_fit import PREFERRED_SIZE, fit_to_screen
 from .selection import SelectionModel
 from .sessions import SessionActions
 from .state import AppState
@@ -207,7 +208,8 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1400, 900)
+            self.resize(PREFERRED_SIZE[0], PREFERRED_SIZE[1])
+        fit_to_screen(self)  # a size remembered or preferred, inside this screen
         if window_state is not None:
             self.restoreState(window_state)
 

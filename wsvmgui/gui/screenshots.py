@@ -9,7 +9,8 @@ uncertain test point is selected (for wine a training point, whose slice meets t
 training hull), the sub-problem with the most boundaries in the plane is shown, and every
 tab is saved at 1024 x 700 as ``<data>-<view>-<width>x<height>.png`` (the gallery in
 docs/screenshots, small enough to commit), the binary boundaries also at 1600 x 1000;
-``--both-sizes`` saves every tab at 1024 x 700 and 1600 x 1000.  Two extra shots show the
+``--both-sizes`` saves every tab at 1024 x 700 and 1600 x 1000.  Extra shots show a
+recalibrated binary run with per-point intervals (its ladders and probability bars), the
 joint simplex scheme's triangle (K = 3) and a linear-kernel comparison where the
 non-crossing guarantee holds in the drawn plane.  A scheme missing from the registry skips
 its shots with a message.
@@ -21,6 +22,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -78,8 +80,10 @@ def _run(
     settings: RunSettings | None = None,
     compare: bool = False,
     timeout: float = 600,
+    **changes,
 ) -> bool:
-    """Load ``data`` and run ``settings`` (None: the app's quick preset for the data)."""
+    """Load ``data`` and run ``settings`` (None: the app's quick preset for the data),
+    with ``changes`` (RunSettings fields) applied to them."""
     from ..app.schemes import SCHEMES
 
     if settings is not None and (
@@ -97,6 +101,8 @@ def _run(
         window.settings_panel.apply_preset("quick")
     else:
         window.settings_panel.set_settings(settings)
+    if changes:
+        window.settings_panel.set_settings(replace(window.settings_panel.settings(), **changes))
     window.settings_panel.compare.setChecked(compare)
     if window.start_run(limit=None) is None or not _wait(app, window, timeout):
         print(f"skipped: run failed: {window.messages.text()}", file=sys.stderr)
@@ -160,6 +166,12 @@ def main(argv: list[str] | None = None) -> int:
             _shoot(app, window, out, name, sizes=SIZES if both else SIZES[:1])
             if name == "binary" and not both:  # the README's first picture
                 _shoot(app, window, out, name, sizes=SIZES[1:], views=(0,))
+
+    # A recalibrated binary run with per-point intervals: the calibrated estimate beside
+    # the ladder's own in the ladder view, the intervals on the probability bars.
+    if _run(app, window, "design:wuliu2011_ex1", 200, None, calibration="auto", intervals=True):
+        _select_uncertain(window)
+        _shoot(app, window, out, "binary-calibrated", sizes=SIZES[:1], views=(1, 2))
 
     # The joint simplex scheme on three classes: the triangle of class weights.
     if _run(app, window, "design:wu2010_ex1", 300, None):

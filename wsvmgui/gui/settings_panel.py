@@ -30,7 +30,14 @@ from PySide6.QtWidgets import (
 
 from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_settings, with_scheme
 from ..app.schemes import SCHEMES
-from ..app.settings import TUNING_MODES, RunSettings
+from ..app.settings import (
+    CALIBRATION_CHOICES,
+    TIES_CHOICES,
+    TUNING_MODES,
+    TUNING_RULES,
+    TUNING_SCORES,
+    RunSettings,
+)
 from ..errors import InputError
 from ..ladder.engines import ENGINES
 from ..ladder.rules import RULES
@@ -81,6 +88,17 @@ TIPS = {
     "where its elbow grows large; grid: one weighted SVM per weight (p-hat on a 1/M grid)",
     "options": 'Scheme-specific options as a JSON object, e.g. {"learner": "svm"} for '
     "Probing; hover over the scheme for its options",
+    "calibration": "Monotone recalibration of the ladder's estimate, fitted to cross-fitted "
+    "estimates of the training rows (binary and the multiclass ladder schemes): auto "
+    "chooses the map on held-out folds; none: the ladder's own reading; default: none",
+    "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
+    "loss of the estimate returned (recalibrated when a calibration is on)",
+    "tuning_rule": "The cell of the smallest score (min, default), or the smoothest cell "
+    "within one standard error of it (one_se)",
+    "ties": "How the baseline schemes resolve tied classes: pairs (the pairwise ladders "
+    "among the tied classes) or key (the decision value at pi = 1/2)",
+    "intervals": "Add a 90% interval for each point's probabilities (the binary scheme "
+    "with a calibration): drawn on the probability bars, exported as p_<class>_lo/hi",
 }
 
 
@@ -212,6 +230,12 @@ class SettingsPanel(QWidget):
         self.engine.addItems(list(ENGINES))
         self.options = QLineEdit()
         self.options.setPlaceholderText('{} e.g. {"learner": "svm"}')
+        self.calibration = _choices(CALIBRATION_CHOICES)
+        self.tuning_score = _choices(TUNING_SCORES)
+        self.tuning_rule = _choices(TUNING_RULES)
+        self.ties = QComboBox()
+        self.ties.addItems(list(TIES_CHOICES))
+        self.intervals = QCheckBox("per-point 90% intervals")
         for name, tip in TIPS.items():
             getattr(self, name).setToolTip(tip)
         for combo in (self.scheme, self.preset):
@@ -269,6 +293,11 @@ class SettingsPanel(QWidget):
             ("seed", self.seed),
             ("workers", self.n_jobs),
             ("Dask scheduler", self.scheduler),
+            ("calibration", self.calibration),
+            ("", self.intervals),
+            ("tuning score", self.tuning_score),
+            ("tuning rule", self.tuning_rule),
+            ("ties", self.ties),
             ("solver", self.solver),
             ("options", self.options),
         ):
@@ -289,6 +318,9 @@ class SettingsPanel(QWidget):
         """Every edit of a field marks the settings changed."""
         for combo in (self.scheme, self.kernel, self.rule, self.tuning, self.solver, self.engine):
             combo.currentIndexChanged.connect(self._on_change)
+        for combo in (self.calibration, self.tuning_score, self.tuning_rule, self.ties):
+            combo.currentIndexChanged.connect(self._on_change)
+        self.intervals.toggled.connect(self._on_change)
         for spin in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs):
             spin.valueChanged.connect(self._on_change)
         self.cv_folds.valueChanged.connect(self._on_change)
@@ -429,6 +461,14 @@ class SettingsPanel(QWidget):
             self.solver.setCurrentText(s.solver)
             self.engine.setCurrentText(s.engine)
             self.options.setText(json.dumps(s.options) if s.options else "")
+            for combo, value in (
+                (self.calibration, s.calibration),
+                (self.tuning_score, s.tuning_score),
+                (self.tuning_rule, s.tuning_rule),
+            ):
+                combo.setCurrentIndex(max(combo.findData(value), 0))
+            self.ties.setCurrentText(s.ties)
+            self.intervals.setChecked(s.intervals)
             self._set_preset_label(preset)
         finally:
             self._programmatic = False
@@ -465,6 +505,11 @@ class SettingsPanel(QWidget):
             solver=self.solver.currentText(),
             engine=self.engine.currentText(),
             options=options,
+            calibration=self.calibration.currentData(),
+            ties=self.ties.currentText(),
+            tuning_score=self.tuning_score.currentData(),
+            tuning_rule=self.tuning_rule.currentData(),
+            intervals=self.intervals.isChecked() and self.intervals.isEnabled(),
         )
         return s.validate()
 
@@ -498,6 +543,8 @@ class SettingsPanel(QWidget):
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
         self.compare.setEnabled(self._n_classes == 2 and name != "noncrossing")
+        calibrated = self.calibration.currentData() not in (None, "none")
+        self.intervals.setEnabled(name == "binary" and calibrated)
         mode = self.tuning.currentText()
         self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
         self._set_row_visible(self.cv_folds, mode in ("auto", "cv"))
@@ -513,3 +560,12 @@ class SettingsPanel(QWidget):
         self._set_preset_label(CUSTOM)
         self._update_visibility()
         self.changed.emit()
+
+
+def _choices(names: tuple[str, ...]) -> QComboBox:
+    """A combo of ``names`` after "default" (None: the estimator's own default)."""
+    combo = QComboBox()
+    combo.addItem("default", None)
+    for name in names:
+        combo.addItem(name, name)
+    return combo

@@ -364,8 +364,11 @@ def atomic_writer(
             raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
             os.fchmod(fd, file_mode)
-            kwargs = {} if "b" in mode else {"encoding": encoding, "newline": ""}
-            with os.fdopen(fd, mode, **kwargs) as handle:
+            if "b" in mode:
+                opened = os.fdopen(fd, mode)
+            else:
+                opened = os.fdopen(fd, mode, encoding=encoding, newline="")
+            with opened as handle:
                 yield handle
                 handle.flush()
                 os.fsync(handle.fileno())

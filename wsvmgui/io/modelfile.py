@@ -64,6 +64,7 @@ from .atomic import atomic_write_bytes, check_input
 from .preprocessing import PreparedRows, Preprocessing, prepare_rows
 from .serialize import Decoder, Encoder, UntrustedTypeError
 from .tables import LabelledData
+from .vocabulary import fill_vocabulary
 
 FORMAT = "wsvmgui-model"
 SCHEMA = 2
@@ -271,6 +272,7 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
                 f"{source}: member arrays/{unused[0]}.npy is not used by its manifest"
             )
         preprocessing = Preprocessing.from_dict(manifest["preprocessing"])
+        fill_vocabulary(estimator)  # files written before lambda_, sigma_, C_, tuning_ existed
     except ModelFileError:
         raise
     except UntrustedTypeError as exc:
@@ -372,8 +374,7 @@ def _declarations(entries: Any, n: int, source: str) -> list[tuple[np.dtype, tup
                 )
             ):
                 raise ValueError("bad shape")
-            dtype = np.lib.format.descr_to_dtype(descr if isinstance(descr, str) else
-                                                 [tuple(f) for f in descr])  # fmt: skip
+            dtype = _declared_dtype(descr)
         except (TypeError, ValueError, KeyError):
             raise ModelFileError(f"{what} has a malformed declaration in the manifest") from None
         plain = dtype.fields is None and dtype.subdtype is None and dtype.kind in "biufU"
@@ -382,6 +383,17 @@ def _declarations(entries: Any, n: int, source: str) -> list[tuple[np.dtype, tup
         count = int(np.prod(shape, dtype=object))
         out.append((dtype, tuple(shape), count * dtype.itemsize))
     return out
+
+
+def _declared_dtype(descr: Any) -> np.dtype:
+    """The dtype a manifest declares: a dtype string, or a list of ``[name, dtype string]``
+    fields (a tree's node records); ValueError for anything else."""
+    if isinstance(descr, str):
+        return np.dtype(descr)  # what np.lib.format.descr_to_dtype does with a string
+    fields = [tuple(f) for f in descr] if isinstance(descr, list) else None
+    if not fields or not all(len(f) == 2 and all(isinstance(v, str) for v in f) for f in fields):
+        raise ValueError("bad dtype declaration")
+    return np.lib.format.descr_to_dtype([(str(name), str(kind)) for name, kind in fields])
 
 
 def _read_member(
@@ -411,7 +423,9 @@ def _read_member(
             raw = bytearray(nbytes)
             view, got = memoryview(raw), 0
             while got < nbytes:
-                step = handle.readinto(view[got:])
+                # typeshed types ZipFile.open as IO[bytes]; reading returns a ZipExtFile,
+                # an io.BufferedIOBase, which has readinto
+                step = handle.readinto(view[got:])  # type: ignore[attr-defined]
                 if not step:
                     raise ValueError("truncated")
                 got += step

@@ -327,7 +327,7 @@ class Preprocessing:
         if not isinstance(missing, str):
             raise InputError("preprocessing: missing must be a name")
         check_missing_choice(missing)
-        arrays = {}
+        arrays: dict[str, np.ndarray | None] = {}
         for key in ("medians", "means", "scales"):
             value = data.get(key)
             if value is None:

@@ -134,8 +134,9 @@ def probability_columns(
             add(
                 interval, values,
                 f"{side} end of a {INTERVAL_LEVEL:.0%} interval for the probability of "
-                f"{interval[2:-3]!r} (Jeffreys interval of the labels of the cross-fitted "
-                "training points nearest in estimate; docs/notes/calibration.md)",
+                f"{interval[2:-3]!r} (the estimate +- z sqrt(Jeffreys variance of the labels of "
+                "the cross-fitted points nearest in estimate + the cross-fitted fits' "
+                "jackknife variance); docs/notes/calibration.md)",
             )  # fmt: skip
         elif bracket is not None:
             side = "lower" if key.startswith("lo_") else "upper"

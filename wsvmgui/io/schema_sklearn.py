@@ -218,8 +218,9 @@ TREE = "sklearn.tree._tree:Tree"
 _MAX_TREE_CLASSES = 2**20
 
 
-def check_tree_args(args: Any, where: str) -> None:
-    """``Tree(n_features, n_classes, n_outputs)`` arguments, before the tree is built."""
+def check_tree_args(args: Any, where: str) -> tuple:
+    """``Tree(n_features, n_classes, n_outputs)`` arguments, before the tree is built;
+    returns them (a tuple) or raises SchemaError."""
     ok = (
         isinstance(args, tuple)
         and len(args) == 3
@@ -235,6 +236,7 @@ def check_tree_args(args: Any, where: str) -> None:
     )
     if not ok:
         raise SchemaError(f"{where} (Tree): its arguments must be (features, [classes], 1)")
+    return args
 
 
 @validator(TREE)

@@ -221,6 +221,7 @@ def _local_interval(s: State) -> None:
     if np.any((y != 0) & (y != 1)):
         raise s.fail("y", "must hold 0/1 labels")
     s.integer("k", 2, p.size)
+    s.array("v", "f", 1, p.shape, lo=0.0, optional=True)
 
 
 @validator("wsvmgui.ladder.noncrossing_types:FitRecord")

@@ -78,6 +78,9 @@ TRUSTED_EXTERNAL = CONSTRUCTED | frozenset(
     }
 )
 
+#: How pickle (protocol 2+) builds an object without calling ``__init__``:
+#: ``cls.__new__(cls)``.  typeshed's copyreg stub omits it (Lib/copyreg.py defines it).
+_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]
 _NAME = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -109,7 +112,7 @@ def _resolve(name: str) -> type:
     return obj
 
 
-def trusted_class(name: str) -> type:
+def trusted_class(name: str) -> type[Any]:
     """The class named ``module:QualName`` if it is trusted; UntrustedTypeError otherwise.
 
     A name is checked before anything is imported: only the modules of classes with a
@@ -190,7 +193,7 @@ class Encoder:
         self._object_ids[id(obj)] = k
         self._keep.append(obj)
         node: dict[str, Any] = {"$object": name, "id": k}
-        if func is copyreg.__newobj__ and tuple(args) == (cls,):
+        if func is _NEWOBJ and tuple(args) == (cls,):
             pass
         elif func is cls and name in CONSTRUCTED:
             node["args"] = self.encode(tuple(args))
@@ -303,7 +306,10 @@ class Decoder:
         arr = self._get_array(value)
         if arr.ndim != 0:
             raise InputError(f"$scalar must refer to a 0-d array ({self.member(arr)})")
-        return arr[()]
+        value = arr[()]
+        if not isinstance(value, np.generic):
+            raise InputError(f"$scalar must refer to an array of a numpy type ({self.member(arr)})")
+        return value
 
     def _objarray(self, value: Any, node: dict) -> np.ndarray:
         value = _list(value, "$objarray")
@@ -355,9 +361,8 @@ class Decoder:
         where = self.where
         schema.validate_state(value, state, where, self.member)
         if value == schema.TREE:
-            schema.check_tree_args(args, where)
-            _check_tree_state(args, state, where)
-        obj = cls(*args) if args is not None else cls.__new__(cls)
+            _check_tree_state(schema.check_tree_args(args, where), state, where)
+        obj = cls(*args) if args is not None else _NEWOBJ(cls)
         _set_state(obj, state)
         self._objects[k] = obj
         return obj

@@ -278,6 +278,12 @@ class LabelledData:
             ids=None if self.ids is None else self.ids[keep],
         )
 
+    def labels(self) -> np.ndarray:
+        """The labels as text, shape (n,); refused when the table has no label column."""
+        if self.y is None:
+            raise InputError(f"{self.source}: the rows have no label column")
+        return self.y.astype(str)
+
     def label_missing(self) -> np.ndarray:
         """Rows whose label is missing; bool, shape (n,) (all false without labels)."""
         if self.y is None:
@@ -336,12 +342,12 @@ def labelled_data(
         dup = next((f for f in features if features.count(f) > 1), None)
         if dup is not None:
             raise InputError(f"feature column {dup!r} is chosen twice")
-        for name, what in ((label, "the label"), (id_column, "the id column")):
-            if name is not None and name in features:
-                raise InputError(f"column {name!r} cannot be both {what} and a feature")
+        for column, what in ((label, "the label"), (id_column, "the id column")):
+            if column is not None and column in features:
+                raise InputError(f"column {column!r} cannot be both {what} and a feature")
     X = np.column_stack([_parse_feature(table, f, FEATURE_NA_SET | extra_na) for f in features])
     y = None
-    if has_label:
+    if label is not None and has_label:
         cells = table.column(label)
         missing = np.asarray([c.strip() == "" or c.strip() in extra_na for c in cells])
         y = np.asarray(cells, dtype=object).copy()
@@ -429,4 +435,4 @@ def select_xy(
 
     data = labelled_data(table, label, features, na_values=na_values)
     check_complete(data)
-    return data.X, data.y.astype(str), list(data.feature_names)
+    return data.X, data.labels(), list(data.feature_names)

@@ -30,8 +30,8 @@ sequential engine's failing it raises :class:`~wsvmgui.errors.SolverError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -293,57 +293,16 @@ def fit_noncrossing_ladder(
     weights = check_weights(weights)
     if engine not in ENGINES:
         raise InputError(f"unknown non-crossing engine {engine!r}; choose {', '.join(ENGINES)}")
-    n, p = X.shape
-    m = weights.size
-    if lam_grid is not None:
-        if X_tune is None or y_tune is None:
-            raise InputError("per-weight tuning of lambda needs a tuning set")
-        options = [float(v) for v in np.ravel(lam_grid)]
-        K_tune = kernel(np.asarray(X_tune, dtype=float), X)
-        y_tu = np.asarray(y_tune, dtype=float)
-    else:
-        lam_arr = np.broadcast_to(np.asarray(lam, dtype=float), (m,)).copy()
-        if not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
-            raise InputError(f"lambda must be a positive number, got {lam!r}")
-    mode, hull, notes = _resolve_mode(constraints, kernel, X)
-    K = kernel(X) if K is None else np.asarray(K, dtype=float)
-    linear = kernel.name == "linear"
-    common = dict(
-        K=K, X=X, y=y, linear=linear, mode=mode, hull=hull, max_constraints=max_constraints,
-        shortcut=shortcut, vertex=vertex_constraints, eps=eps, gap_tol=gap_tol,
+    opts = _Options(
+        engine=engine, constraints=constraints, max_constraints=max_constraints,
+        shortcut=shortcut, vertex_constraints=vertex_constraints, eps=eps, gap_tol=gap_tol,
         kkt_tol=kkt_tol,
     )  # fmt: skip
-    fitter: SequentialFitter = (
-        PathFitter(**common, weights=weights) if engine == "path" else SequentialFitter(**common)
-    )
-    per_weight = 1 if lam_grid is None else len(options)
-    tracker = ProgressTracker(m * per_weight, progress, should_cancel)
-    tracker.check()
-
-    fits: list[WeightFit | None] = [None] * m
-    for step, (k, prev, direction) in enumerate(fitting_order(weights)):
-        pi = float(weights[k])
-        f_prev = None if prev is None else fits[prev].f_train  # type: ignore[union-attr]
-        best: WeightFit | None = None
-        best_score = np.inf
-        for lam_k in [float(lam_arr[k])] if lam_grid is None else options:
-            fit = fitter.fit(step, pi, lam_k, f_prev, direction)
-            tracker.step(partial=_event(fit, pi, lam_k, X, kernel))
-            if lam_grid is None:
-                best = fit
-                break
-            score = _weighted_hinge(K_tune @ fit.coef + fit.intercept, y_tu, pi)
-            if best is None or score < best_score - 1e-12:
-                best, best_score = fit, score
-        assert best is not None
-        fits[k] = best
-        if best.record.note and best.record.note not in notes:
-            notes.append(best.record.note)
-    done = [f for f in fits if f is not None]
-    coef = np.vstack([f.coef for f in done])
-    intercept = np.array([f.intercept for f in done])
-    records = [f.record for f in done]
-    lams = np.array([r.lam for r in records])
+    choice = _LambdaChoice.make(lam, weights.size, kernel, X, lam_grid, X_tune, y_tune)
+    mode, hull, notes = _resolve_mode(constraints, kernel, X)
+    K = kernel(X) if K is None else np.asarray(K, dtype=float)
+    fitter = _fitter(opts, K, X, y, kernel.name == "linear", mode, hull, weights)
+    done = _fit_in_order(fitter, weights, choice, X, kernel, notes, progress, should_cancel)
     if vertex_constraints:
         try:
             _check_monotone(np.column_stack([f.f_train for f in done]), weights)
@@ -351,27 +310,149 @@ def fit_noncrossing_ladder(
             if engine != "path":
                 raise
             ref = fit_noncrossing_ladder(
-                X, y, weights, lam, kernel, K=K, engine="sequential", constraints=constraints,
-                max_constraints=max_constraints, lam_grid=lam_grid, X_tune=X_tune,
-                y_tune=y_tune, shortcut=shortcut, eps=eps, gap_tol=gap_tol, kkt_tol=kkt_tol,
-                should_cancel=should_cancel,
+                X, y, weights, lam, kernel, K=K, lam_grid=lam_grid, X_tune=X_tune,
+                y_tune=y_tune, should_cancel=should_cancel,
+                **replace(opts, engine="sequential").keywords(),
             )  # fmt: skip
             ref.diagnostics["notes"].insert(0, f"path engine: {exc}; refitted by the "
                                             "sequential engine")  # fmt: skip
             return ref
+    return _assemble(done, weights, kernel, X, notes, opts, fitter)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The options of :func:`fit_noncrossing_ladder` that every fit of a ladder shares."""
+
+    engine: str
+    constraints: str
+    max_constraints: int
+    shortcut: bool
+    vertex_constraints: bool
+    eps: float
+    gap_tol: float
+    kkt_tol: float
+
+    def keywords(self) -> dict[str, Any]:
+        """As keywords of :func:`fit_noncrossing_ladder`."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class _LambdaChoice:
+    """Lambda of every weight: fixed (``lams``, shape (M - 1,)), or chosen per weight
+    among ``options`` by the weighted hinge loss on the tuning rows (their kernel rows
+    ``K_tune`` (m, n) and labels ``y_tune`` (m,))."""
+
+    lams: np.ndarray | None
+    options: list[float]
+    K_tune: np.ndarray | None = None
+    y_tune: np.ndarray | None = None
+
+    @classmethod
+    def make(cls, lam, m, kernel, X, lam_grid, X_tune, y_tune) -> _LambdaChoice:
+        """Checked; ``m`` weights, training inputs ``X`` (n, p)."""
+        if lam_grid is None:
+            lams = np.broadcast_to(np.asarray(lam, dtype=float), (m,)).copy()
+            if not np.all(np.isfinite(lams) & (lams > 0)):
+                raise InputError(f"lambda must be a positive number, got {lam!r}")
+            return cls(lams, [])
+        if X_tune is None or y_tune is None:
+            raise InputError("per-weight tuning of lambda needs a tuning set")
+        options = [float(v) for v in np.ravel(lam_grid)]
+        K_tune = kernel(np.asarray(X_tune, dtype=float), X)
+        return cls(None, options, K_tune, np.asarray(y_tune, dtype=float))
+
+    @property
+    def per_weight(self) -> int:
+        """Fits per weight."""
+        return 1 if self.lams is not None else len(self.options)
+
+    def candidates(self, k: int) -> list[float]:
+        """Lambdas to try at weight ``k``."""
+        return [float(self.lams[k])] if self.lams is not None else self.options
+
+    def hinge(self, fit: WeightFit, pi: float) -> float:
+        """The weighted hinge loss of ``fit`` at weight ``pi`` on the tuning rows."""
+        assert self.K_tune is not None and self.y_tune is not None
+        return _weighted_hinge(self.K_tune @ fit.coef + fit.intercept, self.y_tune, pi)
+
+
+def _fitter(opts: _Options, K, X, y, linear, mode, hull, weights) -> SequentialFitter:
+    """The engine's fitter of one weight at a time."""
+    common = dict(
+        K=K, X=X, y=y, linear=linear, mode=mode, hull=hull,
+        max_constraints=opts.max_constraints, shortcut=opts.shortcut,
+        vertex=opts.vertex_constraints, eps=opts.eps, gap_tol=opts.gap_tol,
+        kkt_tol=opts.kkt_tol,
+    )  # fmt: skip
+    if opts.engine == "path":
+        return PathFitter(**common, weights=weights)
+    return SequentialFitter(**common)
+
+
+def _fit_in_order(
+    fitter: SequentialFitter,
+    weights: np.ndarray,
+    choice: _LambdaChoice,
+    X: np.ndarray,
+    kernel: Kernel,
+    notes: list[str],
+    progress: ProgressCallback | None,
+    should_cancel: CancelCheck | None,
+) -> list[WeightFit]:
+    """Every weight's fit, made in :func:`fitting_order`, in weight order; each fit's note
+    added to ``notes``, progress reported after each fit."""
+    tracker = ProgressTracker(weights.size * choice.per_weight, progress, should_cancel)
+    tracker.check()
+    fits: list[WeightFit | None] = [None] * weights.size
+    for step, (k, prev, direction) in enumerate(fitting_order(weights)):
+        pi = float(weights[k])
+        f_prev = None if prev is None else fits[prev].f_train  # type: ignore[union-attr]
+        best: WeightFit | None = None
+        best_score = np.inf
+        for lam_k in choice.candidates(k):
+            fit = fitter.fit(step, pi, lam_k, f_prev, direction)
+            tracker.step(partial=_event(fit, pi, lam_k, X, kernel))
+            if choice.lams is not None:
+                best = fit
+                break
+            score = choice.hinge(fit, pi)
+            if best is None or score < best_score - 1e-12:
+                best, best_score = fit, score
+        assert best is not None
+        fits[k] = best
+        if best.record.note and best.record.note not in notes:
+            notes.append(best.record.note)
+    return [f for f in fits if f is not None]
+
+
+def _assemble(
+    done: list[WeightFit],
+    weights: np.ndarray,
+    kernel: Kernel,
+    X: np.ndarray,
+    notes: list[str],
+    opts: _Options,
+    fitter: SequentialFitter,
+) -> NonCrossingLadder:
+    """The ladder of the weights' fits ``done`` (in weight order); ``notes`` and the
+    fitter's notes go into its diagnostics."""
     for note in getattr(fitter, "notes", []):
         if note not in notes:
             notes.append(note)
-    linear_coef = coef @ X if linear else None
+    coef = np.vstack([f.coef for f in done])
+    intercept = np.array([f.intercept for f in done])
+    records = [f.record for f in done]
+    lams = np.array([r.lam for r in records])
+    linear_coef = coef @ X if kernel.name == "linear" else None
     lam_single = float(lams[0]) if np.all(lams == lams[0]) else float("nan")
     checks = np.array([r.check for r in records])
     ladder = Ladder(
         weights=weights, lam=lam_single, coef=coef, intercept=intercept, kkt_residual=checks
     )
-    return NonCrossingLadder(
-        ladder, kernel, X, lams, linear_coef, records, _diagnostics(records, notes, engine,
-        constraints, eps, vertex_constraints, getattr(fitter, "n_paths", 0)),
-    )  # fmt: skip
+    diagnostics = _diagnostics(records, notes, opts, getattr(fitter, "n_paths", 0))
+    return NonCrossingLadder(ladder, kernel, X, lams, linear_coef, records, diagnostics)
 
 
 def _check_monotone(F: np.ndarray, weights: np.ndarray) -> None:
@@ -384,12 +465,13 @@ def _check_monotone(F: np.ndarray, weights: np.ndarray) -> None:
         )
 
 
-def _diagnostics(records, notes, engine, constraints, eps, vertex, n_paths) -> dict:
+def _diagnostics(records, notes, opts: _Options, n_paths: int) -> dict:
+    """The ladder's diagnostics (:attr:`NonCrossingLadder.diagnostics`)."""
     qp = [r for r in records if r.method == "qp"]
     repaired = [r for r in records if r.method == "active-set"]
     return {
-        "engine": engine,
-        "constraints_requested": constraints,
+        "engine": opts.engine,
+        "constraints_requested": opts.constraints,
         "constraints_used": sorted({r.mode for r in records if r.mode}),
         "notes": notes,
         "n_fits": len(records),
@@ -404,8 +486,8 @@ def _diagnostics(records, notes, engine, constraints, eps, vertex, n_paths) -> d
         "max_duality_gap": max((abs(r.gap) for r in qp + repaired), default=0.0),
         "max_kkt_residual": max((r.check for r in records if r.method != "qp"), default=0.0),
         "max_violation": max((r.violation for r in records), default=0.0),
-        "eps": eps,
-        "vertex_constraints": vertex,
+        "eps": opts.eps,
+        "vertex_constraints": opts.vertex_constraints,
     }
 
 

@@ -369,9 +369,61 @@ def fit_constrained(
     """
     n, d = Phi.shape
     S = np.where(y > 0, 1.0 - pi, pi)
+    where = f"non-crossing fit at pi={pi:.4g}, lambda={lam:.4g}"
+    try:
+        sol = solve_qp(
+            *_qp_problem(Phi, Pen, y, S, lam, cons),
+            settings=CLARABEL_SETTINGS,
+            linear_solvers=DIRECT_SOLVE_METHODS,
+        )
+    except SolverError as exc:
+        raise SolverError(f"{where}: {exc}") from exc
+    x = sol.x
+    u, beta = x[:d], float(x[d])
+    f = Phi @ u + beta
+    penalty = float(u @ Pen @ u)
+    primal = weighted_objective(f, y, S, penalty, lam)
+    gap, dual_res, n_active = _dual_check(sol.z, K_lin, y, S, lam, cons, primal)
+    _, viol = cons.satisfied_by(f)
+    if not (np.isfinite(gap) and abs(gap) <= gap_tol and dual_res <= gap_tol):
+        raise SolverError(
+            f"{where}: clarabel's answer fails the check (relative duality gap {gap:.3g}, "
+            f"dual residual {dual_res:.3g}; tolerance {gap_tol:.3g})"
+        )
+    if viol > 0.5 * cons.eps:
+        raise SolverError(
+            f"{where}: clarabel's answer violates a non-crossing constraint by {viol:.3g} "
+            f"(safety margin {cons.eps:.3g})"
+        )
+    return ConstrainedFit(
+        coef=u,
+        intercept=beta,
+        f_train=f,
+        objective=primal,
+        gap=float(gap),
+        dual_residual=float(dual_res),
+        violation=float(viol),
+        n_active=n_active,
+    )
+
+
+def _qp_problem(
+    Phi: np.ndarray,
+    Pen: np.ndarray,
+    y: np.ndarray,
+    S: np.ndarray,
+    lam: float,
+    cons: CrossingConstraints,
+) -> tuple[
+    sparse.csc_matrix, np.ndarray, sparse.csc_matrix, np.ndarray, sparse.csc_matrix, np.ndarray
+]:
+    """``(P, q, G, h, A, b)`` of :func:`fit_constrained`'s QP ``min 1/2 x'Px + q'x``,
+    ``Gx <= h``, ``Ax = b`` in ``x = (u (d,), b, xi (n,), f (n,)[, s])``; ``S`` (n,) the
+    points' weights."""
+    n, d = Phi.shape
     use_s = cons.uses_s
     nv = d + 1 + n + n + int(use_s)
-    iu, ib, ixi = 0, d, d + 1
+    ixi = d + 1
     # Objective 1/2 x'Px + q'x with P = 2 n lambda Pen on u (a tiny ridge keeps a
     # numerically semidefinite kernel matrix acceptable to the solver).
     Pu = 2.0 * n * lam * (Pen + 1e-10 * max(float(np.max(np.diag(Pen))), 1.0) * np.eye(d))
@@ -409,21 +461,24 @@ def fit_constrained(
         h_parts.append(np.full(E, -cons.eps))
     G = sparse.vstack(blocks, format="csc")
     h = np.concatenate(h_parts)
-    where = f"non-crossing fit at pi={pi:.4g}, lambda={lam:.4g}"
-    try:
-        sol = solve_qp(
-            P, q, G, h, A, b, settings=CLARABEL_SETTINGS, linear_solvers=DIRECT_SOLVE_METHODS
-        )
-    except SolverError as exc:
-        raise SolverError(f"{where}: {exc}") from exc
-    x = sol.x
-    u, beta = x[iu : iu + d], float(x[ib])
-    f = Phi @ u + beta
-    penalty = float(u @ Pen @ u)
-    primal = weighted_objective(f, y, S, penalty, lam)
+    return P, q, G, h, A, b
+
+
+def _dual_check(
+    z: np.ndarray,
+    K_lin: np.ndarray,
+    y: np.ndarray,
+    S: np.ndarray,
+    lam: float,
+    cons: CrossingConstraints,
+    primal: float,
+) -> tuple[float, float, int]:
+    """Relative duality gap, dual residual and number of active non-crossing rows of the
+    QP's answer, from its inequality multipliers ``z`` (2 n + rows,)."""
+    n = y.size
+    E = cons.n_rows
     # Dual from the multipliers: a on the hinge rows, mu on the non-crossing rows;
     # nu = a y - d R'mu; dual = sum a + eps sum mu - nu'K nu / (4 n lambda).
-    z = sol.z
     a = np.minimum(z[:n], S)
     mu = z[2 * n :]
     nu = a * y - (cons.direction * (cons.R.T @ mu) if E else 0.0)
@@ -431,27 +486,7 @@ def fit_constrained(
     gap = (primal - dual) / max(primal, 1.0)
     scale = max(float(a.sum()), 1.0)
     dual_res = abs(float(nu.sum())) / scale
-    if use_s:
+    if cons.uses_s:
         dual_res = max(dual_res, abs(float(cons.r @ mu)) / max(float(np.abs(cons.r) @ mu), scale))
-    _, viol = cons.satisfied_by(f)
     n_active = int(np.sum(mu > 1e-6 * max(float(S.max()), 1e-12))) if E else 0
-    if not (np.isfinite(gap) and abs(gap) <= gap_tol and dual_res <= gap_tol):
-        raise SolverError(
-            f"{where}: clarabel's answer fails the check (relative duality gap {gap:.3g}, "
-            f"dual residual {dual_res:.3g}; tolerance {gap_tol:.3g})"
-        )
-    if viol > 0.5 * cons.eps:
-        raise SolverError(
-            f"{where}: clarabel's answer violates a non-crossing constraint by {viol:.3g} "
-            f"(safety margin {cons.eps:.3g})"
-        )
-    return ConstrainedFit(
-        coef=u,
-        intercept=beta,
-        f_train=f,
-        objective=primal,
-        gap=float(gap),
-        dual_residual=float(dual_res),
-        violation=float(viol),
-        n_active=n_active,
-    )
+    return float(gap), float(dual_res), n_active

@@ -384,21 +384,29 @@ def _result(
 
 
 def _attempts(prob: _Problem, ridges: list[float]) -> tuple[_Flat, _TraceInfo]:
-    """Trace with each ridge in turn until one succeeds (the first failure is named)."""
-    first: PathBreakdown | None = None
-    for eps in ridges:
-        try:
-            return _trace(prob, eps)
-        except PathTooCostly:
-            raise
-        except PathBreakdown as exc:
-            if first is None:
-                first = exc
-            last = exc
-    assert first is not None
-    if last is first:
-        raise first
-    raise PathBreakdown(f"{last} (exact path failed first: {first})") from last
+    """Trace with each ridge in turn until one succeeds (the first failure is named).
+
+    The failures are held in a list emptied on the way out: an exception kept in a local
+    of this frame would form a cycle with its traceback (which holds this frame and,
+    through the callers' frames, the kernel matrix) that lives until the cyclic garbage
+    collector runs, keeping a fold's matrix beside the next one.
+    """
+    failures: list[PathBreakdown] = []
+    try:
+        for eps in ridges:
+            try:
+                return _trace(prob, eps)
+            except PathTooCostly:
+                raise
+            except PathBreakdown as exc:
+                failures.append(exc)
+        if len(failures) == 1:
+            raise failures[0]
+        raise PathBreakdown(
+            f"{failures[-1]} (exact path failed first: {failures[0]})"
+        ) from failures[-1]
+    finally:
+        failures.clear()
 
 
 def _trace(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
@@ -423,19 +431,21 @@ def _trace(prob: _Problem, eps: float) -> tuple[_Flat, _TraceInfo]:
 
 def _trace_both(prob: _Problem, eps: float, start: float) -> tuple[_Flat, _TraceInfo]:
     """libsvm's start at ``start`` (polished) and both directions with ridge ``eps``."""
-    error: PathBreakdown | None = None
-    for pi0 in (start, start - 0.0371, start + 0.0433):
-        try:
-            tr_up = libsvm_start(
-                prob.rows, prob.y, prob.w, prob.C, prob.lam, pi0, prob.rank_tol, prob.path_tol,
-                eps, prob.starts,
-            )  # fmt: skip
-            break
-        except PathBreakdown as exc:
-            error = exc
-    else:
-        assert error is not None
-        raise error
+    errors: list[PathBreakdown] = []  # emptied on the way out (see _attempts)
+    try:
+        for pi0 in (start, start - 0.0371, start + 0.0433):
+            try:
+                tr_up = libsvm_start(
+                    prob.rows, prob.y, prob.w, prob.C, prob.lam, pi0, prob.rank_tol,
+                    prob.path_tol, eps, prob.starts,
+                )  # fmt: skip
+                break
+            except PathBreakdown as exc:
+                errors.append(exc)
+        else:
+            raise errors[-1]
+    finally:
+        errors.clear()
     tr_down = clone(tr_up)
     up = tr_up.trace(1.0, prob.steps, prob.report, 0.0, pi0, prob.limits)
     down = tr_down.trace(-1.0, prob.steps, prob.report, 1.0 - pi0, pi0, prob.limits)

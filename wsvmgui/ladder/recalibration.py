@@ -27,12 +27,14 @@ so fitted estimators holding them save and load like any other.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import beta as beta_dist
+from scipy.stats import norm
 from sklearn.isotonic import isotonic_regression
 from sklearn.model_selection import StratifiedKFold
 
@@ -97,9 +99,18 @@ def _check(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _logistic(F: np.ndarray, y: np.ndarray, bounds) -> np.ndarray:
-    """Ridge-penalised logistic fit of y on [1, F]; coefficient vector of length 1 + F.shape[1]."""
+    """Ridge-penalised logistic fit of y on [1, F]; coefficient vector of length 1 + F.shape[1].
+
+    Damped Newton steps on the 2-3 coefficients (each O(m)) on every face of the bounds
+    (the slopes free or held at 0); the feasible face optimum of least loss is the bounded
+    optimum (the problem is convex).  L-BFGS-B only when Newton fails on every face.  The
+    tuning search fits these maps once per cell and fold, so their speed is the
+    recalibrated search's cost.
+    """
     Z = np.column_stack([np.ones(y.size), F])
     m = y.size
+    pen = np.full(Z.shape[1], 2 * RIDGE)
+    pen[0] = 0.0
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
         z = Z @ w
@@ -112,7 +123,77 @@ def _logistic(F: np.ndarray, y: np.ndarray, bounds) -> np.ndarray:
     w0 = np.zeros(Z.shape[1])
     w0[0] = np.log(rate / (1 - rate))
     w0[1:] = 0.5
+    lower = np.array([-np.inf if b[0] is None else b[0] for b in bounds])
+    bounded = [j for j in range(w0.size) if np.isfinite(lower[j])]
+    best: tuple[float, np.ndarray] | None = None
+    for held in itertools.chain.from_iterable(
+        itertools.combinations(bounded, r) for r in range(len(bounded) + 1)
+    ):
+        free = np.array([j for j in range(w0.size) if j not in held])
+        start = w0.copy()
+        start[list(held)] = lower[list(held)]
+
+        def face(u: np.ndarray, free=free, start=start) -> tuple[float, np.ndarray]:
+            w = start.copy()
+            w[free] = u
+            v, g = loss(w)
+            return v, g[free]
+
+        u = _newton(Z[:, free], y, start[free], pen[free], face)
+        if u is None:
+            continue
+        w = start.copy()
+        w[free] = u
+        if np.all(w >= lower - 1e-12):
+            value = loss(w)[0]
+            if best is None or value < best[0]:
+                best = (value, np.maximum(w, lower))
+        if not held and best is not None:
+            return best[1]  # the unconstrained optimum is feasible: it is the optimum
+    if best is not None:
+        return best[1]
     return minimize(loss, w0, jac=True, method="L-BFGS-B", bounds=bounds).x
+
+
+def _newton(Z: np.ndarray, y: np.ndarray, w: np.ndarray, pen: np.ndarray, loss):
+    """Unconstrained minimiser of ``loss`` (the penalised logistic loss of design ``Z``
+    (m, d), ridge diagonal ``pen`` (d,)) by damped Newton from ``w`` (d,); None when it
+    does not converge in 100 steps."""
+    m = y.size
+    value, grad = loss(w)
+    for _ in range(100):
+        q = expit(Z @ w)
+        H = (Z.T * (q * (1 - q))) @ Z / m + np.diag(pen) + 1e-12 * np.eye(w.size)
+        try:
+            step = np.linalg.solve(H, grad)
+        except np.linalg.LinAlgError:
+            return None
+        t = 1.0
+        while True:
+            new = w - t * step
+            v, g = loss(new)
+            if v <= value - 1e-4 * t * (grad @ step) or t < 1e-10:
+                break
+            t *= 0.5
+        w, value, grad = new, v, g
+        if np.max(np.abs(grad)) < 1e-10 or abs(t * (grad @ step)) < 1e-14:
+            return w
+    return None
+
+
+def _pav(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Non-decreasing least-squares fit to ``values`` (t,) with ``weights`` (t,).
+
+    scikit-learn's compiled pool-adjacent-violators without its input validation (which
+    cost more than the fit here, once per tuning cell and fold); its public
+    ``isotonic_regression`` when the private routine is not there."""
+    try:
+        from sklearn._isotonic import _inplace_contiguous_isotonic_regression as pav
+    except ImportError:  # pragma: no cover - a scikit-learn without the routine
+        return isotonic_regression(values, sample_weight=weights, increasing=True)
+    out = np.array(values, dtype=np.float64, order="C")
+    pav(out, np.array(weights, dtype=np.float64, order="C"))
+    return out
 
 
 def _smoothed_isotonic(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,12 +207,12 @@ def _smoothed_isotonic(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nda
     x, inverse, w = np.unique(p, return_inverse=True, return_counts=True)
     w = w.astype(float)
     mean = np.bincount(inverse, weights=y, minlength=x.size) / w
-    fit = isotonic_regression(mean, sample_weight=w, increasing=True)
+    fit = _pav(mean, w)
     block = np.concatenate([[0], np.cumsum(np.diff(fit) != 0)])
     count = np.bincount(block, weights=w)
     total = np.bincount(block, weights=w * mean)
     smooth = ((total + 0.5) / (count + 1.0))[block]
-    return x, isotonic_regression(smooth, sample_weight=w, increasing=True)
+    return x, _pav(smooth, w)
 
 
 def fit_map(name: str, p: np.ndarray, y: np.ndarray) -> MonotoneMap:
@@ -182,12 +263,20 @@ def choose_map(p: np.ndarray, y: np.ndarray, maps=MAPS, seed: int = 0) -> Monoto
 
 @dataclass(frozen=True)
 class LocalInterval:
-    """Per-point intervals for p(x) from the cross-fitted pairs nearest in p_hat.
+    """Per-point intervals for p(x): the local calibration's and the estimate's own error.
 
     For a point with estimate ``p_hat``, the ``k`` cross-fitted pairs whose estimates are
     nearest to it (in rank) are a sample of labels of points the ladder saw alike; the
-    Jeffreys interval of their label mean, widened to contain the recalibrated estimate,
-    is the point's interval.  ``k = ceil(2 sqrt(m))`` of ``m`` pairs by default.
+    Jeffreys posterior of their label mean measures how well the calibration at
+    ``p_hat`` is known.  That alone is an interval for ``E[p(X) | p_hat(X)]``, not for
+    ``p(x)``: the estimate varies from one training sample to the next, and points with
+    one ``p_hat`` differ in ``p``.  With ``v`` (the cross-fitted fits' spread), the
+    interval is ``estimate +- z sqrt(J + V)``, ``J`` the Jeffreys posterior variance and
+    ``V`` the mean of ``v`` over the same ``k`` pairs, ``z`` the normal quantile of the
+    level (clipped to [0, 1]); without ``v`` (models saved before it) the Jeffreys
+    interval, widened to contain the estimate.  ``k = ceil(2 sqrt(m))`` of ``m`` pairs
+    by default.  Coverage on the simulation designs:
+    ``benchmarks/results/interval_coverage.md``.
 
     Attributes
     ----------
@@ -196,19 +285,35 @@ class LocalInterval:
     y : ndarray, shape (m,)
         Their 0/1 labels, in the same order.
     k : int
+    v : ndarray, shape (m,) or None
+        Delete-a-fold jackknife variance of the recalibrated estimate at each pair's row
+        (:func:`fold_spread`), in the same order.
     """
 
     p: np.ndarray
     y: np.ndarray
     k: int
+    v: np.ndarray | None = None
 
     @classmethod
-    def fit(cls, p: np.ndarray, y: np.ndarray, k: int | None = None) -> LocalInterval:
-        """From cross-fitted estimates ``p`` (m,) and labels ``y`` (m,)."""
+    def fit(
+        cls,
+        p: np.ndarray,
+        y: np.ndarray,
+        k: int | None = None,
+        v: np.ndarray | None = None,
+    ) -> LocalInterval:
+        """From cross-fitted estimates ``p`` (m,), labels ``y`` (m,) and optionally the
+        jackknife variances ``v`` (m,) of :func:`fold_spread`."""
         p, y = _check(p, y)
         order = np.argsort(p, kind="stable")
         k = int(np.ceil(2 * np.sqrt(p.size))) if k is None else int(k)
-        return cls(p[order], y[order], max(2, min(k, p.size)))
+        if v is not None:
+            v = np.asarray(v, dtype=float).ravel()
+            if v.shape != p.shape or not np.all(np.isfinite(v) & (v >= 0)):
+                raise InputError("interval spread needs one finite variance >= 0 per estimate")
+            v = v[order]
+        return cls(p[order], y[order], max(2, min(k, p.size)), v)
 
     def __call__(
         self, p_hat: np.ndarray, estimate: np.ndarray, level: float = 0.9
@@ -223,10 +328,30 @@ class LocalInterval:
         csum = np.concatenate([[0.0], np.cumsum(self.y)])
         hits = csum[start + k] - csum[start]
         a = (1 - level) / 2
+        est = np.asarray(estimate, dtype=float)
+        if self.v is not None:
+            vsum = np.concatenate([[0.0], np.cumsum(self.v)])
+            spread = (vsum[start + k] - vsum[start]) / k
+            alpha, beta = hits + 0.5, k - hits + 0.5
+            jeffreys = alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1))
+            half = norm.ppf(1 - a) * np.sqrt(jeffreys + spread)
+            return np.clip(est - half, 0.0, 1.0), np.clip(est + half, 0.0, 1.0)
         lo = np.where(hits > 0, beta_dist.ppf(a, hits + 0.5, k - hits + 0.5), 0.0)
         hi = np.where(hits < k, beta_dist.ppf(1 - a, hits + 0.5, k - hits + 0.5), 1.0)
-        est = np.asarray(estimate, dtype=float)
         return np.minimum(lo, est), np.maximum(hi, est)
+
+
+def fold_spread(raw: np.ndarray, g: MonotoneMap) -> np.ndarray:
+    """Delete-a-fold jackknife variance of the recalibrated estimate, per row.
+
+    ``raw`` (F, m) holds each of the F fold fits' estimates at the m rows of the
+    cross-fitted pairs; the variance of ``g`` of them over the fits, times ``F - 1`` (the
+    delete-d jackknife's factor for F folds of equal size), estimates the sampling
+    variance of the full fit's recalibrated estimate there.  Returns shape (m,)."""
+    raw = np.asarray(raw, dtype=float)
+    if raw.ndim != 2 or raw.shape[0] < 2:
+        return np.zeros(raw.shape[-1])
+    return (raw.shape[0] - 1) * g(raw).var(axis=0)
 
 
 def recalibrated_terms(
@@ -301,7 +426,8 @@ def cross_fitted(
     n_jobs: int = 1,
     tracker: ProgressTracker,
     sample_weight: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    spread: bool = False,
+) -> tuple[np.ndarray, ...]:
     """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
 
     For each fold, the ladder of ``problem`` is fitted on its rows of the fold's training
@@ -323,6 +449,9 @@ def cross_fitted(
     weights : ndarray, shape (M - 1,)
     rule, engine, solver, n_jobs, tracker, sample_weight
         As for :func:`~wsvmgui.ladder.final.fit_ladders`.
+    spread : bool
+        Also return every fold fit's estimates at the rows of all pairs (for
+        :func:`fold_spread`).
 
     Returns
     -------
@@ -331,9 +460,11 @@ def cross_fitted(
         parts appears once per part).
     y : ndarray, shape (m,)
         Their labels, 1 for the problem's +1 class, else 0.
+    raw : ndarray, shape (F, m)
+        With ``spread``: fold fit f's estimate at the row of pair i in ``raw[f, i]``.
     """
     n = X.shape[0]
-    ps, ys = [], []
+    ps, ys, rows, fits = [], [], [], []
     for train, test in folds:
         tr, _ = problem.select(np.asarray(train), n)
         te, y_te = problem.select(np.asarray(test), n)
@@ -348,9 +479,15 @@ def cross_fitted(
         )[0]  # fmt: skip
         ps.append(fit.ladder.estimate(fit.kernel(X[te], X[fit.support]), rule).p)
         ys.append((y_te > 0).astype(float))
+        rows.append(te)
+        fits.append(fit)
     if not ps:
         raise InputError("recalibration: no tuning split holds a row of the problem")
-    return np.concatenate(ps), np.concatenate(ys)
+    if not spread:
+        return np.concatenate(ps), np.concatenate(ys)
+    at = np.concatenate(rows)
+    raw = np.array([f.ladder.estimate(f.kernel(X[at], X[f.support]), rule).p for f in fits])
+    return np.concatenate(ps), np.concatenate(ys), raw
 
 
 def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> MonotoneMap:
@@ -367,6 +504,7 @@ __all__ = [
     "LocalInterval",
     "cross_fitted",
     "fit_calibration",
+    "fold_spread",
     "MAPS",
     "MonotoneMap",
     "choose_map",

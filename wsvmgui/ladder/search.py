@@ -47,6 +47,7 @@ from ..executor import ClusterExecutor, Executor, Shared, current_executor
 from ..progress import ProgressTracker
 from ..solvers.gram import FLY_CACHE_MB, DenseGram, Gram, OnTheFlyGram, drop_kernels
 from ..solvers.kernels import Kernel
+from ..solvers.memory import KernelStorage
 from .engines import DEFAULT_ENGINE, PathFallbackWarning
 from .gridsearch import Fold, FoldScore, Grid, Job, JobContext, PoolFn, Search, grid_searches
 from .problems import LadderProblem
@@ -400,9 +401,8 @@ def search_ladders(
         A name of :data:`~wsvmgui.ladder.engines.ENGINES` (libsvm for grid ladders) or
         an engine callable.
     n_jobs : int
-        Threads, one (sigma, problem, lambda, fold) cell each.  The grid engine holds one
-        matrix of all rows per sigma; engines that need the dense matrix of their own
-        rows (the path) one matrix of a fold's training rows per (sigma, fold).
+        Threads, one (sigma, problem, lambda, fold) cell each (the matrices they hold:
+        :func:`_kernel_plan`).
     tracker : ProgressTracker
         Its total grows by M - 1 units per ladder, reported as the ladder progresses.
     executor : Executor, optional
@@ -445,18 +445,8 @@ def search_ladders(
     sigmas = np.asarray(sigmas, dtype=float)
     parts = [_problem_folds(prob, folds, n) for prob in problems]
     ex = executor or current_executor(n_jobs)
-    held = [np.asarray(train) for train, _ in folds]
-    storage, engine = engine_plan(
-        ex, X, max(tr.size for mine, _ in parts for tr, _ in mine), max(w.size for w in weights),
-        max(h.size for h in held), n, engine, "libsvm", "tuning",
-    )  # fmt: skip
-    per_fold = storage.dense and storage.held_rows < n  # the engine's own rows' matrices
-    name, score_fn = _score_fn(score)
-    terms = LADDER_TERMS.get(name) if isinstance(score, str) else None
-    pool = None
-    if terms is not None and calibration != "none" and name in PROPER_SCORES:
-        pool = _recalibrated_pool(calibration, terms)
-        name = f"{name} (recalibrated: {calibration})"
+    storage, engine, held = _kernel_plan(ex, X, parts, folds, weights, engine)
+    name, score_fn, terms, pool = _scoring(score, calibration)
     fold_ids = [where for _, where in parts]
     searches = _searches(problems, parts, lambdas, sigmas, weights, only)
     payload = _Tuning(
@@ -465,10 +455,50 @@ def search_ladders(
         named_engine(engine) if isinstance(engine, str) else engine, rule, score_fn,
         sample_weight, terms, pool is not None,
     )  # fmt: skip
-    run = Shared.new(LadderRun(X, storage, held if per_fold else None, payload))
+    run = Shared.new(LadderRun(X, storage, held, payload))
     choice = {"pool": pool, "one_se": one_se, "prefer": _smoothest}
-    results = _run_searches(searches, run, ex, tracker, name, fold_ids, per_fold, choice)
+    results = _run_searches(searches, run, ex, tracker, name, fold_ids, held is not None, choice)
     return [replace(r, storage=storage.describe()) for r in results]
+
+
+def _scoring(
+    score: str | LadderScore, calibration: str
+) -> tuple[str, LadderScore, LadderTerms | None, PoolFn | None]:
+    """How :func:`search_ladders` scores a cell: the score's name and function, its
+    per-row terms (a named score), and the pool that recalibrates the estimates first
+    (with a map and a score of :data:`PROPER_SCORES`)."""
+    name, score_fn = _score_fn(score)
+    terms = LADDER_TERMS.get(name) if isinstance(score, str) else None
+    pool = None
+    if terms is not None and calibration != "none" and name in PROPER_SCORES:
+        pool = _recalibrated_pool(calibration, terms)
+        name = f"{name} (recalibrated: {calibration})"
+    return name, score_fn, terms, pool
+
+
+def _kernel_plan(
+    ex: Executor,
+    X: np.ndarray,
+    parts: list[tuple[list[Fold], list[int]]],
+    folds: Sequence[Fold],
+    weights: Sequence[np.ndarray],
+    engine: Engine | str,
+) -> tuple[KernelStorage, Engine | str, list[np.ndarray] | None]:
+    """How the kernel is held while tuning, the engine, and the folds' training rows when
+    each holds its own matrix (else None).
+
+    The grid engine holds one matrix of all rows per sigma; engines that need the dense
+    matrix of their own rows (the path) one matrix of a fold's training rows per (sigma,
+    fold).
+    """
+    n = X.shape[0]
+    held = [np.asarray(train) for train, _ in folds]
+    storage, engine = engine_plan(
+        ex, X, max(tr.size for mine, _ in parts for tr, _ in mine), max(w.size for w in weights),
+        max(h.size for h in held), n, engine, "libsvm", "tuning",
+    )  # fmt: skip
+    per_fold = storage.dense and storage.held_rows < n  # the engine's own rows' matrices
+    return storage, engine, held if per_fold else None
 
 
 def _searches(

@@ -265,11 +265,14 @@ def shared_kernel(
     -------
     ndarray, shape (h, h)
     """
+    from .memory import release_freed_memory  # memory imports this module's users
+
     key = (token, part, kernel)
     with _shared_lock:
         K = _shared.get(key)
         if K is None:
             _shared.clear()
+            release_freed_memory()  # the last run's freed blocks, before this matrix
             K = kernel(X)
             _shared[key] = K
             build_count["built"] += 1

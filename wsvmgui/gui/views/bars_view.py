@@ -1,7 +1,10 @@
 """Probability bars: stacked p_hat of each point, grouped by true class.
 
 Hovering a bar shows its probabilities and brackets; clicking selects the point.  Where
-the true probabilities are known, short black dashes mark their cumulative values.
+the true probabilities are known, short black dashes mark their cumulative values.  A run
+with per-point intervals (binary, with a calibration) draws each point's interval of the
+first class's probability as a light band inside its bar, around the border between the
+bar's two stacked parts.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ...app.view_data import RunResult
+from ...estimators.report import INTERVAL_HI, INTERVAL_LEVEL, INTERVAL_LO
 from .common import (
     PHAT_PLAIN,
     class_qcolor,
@@ -19,10 +23,14 @@ from .common import (
     fit_legend,
     fixed_lines,
     keep_legend_fitted,
+    legend_sample,
     phat,
 )
 
 GAP = 3  # empty bar slots between class groups
+#: The per-point intervals: a light band inside each bar.
+INTERVAL_BRUSH = pg.mkBrush(255, 255, 255, 170)
+INTERVAL_PEN = pg.mkPen(40, 40, 40, 200, width=1)
 
 
 class BarsView(QWidget):
@@ -71,6 +79,13 @@ class BarsView(QWidget):
         )
         self.marker.setZValue(4)
         self.plot.addItem(self.marker)
+        # a light band inside each bar, visible on every class colour
+        self.intervals = pg.BarGraphItem(
+            x=[], height=[], y0=[], width=0.4, brush=INTERVAL_BRUSH, pen=INTERVAL_PEN
+        )
+        self.intervals.setZValue(3.5)
+        self.intervals.setVisible(False)
+        self.plot.addItem(self.intervals)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
@@ -103,20 +118,26 @@ class BarsView(QWidget):
         """What the plot items hold: bar x, heights and bases per class, rows (for tests)."""
         heights = [np.asarray(b.opts["height"]) for b in self.bars if b.isVisible()]
         y0 = [np.asarray(b.opts["y0"]) for b in self.bars if b.isVisible()]
-        return {
+        out = {
             "x": self._x,
             "rows": self._rows[self._rows >= 0],
             "heights": np.array(heights),
             "y0": np.array(y0),
         }
+        if self.intervals.isVisible():
+            o = self.intervals.opts
+            out["interval_x"] = np.asarray(o["x"])
+            out["interval_lo"] = np.asarray(o["y0"])
+            out["interval_hi"] = np.asarray(o["y0"]) + np.asarray(o["height"])
+        return out
 
     # ----------------------------------------------------------------------- drawing
-    def _ensure_bars(self, K: int, classes) -> None:
+    def _ensure_bars(self, K: int, classes, intervals: bool = False) -> None:
         while len(self.bars) < K:
             bar = pg.BarGraphItem(x=[], height=[], width=0.9, y0=[])
             self.plot.addItem(bar)
             self.bars.append(bar)
-        key = (K, tuple(str(c) for c in classes))
+        key = (K, tuple(str(c) for c in classes), intervals)
         if getattr(self, "_legend_key", None) == key:
             return
         self._legend_key = key
@@ -128,6 +149,11 @@ class BarsView(QWidget):
                 color = class_qcolor(k, K, 230)
                 bar.setOpts(brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(130)))
                 self.legend.addItem(bar, phat(classes[k]))
+        if intervals:
+            self.legend.addItem(
+                legend_sample("s", INTERVAL_BRUSH, INTERVAL_PEN, 12),
+                f"{INTERVAL_LEVEL:.0%} interval of {phat(classes[0])}",
+            )
         fit_legend(self.legend, self.graphics.viewport().width())
 
     def _draw(self) -> None:
@@ -136,6 +162,7 @@ class BarsView(QWidget):
             for bar in self.bars:
                 bar.setOpts(x=[], height=[], y0=[])
             self.truth.setData([], [])
+            self.intervals.setVisible(False)
             self._rows = np.empty(0, dtype=int)
             self._x = np.empty(0)
             self._draw_marker()
@@ -167,11 +194,13 @@ class BarsView(QWidget):
         self._rows, self._x = slot_rows, x_all[real]
         P = proba[slot_rows[real]]
         cum = np.cumsum(P, axis=1)
-        self._ensure_bars(K, ds.classes)
+        bounds = _intervals(res.report, ds.classes)
+        self._ensure_bars(K, ds.classes, bounds is not None)
         width = 0.9 if real.sum() < 400 else 1.0
         for k in range(K):
             base = cum[:, k] - P[:, k]
             self.bars[k].setOpts(x=self._x, height=P[:, k], y0=base, width=width)
+        self._draw_intervals(bounds, slot_rows[real], width)
         if ds.p_true is not None and real.any():
             tcum = np.cumsum(ds.p_true[slot_rows[real]], axis=1)[:, :-1]  # (m, K-1)
             xs = np.repeat(self._x, K - 1)
@@ -191,6 +220,18 @@ class BarsView(QWidget):
             + ("; black dashes: true p" if ds.p_true is not None else ""),
         )
         self._draw_marker()
+
+    def _draw_intervals(self, bounds, rows: np.ndarray, width: float) -> None:
+        """A light band from lo to hi of the first class's interval in each bar (it holds
+        the border of the bar's two stacked parts, the first class's estimate)."""
+        if bounds is None or rows.size == 0:
+            self.intervals.setVisible(False)
+            return
+        lo, hi = bounds[0][rows], bounds[1][rows]
+        self.intervals.setOpts(
+            x=self._x, y0=lo, height=np.maximum(hi - lo, 0.0), width=0.45 * width
+        )
+        self.intervals.setVisible(True)
 
     def _draw_marker(self) -> None:
         hit = (
@@ -224,6 +265,12 @@ class BarsView(QWidget):
             lo, hi = rep.extra.get(f"lo_{c}"), rep.extra.get(f"hi_{c}")
             if lo is not None and hi is not None:
                 text += f" [{float(lo[row]):.3f}, {float(hi[row]):.3f}]"
+            ilo, ihi = rep.extra.get(f"{INTERVAL_LO}{c}"), rep.extra.get(f"{INTERVAL_HI}{c}")
+            if ilo is not None and ihi is not None:
+                text += (
+                    f" ({INTERVAL_LEVEL:.0%} interval {float(ilo[row]):.3f} to "
+                    f"{float(ihi[row]):.3f})"
+                )
             if ds.p_true is not None:
                 text += f" (true {ds.p_true[row, k]:.3f})"
             parts.append(text)
@@ -254,3 +301,15 @@ class BarsView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def _intervals(report, classes) -> tuple[np.ndarray, np.ndarray] | None:
+    """The per-point interval (lo, hi), each (n,), of the first class's probability when
+    ``report`` carries intervals for a two-class result; None otherwise."""
+    if len(classes) != 2:
+        return None
+    lo = report.extra.get(f"{INTERVAL_LO}{classes[0]}")
+    hi = report.extra.get(f"{INTERVAL_HI}{classes[0]}")
+    if lo is None or hi is None:
+        return None
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)

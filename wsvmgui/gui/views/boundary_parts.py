@@ -3,6 +3,7 @@ editable reference point of a slice (:class:`SlicePanel`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -38,12 +39,24 @@ PI_STEPS = 1000
 BREAK = "\u200b"
 
 
+#: A break that shows a hyphen where the line breaks (inside long words).
+SOFT_HYPHEN = "\u00ad"
+#: Longest piece of a name kept whole; longer ones may break every this many characters.
+MAX_PIECE = 8
+
+
 def breakable(name: str) -> str:
     """``name`` with a break allowed after every ``_``, ``/``, ``.`` and ``-`` (names like
-    ``od280/od315_of_diluted_wines`` have no spaces to wrap at)."""
-    for ch in "_/.-":
-        name = name.replace(ch, ch + BREAK)
-    return name
+    ``od280/od315_of_diluted_wines`` have no spaces to wrap at), and a hyphenated one every
+    :data:`MAX_PIECE` characters inside longer pieces (``proanthocyanins``)."""
+    pieces = re.split(r"(?<=[_/.\- ])", name)
+    out = []
+    for piece in pieces:
+        if len(piece) > MAX_PIECE + 2:
+            cut = range(0, len(piece), MAX_PIECE)
+            piece = SOFT_HYPHEN.join(piece[i : i + MAX_PIECE] for i in cut)
+        out.append(piece)
+    return BREAK.join(p for p in out if p)
 
 
 class BoundaryCurves(pg.GraphicsObject):
@@ -282,7 +295,8 @@ class SlicePanel(QWidget):
             if item is None or j >= self._reference.size:
                 continue
             on_axis = j in self._axes
-            item.setText("on an axis" if on_axis else f"{self._reference[j]:.4g}")
+            axis = "x axis" if j == self._axes[0] else "y axis"
+            item.setText(axis if on_axis else f"{self._reference[j]:.4g}")
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
             item.setFlags(flags if on_axis else flags | Qt.ItemFlag.ItemIsEditable)
         self._updating = False

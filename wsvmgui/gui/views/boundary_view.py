@@ -163,7 +163,8 @@ class BoundaryView(QWidget):
         self.pi_box = QCheckBox("boundary at \u03c0")
         self.pi_box.setToolTip(
             "Draw the boundary {f\u03c0 = 0} at any weight \u03c0 (thick dashed), from the "
-            "exact solution path of the binary ladder"
+            "exact solution path of the binary ladder; with a calibration, the points whose "
+            "calibrated p-hat is g(\u03c0) (shown beside \u03c0)"
         )
         self.pi_slider = QSlider(Qt.Orientation.Horizontal)
         self.pi_slider.setRange(1, PI_STEPS - 1)
@@ -420,13 +421,14 @@ class BoundaryView(QWidget):
         """The slider works where the shown ladder has an exact path."""
         has = self.path() is not None
         self._pi_row.setEnabled(has)
+        self.pi_label.setText(self.pi_text(self.pi()))
         self.left.pi_halo.setData([], [])
         self.left.pi_curve.setData([], [])
         if has and self.pi_box.isChecked():
             self._pi_timer.start()
 
     def _pi_moved(self, _value: int) -> None:
-        self.pi_label.setText(f"\u03c0 = {self.pi():.3f}")
+        self.pi_label.setText(self.pi_text(self.pi()))
         if not self.pi_box.isChecked():
             self.pi_box.setChecked(True)  # moving the slider asks for the boundary
         else:
@@ -456,7 +458,19 @@ class BoundaryView(QWidget):
         x, y = segments_to_xy(segments)
         self.left.pi_halo.setData(x, y, connect="pairs")
         self.left.pi_curve.setData(x, y, connect="pairs")
-        self.pi_label.setText(f"\u03c0 = {pi:.3f}")
+        self.pi_label.setText(self.pi_text(pi))
+
+    def pi_text(self, pi: float) -> str:
+        """``pi``, and the calibrated probability it stands for when the shown ladder's
+        fit recalibrates its estimate (the boundary {f_pi = 0} is where the ladder's own
+        estimate is pi, so the reported one is g(pi) there)."""
+        text = f"\u03c0 = {pi:.3f}"
+        ladders = self._result.ladders if self._result is not None else []
+        k = self.subproblem()
+        g = ladders[k].calibration if k < len(ladders) else None
+        if g is not None:
+            text += f" (calibrated p\u0302 = {float(np.asarray(g(np.array([pi])))[0]):.3f})"
+        return text
 
     def pi_boundary_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(x, y) of the drawn boundary at pi (for tests)."""

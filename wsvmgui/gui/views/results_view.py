@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableWidget,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ...app.tuning_view import tuning_notes, used_values
 from ..messages import app_wording
-from .common import add_title, cache_axes, compact_rows, fixed_lines, set_bar_title
+from .common import add_title, cache_axes, compact_rows, set_bar_title
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
@@ -52,8 +53,17 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No run yet: press Run.")
-        fixed_lines(self.summary, 5)
+        self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A fixed height (a label whose height follows its text would re-lay out the plots
+        # beside it at every change) that scrolls when a narrow window wraps more lines.
+        self.summary_area = QScrollArea()
+        self.summary_area.setWidget(self.summary)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_area.setFixedHeight(self.summary.fontMetrics().lineSpacing() * 6 + 2)
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
@@ -121,7 +131,7 @@ class ResultsView(QWidget):
         tuning_layout.addWidget(self.tuning_stack, 1)
 
         top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
+        top.addWidget(self.summary_area, 1)
         top.addWidget(self.baseline_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
@@ -165,7 +175,7 @@ class ResultsView(QWidget):
             if truth
             else "No true probabilities: measures against the observed labels."
         )
-        notes = [*tuning_notes(list(result.tunings)), *result.notes]
+        notes = run_notes(result)
         self.summary.setText(
             f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in notes)
         )
@@ -266,6 +276,15 @@ class ResultsView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def run_notes(result) -> list[str]:
+    """The run's notes, led by the tuning surfaces' edge note only where the fit reported
+    no edge hit of its own (``fit_info_["tuning_edge"]``, already among the run's notes):
+    the two say the same."""
+    if result.estimator.fit_info_.get("tuning_edge"):
+        return list(result.notes)
+    return [*tuning_notes(list(result.tunings)), *result.notes]
 
 
 def _no_table_note(result) -> str:

@@ -4,7 +4,10 @@ Left: for the joint simplex scheme with K = 3, the triangle of class weights, ev
 weight coloured by the class predicted there for the selected point, the estimated border
 weight and the partition lines it implies.  Right: the selected point's sign ladder in
 each binary sub-problem (one row for a binary ladder): the sign of f_pi at every weight and
-the bracket of the probability.
+the bracket of the probability.  Everything there lies on the pi axis of the ladder's own
+fits: the signs, the bracket, the estimate (diamond) and, below, the zeros of f_pi(x).  A
+fit with a recalibration reports ``g(p)`` for the ladder's own ``p``; that calibrated
+estimate is a separate mark (a blue triangle), not a point where a sign changes.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ VERTICES = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, SQRT3_2]])
 POSITIVE = pg.mkBrush(30, 150, 60, 230)
 NEGATIVE = pg.mkBrush(200, 60, 50, 230)
 BRACKET_PEN = pg.mkPen(255, 165, 0, 150, width=14)
+#: The calibrated (reported) estimate beside the ladder's own: a blue triangle.
+CALIBRATED_SYMBOL = "t1"
+CALIBRATED_BRUSH = pg.mkBrush(30, 110, 230)
+#: How far above its ladder's row the calibrated estimate sits (rows are 1 apart).
+CALIBRATED_LIFT = 0.3
 #: Colours of the f_pi(x) curves, one per sub-problem (at most six drawn).
 CURVE_COLORS = [
     (20, 20, 20),
@@ -104,6 +112,7 @@ class SimplexView(QWidget):
         self._legend_key: tuple | None = None
         self._curve_names: list[str] = []
         self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
+        self._recalibrated = False  # some ladder reports a recalibrated estimate
         self._dirty = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
@@ -169,6 +178,8 @@ class SimplexView(QWidget):
             size=14, symbol="d", pen=pg.mkPen("k"), brush=pg.mkBrush(255, 255, 255)
         )
         self.lad.addItem(self.estimates)
+        self.calibrated = _calibrated_marks()
+        self.lad.addItem(self.calibrated)
 
     def _build_curves(self) -> None:
         """f_pi(x) of the selected point: the values behind the signs."""
@@ -189,6 +200,8 @@ class SimplexView(QWidget):
         )
         self.curve_marks.setZValue(5)
         self.curve_plot.addItem(self.curve_marks)
+        self.curve_calibrated = _calibrated_marks()
+        self.curve_plot.addItem(self.curve_calibrated)
         # values of the grid's own fits, drawn on a ladder's exact path traced after them
         self.fit_dots = pg.ScatterPlotItem(
             size=5, symbol="o", pen=None, brush=pg.mkBrush(20, 20, 20)
@@ -227,6 +240,7 @@ class SimplexView(QWidget):
             None if classes is None else tuple(str(c) for c in classes),
             tuple(self._curve_names),
             self._path_kinds,
+            self._recalibrated,
         )
         if key == self._legend_key:
             return
@@ -243,7 +257,11 @@ class SimplexView(QWidget):
             self.legend.addItem(legend_sample("s", POSITIVE, pg.mkPen(None)), "fπ(x) > 0")
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
-            self.legend.addItem(self.estimates, f"estimate {PHAT}")
+            if self._recalibrated:
+                self.legend.addItem(self.estimates, f"ladder's own {PHAT} (before calibration)")
+                self.legend.addItem(self.calibrated, f"calibrated {PHAT} (reported)")
+            else:
+                self.legend.addItem(self.estimates, f"estimate {PHAT}")
             kinds = self._path_kinds
             for i, (name, color) in enumerate(zip(self._curve_names, CURVE_COLORS, strict=False)):
                 label = f"f\u03c0(x), {name}" if len(self._curve_names) > 1 else "f\u03c0(x)"
@@ -273,6 +291,7 @@ class SimplexView(QWidget):
         self._path_kinds = tuple(
             "" if info is None else info.source for info in paths[: len(self._curve_names)]
         )
+        self._recalibrated = any(lad.calibrated is not None for lad in result.ladders)
         self._layout(triangle, bool(result.ladders))
         self._build_legend(triangle, ds.classes if triangle else None)
         self._fit_ladder_axis(result.ladders)
@@ -372,9 +391,11 @@ class SimplexView(QWidget):
             self.signs.setData([], [])
             self.brackets.setData([], [])
             self.estimates.setData([], [])
+            self.calibrated.setData([], [])
             self.lad.getAxis("left").setTicks([[]])
             return
         xs, ys, brushes, bx, by, ex, ey, ticks = [], [], [], [], [], [], [], []
+        cx, cy = [], []
         for r, lad in enumerate(ladders):
             y = -r
             s = lad.signs[row]
@@ -385,12 +406,16 @@ class SimplexView(QWidget):
             by += [y, y]
             ex.append(0.5 * (lad.lo[row] + lad.hi[row]))
             ey.append(y)
+            if lad.calibrated is not None:  # just above the row: the diamond stays visible
+                cx.append(float(lad.calibrated[row]))
+                cy.append(y + CALIBRATED_LIFT)
             mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
             ticks.append((y, self._elide(f"{lad.description}{mono}")))
         self._draw_curves(ladders, row)
         self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
         self.estimates.setData(x=ex, y=ey)
+        self.calibrated.setData(x=cx, y=cy)
         self.lad.getAxis("left").setTicks([ticks])
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
 
@@ -411,6 +436,7 @@ class SimplexView(QWidget):
             self.curves.append(curve)
         x_row = res.split.X_all[row : row + 1] if res is not None else np.empty((0, 0))
         marks, values, zeros, dots_x, dots_y, breaks = [], [], [], [], [], []
+        calibrated = []
         for i, lad in enumerate(shown):
             curve, color = self.curves[i], CURVE_COLORS[i]
             info = paths[i] if i < len(paths) else None
@@ -436,10 +462,13 @@ class SimplexView(QWidget):
             values.append(lad.values[row])
             curve.setVisible(True)
             marks.append(0.5 * (lad.lo[row] + lad.hi[row]))
+            if lad.calibrated is not None:
+                calibrated.append(float(lad.calibrated[row]))
         for curve in self.curves[len(shown) :]:
             curve.setData([], [])
             curve.setVisible(False)
         self.curve_marks.setData(x=marks, y=np.zeros(len(marks)))
+        self.curve_calibrated.setData(x=calibrated, y=np.zeros(len(calibrated)))
         z = np.concatenate(zeros) if zeros else np.empty(0)
         self.zero_marks.setData(x=z, y=np.zeros(z.size))
         if dots_x:
@@ -481,10 +510,26 @@ class SimplexView(QWidget):
             "sign_x": np.asarray(self.signs.data["x"]),
             "bracket_x": np.asarray(x if x is not None else []),
             "grid_x": np.asarray(self.grid_points.data["x"]),
+            "estimate_x": np.asarray(self.estimates.data["x"]),
+            "calibrated_x": np.asarray(self.calibrated.data["x"]),
+            "zeros_x": np.asarray(self.zero_marks.data["x"]),
         }
+
+    def legend_labels(self) -> list[str]:
+        """The legend's entries (for tests)."""
+        return [label.text for _sample, label in self.legend.items]
 
     def add_baselines(self, baselines) -> None:
         """Nothing to add: the baselines are measured in the results and calibration views."""
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def _calibrated_marks() -> pg.ScatterPlotItem:
+    """Marks of the calibrated (reported) estimate, distinct from the ladder's diamonds."""
+    marks = pg.ScatterPlotItem(
+        size=13, symbol=CALIBRATED_SYMBOL, pen=pg.mkPen("k"), brush=CALIBRATED_BRUSH
+    )
+    marks.setZValue(6)
+    return marks
