@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ladder._path_jit import _jit
 from ._as_answer import margins, rebuild
-from ._as_face import face_core, face_list, fixed_part
+from ._as_face import face_core, face_list, fixed_part, fixed_parts
 from ._as_layout import O_FACES
 from ._as_steps import identify
 
@@ -219,8 +219,8 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
     W0 = np.zeros((r, k1))
     s0 = np.zeros(k1)
     a1 = np.zeros_like(alpha)  # the face's answer for the target data
+    fixed_parts(Z, Dm, w1, beta1, bnd, anc, W0, s0)
     for i in range(n):
-        fixed_part(Z, Dm, w1, beta1, bnd, anc, i, 1.0, W0, s0)
         if bnd[i]:
             a1[i, anc[i]] = w1[i]
     W1 = np.empty((r, k1))
