@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ladder._path_jit import _jit
 from ._as_answer import margins, rebuild
-from ._as_face import face_core, face_list, fixed_part, fixed_parts
+from ._as_face import face_core, face_list, fixed_part
 from ._as_layout import O_FACES
 from ._as_steps import identify
 
@@ -160,7 +160,7 @@ def change_face(Z, Dm, w1, beta1, alpha, a1, bnd, anc, act, W0, s0, i, j, kind):
     """Change point i's statuses by the event ``(i, j, kind)``; its fixed part in ``W0,
     s0`` and its fixed row of ``a1`` follow.  False when a bound point is left with no
     active pair to anchor it."""
-    fixed_part(Z, Dm, w1, beta1, bnd, anc, i, -1.0, W0, s0)
+    fixed_part(Z, Dm, w1, beta1, bnd, anc, i, i + 1, -1.0, W0, s0)
     if kind == EV_DUAL_ZERO:  # an active dual reached 0: the pair leaves
         alpha[i, j] = 0.0
         act[i, j] = 0
@@ -180,7 +180,7 @@ def change_face(Z, Dm, w1, beta1, alpha, a1, bnd, anc, act, W0, s0, i, j, kind):
         if best < 0:
             return False
         anc[i] = best
-    fixed_part(Z, Dm, w1, beta1, bnd, anc, i, 1.0, W0, s0)
+    fixed_part(Z, Dm, w1, beta1, bnd, anc, i, i + 1, 1.0, W0, s0)
     for jj in range(alpha.shape[1]):
         a1[i, jj] = w1[i] if bnd[i] and jj == anc[i] else 0.0
     return True
@@ -219,7 +219,7 @@ def homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w1, beta1, tgt1, sig1, alpha, b, 
     W0 = np.zeros((r, k1))
     s0 = np.zeros(k1)
     a1 = np.zeros_like(alpha)  # the face's answer for the target data
-    fixed_parts(Z, Dm, w1, beta1, bnd, anc, W0, s0)
+    fixed_part(Z, Dm, w1, beta1, bnd, anc, 0, n, 1.0, W0, s0)
     for i in range(n):
         if bnd[i]:
             a1[i, anc[i]] = w1[i]
