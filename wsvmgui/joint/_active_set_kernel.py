@@ -24,8 +24,25 @@ The solver is built from modules with one job each:
 * :mod:`._as_sweeps`: dual coordinate descent (:func:`sweeps`), which gives a cold start
   a nearby point; :func:`perturb` makes it the exact answer of nearby data (targets and
   an offset), and a path from there finishes;
-* this module: the strategy, :func:`solve`; the layouts of its parameter and result
-  vectors are in :mod:`._as_layout`.
+* this module: the strategy, :func:`solve` (with :func:`rescale`, :func:`settle`,
+  :func:`adopt_if_exact`); the layouts of its parameter and result vectors are in
+  :mod:`._as_layout`.
+
+:func:`solve` starts from one of three points (``prm[P_START]``):
+
+* ``START_PATH``: ``alpha, b, m`` and the face ``bnd, anc, act`` are the exact answer
+  for the data ``(w0, beta0)``.  A few primal-dual active-set steps from that face
+  (:func:`polish`) often land on the new answer; otherwise the answer is followed
+  from ``(w0, beta0)`` to ``(w, beta)`` (:func:`homotopy`).
+* ``START_FACE``: ``alpha`` (feasible for ``w``), ``m`` and the face are a nearby
+  answer's; active-set steps from that face (:func:`polish`).
+* ``START_COLD``: ``alpha`` feasible for ``w`` and ``b``, nothing else.
+
+What is left unsolved then gets coordinate sweeps (:func:`sweeps`: a loose tolerance
+``prm[P_EPS_CD]``, at most ``prm[P_SWEEPS]`` sweeps), active-set steps, and a path from
+the problem the sweeps' point solves exactly (:func:`perturb`) to the subproblem;
+repeated with ten times tighter and twice as many sweeps until the KKT residual is at
+most ``prm[P_TOL]`` or ``prm[P_MAX_EPOCHS]`` sweeps are spent.
 
 All state lives in caller-owned arrays; the functions release the GIL and are compiled
 once per machine and cached on disk, with IEEE division (the residual checks catch NaN).
@@ -45,6 +62,7 @@ from ._as_answer import (
     clip_feasible,
     margins,
     rebuild,
+    take,
     truncated_objective,
     truncated_set,
 )
@@ -85,33 +103,58 @@ __all__ = [
 ]  # fmt: skip
 
 
+@_jit("void(F2, F1, F1)")
+def rescale(alpha, w, w0):
+    """Scale point i's duals by ``w_i / w0_i`` (to 0 where ``w0_i = 0``)."""
+    n, k1 = alpha.shape
+    for i in range(n):
+        f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
+        for j in range(k1):
+            alpha[i, j] *= f
+
+
+@_jit("float64(F2, F2, F1, F2, F2, F2, F1, F1, F2, F1)")
+def settle(Z, Dm, w, alpha, beta, W, s, b, m, out):
+    """``W``, ``s`` and the margins of the duals ``alpha`` and intercept ``b``, and their
+    check (:func:`check`, into ``out``); returns the KKT residual."""
+    rebuild(Z, Dm, alpha, beta, W, s)
+    margins(Z, Dm, W, b, m)
+    check(m, w, alpha, beta, W, b, s, out)
+    return out[O_KKT]
+
+
+@_jit(
+    "boolean(F2, F2, F1, F2, float64, F2, F2, F1, B1, I1, B2, F2, F2, F1, B1, I1, B2, F2, F1, F1)",
+)
+def adopt_if_exact(Z, Dm, w, beta, tol, a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc,
+                   act, W, s, out):  # fmt: skip
+    """Take the answer ``a2, b2`` (its margins ``m2`` recomputed, its face ``bnd2, anc2,
+    act2``) with its fit ``W, s`` and check when its KKT residual is at most ``tol``;
+    True if taken."""
+    W2 = np.empty_like(W)
+    s2 = np.empty(W.shape[1])
+    tmp = np.empty(O_SIZE)
+    if not settle(Z, Dm, w, a2, beta, W2, s2, b2, m2, tmp) <= tol:
+        return False
+    take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2)
+    W[:, :] = W2
+    s[:] = s2
+    for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
+        out[c] = tmp[c]
+    return True
+
+
 @_jit("void(F2, F2, F1, F2, F1, F2, F2, F2, F1, F1, F2, B1, I1, B2, F1, F2, F1, F1)", entry=True)
 def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, prm, out):
     """Solve the convex subproblem for the data ``(w, beta)``.
 
-    Starts (``prm[P_START]``):
-
-    * ``START_PATH``: ``alpha, b, m`` and the face ``bnd, anc, act`` are the exact answer
-      for the data ``(w0, beta0)``.  A few primal-dual active-set steps from that face
-      (:func:`polish`) often land on the new answer; otherwise the answer is followed
-      from ``(w0, beta0)`` to ``(w, beta)`` (:func:`homotopy`).
-    * ``START_FACE``: ``alpha`` (feasible for ``w``), ``m`` and the face are a nearby
-      answer's; active-set steps from that face.
-    * ``START_COLD``: ``alpha`` feasible for ``w`` and ``b``, nothing else.
-
-    What is left unsolved then gets coordinate sweeps (:func:`sweeps`: a loose
-    tolerance ``prm[P_EPS_CD]``, at most ``prm[P_SWEEPS]`` sweeps), active-set steps,
-    and a path from the problem the sweeps' point solves exactly (:func:`perturb`) to
-    the subproblem; repeated with ten times tighter and twice as many sweeps until the
-    KKT residual is at most ``prm[P_TOL]`` or ``prm[P_MAX_EPOCHS]`` sweeps are spent.
-
-    Arrays written in place: ``alpha`` (n, K1), ``W`` (r, K1), ``s``, ``b`` (K1,), ``m``
-    (n, K1), the face ``bnd`` (n,), ``anc`` (n,), ``act`` (n, K1) and ``w0, beta0``
-    (scratch).  ``Gk`` is ``Z Z'`` (n, n) or (0, 0) (:func:`._as_face.face_solve`), ``zz`` the
-    squared norms of the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``:
-    residual, gap, objective, sweeps, path events, ``max |s| / max w``, face solves.
+    The start ``prm[P_START]`` and the strategy: the module docstring.  Arrays written in
+    place: ``alpha`` (n, K1), ``W`` (r, K1), ``s``, ``b`` (K1,), ``m`` (n, K1), the face
+    ``bnd`` (n,), ``anc`` (n,), ``act`` (n, K1) and ``w0, beta0`` (scratch).  ``Gk`` is
+    ``Z Z'`` (n, n) or (0, 0) (:func:`._as_face.face_solve`), ``zz`` the squared norms of
+    the rows of ``Z``, ``Dm`` (n K1, K1) the pair vectors.  ``out``: residual, gap,
+    objective, sweeps, path events, ``max |s| / max w``, face solves.
     """
-    n = alpha.shape[0]
     k1 = alpha.shape[1]
     rho, eps_b, tol, mu = prm[P_RHO], prm[P_EPS_B], prm[P_TOL], prm[P_MU]
     max_epochs = int(prm[P_MAX_EPOCHS])
@@ -130,39 +173,21 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
         # active-set steps first (cheap when the face moves little), on a copy
         path_rounds = int(prm[P_PATH_ROUNDS])
         if path_rounds > 0:
-            a2 = alpha.copy()
-            m2 = m.copy()
-            b2 = b.copy()
-            bnd2 = bnd.copy()
-            anc2 = anc.copy()
-            act2 = act.copy()
-            for i in range(n):
-                f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
-                for j in range(k1):
-                    a2[i, j] *= f
+            a2, m2, b2 = alpha.copy(), m.copy(), b.copy()
+            bnd2, anc2, act2 = bnd.copy(), anc.copy(), act.copy()
+            rescale(a2, w, w0)
             if polish(Z, Gk, Dm, w, a2, beta, W, m2, s, b2, bnd2, anc2, act2, True, rho, mu,
                       path_rounds, tol, np.inf, out) <= tol:  # fmt: skip
-                alpha[:, :] = a2
-                m[:, :] = m2
-                b[:] = b2
-                bnd[:] = bnd2
-                anc[:] = anc2
-                act[:, :] = act2
+                take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2)
                 return
         ev = homotopy(Z, Gk, Dm, w0, beta0, tgt0, sig0, w, beta, one, zero, alpha, b, m, bnd,
                       anc, act, rho, mu, max_events, out)  # fmt: skip
         out[O_EVENTS] = ev
-        if ev >= 0 and clip_feasible(alpha, w):
-            rebuild(Z, Dm, alpha, beta, W, s)
-            margins(Z, Dm, W, b, m)
-            check(m, w, alpha, beta, W, b, s, out)
-            if out[O_KKT] <= tol:
-                return
+        if ev >= 0 and clip_feasible(alpha, w) and settle(Z, Dm, w, alpha, beta, W, s, b, m,
+                                                          out) <= tol:  # fmt: skip
+            return
         # an exact answer for the data reached: rescale it to w and go on from its face
-        for i in range(n):
-            f = w[i] / w0[i] if w0[i] > 0.0 else 0.0
-            for j in range(k1):
-                alpha[i, j] *= f
+        rescale(alpha, w, w0)
         clip_feasible(alpha, w)
         start = START_FACE
     if start == START_FACE and polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act,
@@ -190,37 +215,17 @@ def solve(Z, Gk, zz, Dm, w, alpha, beta, W, s, b, m, bnd, anc, act, w0, beta0, p
                   tol, out[O_KKT], out) <= tol:  # fmt: skip
             return
         # a path from the problem this point solves exactly
-        a2 = alpha.copy()
-        m2 = m.copy()
-        b2 = b.copy()
-        bnd2 = bnd.copy()
-        anc2 = anc.copy()
-        act2 = act.copy()
-        w2 = w.copy()
-        beta2 = beta.copy()
+        a2, m2, b2 = alpha.copy(), m.copy(), b.copy()
+        bnd2, anc2, act2 = bnd.copy(), anc.copy(), act.copy()
+        w2, beta2 = w.copy(), beta.copy()
         perturb(Z, Dm, w, beta, a2, b2, m2, bnd2, anc2, act2, tgt0, sig0)
         ev = homotopy(Z, Gk, Dm, w2, beta2, tgt0, sig0, w, beta, one, zero, a2, b2, m2, bnd2,
                       anc2, act2, rho, mu, max_events, out)  # fmt: skip
         out[O_EVENTS] = ev
-        if ev >= 0 and clip_feasible(a2, w):
-            W2 = np.empty_like(W)
-            s2 = np.empty(k1)
-            rebuild(Z, Dm, a2, beta, W2, s2)
-            margins(Z, Dm, W2, b2, m2)
-            tmp = np.empty(O_SIZE)
-            check(m2, w, a2, beta, W2, b2, s2, tmp)
-            if tmp[O_KKT] <= tol:
-                alpha[:, :] = a2
-                m[:, :] = m2
-                b[:] = b2
-                bnd[:] = bnd2
-                anc[:] = anc2
-                act[:, :] = act2
-                W[:, :] = W2
-                s[:] = s2
-                for c in (O_KKT, O_GAP, O_OBJ, O_STAT_B):
-                    out[c] = tmp[c]
-                return
+        if ev >= 0 and clip_feasible(a2, w) and adopt_if_exact(
+            Z, Dm, w, beta, tol, a2, m2, b2, bnd2, anc2, act2, alpha, m, b, bnd, anc, act, W, s,
+            out):  # fmt: skip
+            return
         if epochs >= max_epochs:
             return
         eps *= 0.1

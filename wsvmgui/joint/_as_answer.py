@@ -206,7 +206,8 @@ def take(alpha, m, b, bnd, anc, act, a2, m2, b2, bnd2, anc2, act2):
 
 @_jit("boolean(F2, F1)")
 def clip_feasible(a, w):
-    """Clip round-off (``1e-9 w_i``) into ``a >= 0, sum a <= w``; False if more is needed."""
+    """Clip round-off (``1e-9 w_i``) into ``a >= 0, sum a <= w``; False (``a`` untouched) if
+    more is needed."""
     n, k1 = a.shape
     for i in range(n):
         tol = 1e-9 * w[i]

@@ -3,7 +3,7 @@
 A *face* fixes which points' sums are at their bound (``bnd``, with an anchor pair
 ``anc``) and which pairs are active (``act``); on it the optimality conditions are one
 symmetric linear system in the free duals and the intercept.  :func:`face_list` lists
-the free duals, :func:`fixed_part` adds a point's fixed duals to the fit, and
+the free duals, :func:`fixed_part` adds points' fixed duals to the fit, and
 :func:`face_core` (directions, matrix, right side, then a Cholesky factor and a ``K1 x
 K1`` Schur complement) solves the system; :func:`face_solve` is the whole step from the
 statuses to the duals.
@@ -69,31 +69,34 @@ def face_list(bnd, anc, act, fi, fa, fb):
     return nf
 
 
-@_jit("void(F2, F2, F1, F2, B1, I1, int64, float64, F2, F1)")
-def fixed_part(Z, Dm, w, beta, bnd, anc, i, sign, W0, s0):
-    """Add ``sign`` times point i's fixed part to ``W0, s0``: ``w_i`` on a bound point's
-    anchor pair, minus the slopes ``beta_i``."""
-    n, r = Z.shape
+@_jit("void(F2, F2, F1, F2, B1, I1, int64, int64, float64, F2, F1)")
+def fixed_part(Z, Dm, w, beta, bnd, anc, lo, hi, sign, W0, s0):
+    """Add ``sign`` times the fixed parts of the points ``lo <= i < hi`` to ``W0, s0``:
+    ``w_i`` on a bound point's anchor pair, minus the slopes ``beta_i``.  One pass, no
+    call or allocation per point (all points at every face solve: a hot loop)."""
+    r = Z.shape[1]
     k1 = beta.shape[1]
-    v = np.zeros(k1)
-    nz = False
-    for j in range(k1):
-        g = -beta[i, j]
-        if bnd[i] and j == anc[i]:
-            g += w[i]
-        if g != 0.0:
-            nz = True
-            row = i * k1 + j
-            for c in range(k1):
-                v[c] += sign * g * Dm[row, c]
-    if not nz:
-        return
-    for c in range(k1):
-        s0[c] += v[c]
-    for a in range(r):
-        zia = Z[i, a]
+    v = np.empty(k1)
+    for i in range(lo, hi):
+        v[:] = 0.0
+        nz = False
+        for j in range(k1):
+            g = -beta[i, j]
+            if bnd[i] and j == anc[i]:
+                g += w[i]
+            if g != 0.0:
+                nz = True
+                row = i * k1 + j
+                for c in range(k1):
+                    v[c] += sign * g * Dm[row, c]
+        if not nz:
+            continue
         for c in range(k1):
-            W0[a, c] += zia * v[c]
+            s0[c] += v[c]
+        for a in range(r):
+            zia = Z[i, a]
+            for c in range(k1):
+                W0[a, c] += zia * v[c]
 
 
 @_jit("void(F2, I1, I1, I1, int64, F2)")
@@ -268,8 +271,7 @@ def face_solve(Z, Gk, Dm, w, beta, tgt, sig, bnd, anc, act, rho, mu, anew, bnew)
         return False
     W0 = np.zeros((r, k1))
     s0 = np.zeros(k1)
-    for i in range(n):
-        fixed_part(Z, Dm, w, beta, bnd, anc, i, 1.0, W0, s0)
+    fixed_part(Z, Dm, w, beta, bnd, anc, 0, n, 1.0, W0, s0)
     dvec = np.empty((max(nf, 1), k1))
     t = np.empty(max(nf, 1))
     bn = np.empty(k1)

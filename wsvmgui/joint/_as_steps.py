@@ -113,19 +113,16 @@ def polish(Z, Gk, Dm, w, alpha, beta, W, m, s, b, bnd, anc, act, face, rho, mu, 
         out[O_FACES] += 1
         if not face_solve(Z, Gk, Dm, w, beta, one, zero, fb, fa, ft, rho, mu, an, bn):
             break
+        # the clip leaves an infeasible answer as it is: one fit either way
+        feasible = clip_feasible(an, w)
         rebuild(Z, Dm, an, beta, Wc, sc)
         margins(Z, Dm, Wc, bn, mc)
         for i in range(n):
             for j in range(k1):
                 ac[i, j] = an[i, j]
-        if not clip_feasible(an, w):
+        if not feasible:
             continue
-        rebuild(Z, Dm, an, beta, Wc, sc)
-        margins(Z, Dm, Wc, bn, mc)
         check(mc, w, an, beta, Wc, bn, sc, tmp)
-        for i in range(n):
-            for j in range(k1):
-                ac[i, j] = an[i, j]
         if not tmp[O_KKT] < current:
             continue
         current = tmp[O_KKT]
