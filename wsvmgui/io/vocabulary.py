@@ -25,6 +25,7 @@ import math
 from typing import Any, TypeGuard
 
 from ..estimators._base import BaseProbabilityClassifier
+from ..solvers.wsvm import C_to_penalty, penalty_to_C
 
 #: The fitted attributes every estimator has.
 VOCABULARY = ("lambda_", "sigma_", "C_", "tuning_")
@@ -85,7 +86,7 @@ def _from_parts(state: dict[str, Any], n_train: Any) -> dict[str, Any]:
     if _is_number(state.get("lam_")):  # the joint fit's old name
         out["lambda_"] = float(state["lam_"])
     elif _is_number(C) and C > 0 and n > 0:
-        out["lambda_"] = 1.0 / (2.0 * n * float(C))
+        out["lambda_"] = C_to_penalty(float(C), n)
     elif lam is not None:
         out["lambda_"] = lam
     kernel = state.get("kernel_")
@@ -115,7 +116,7 @@ def _is_number(value: Any) -> TypeGuard[float]:
 
 def _c(n: float, lam: float) -> float:
     """``C = 1 / (2 n lambda)`` (NaN when either is not positive)."""
-    return 1.0 / (2.0 * n * lam) if n > 0 and lam > 0 else math.nan
+    return penalty_to_C(lam, n) if n > 0 and lam > 0 else math.nan
 
 
 def _shared(values: list[float]) -> float:

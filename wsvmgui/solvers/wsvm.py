@@ -80,14 +80,14 @@ class WeightedFit:
         return K_cross @ self.coef + self.intercept
 
 
-def penalty_to_C(lam: float, n: int) -> float:
-    """``C = 1 / (2 n lambda)`` (METHODS section 1)."""
+def penalty_to_C(lam: float, n: float) -> float:
+    """``C = 1 / (2 n lambda)`` (METHODS section 1; ``n`` rows, or their total weight)."""
     if not (np.isfinite(lam) and lam > 0):
         raise InputError(f"lambda must be a positive number, got {lam!r}")
     return 1.0 / (2.0 * n * lam)
 
 
-def C_to_penalty(C: float, n: int) -> float:
+def C_to_penalty(C: float, n: float) -> float:
     """Inverse of :func:`penalty_to_C`."""
     return 1.0 / (2.0 * n * C)
 
