@@ -53,7 +53,7 @@ from .views.bars_view import BarsView
 from .views.base import View
 from .views.boundary_view import BoundaryView
 from .views.calibration_view import CalibrationView
-from .views.results_view import ResultsView
+from .views.results_view import MEASURE_LABELS, ResultsView
 from .views.simplex_view import SimplexView
 
 if TYPE_CHECKING:
@@ -81,12 +81,9 @@ RUN_ANYWAY, LIGHTER = "Run anyway", "Use the quick preset"
 RESULT_ACTIONS = ("export_csv", "export_table", "export_report", "save_model")
 
 
-#: How the status line names the measures (the table's keys are identifiers).
-STATUS_NAMES = {
-    "log_likelihood": "log-likelihood",
-    "cross_entropy": "cross-entropy",
-    "error": "error rate",
-}
+#: How the status line names the measures whose keys are identifiers: as the Results
+#: table's rows do (L1, L2, EGKL and GKL keep their short names there).
+STATUS_NAMES = {key: MEASURE_LABELS[key][0] for key in ("log_likelihood", "cross_entropy", "error")}
 
 
 class MainWindow(QMainWindow):
