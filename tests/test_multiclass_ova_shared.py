@@ -19,7 +19,7 @@ from wsvmgui.ladder.screening import Screening, screened_search
 from wsvmgui.ladder.splits import holdout_split, kfold_splits
 from wsvmgui.ladder.tuning import default_lambda_grid
 from wsvmgui.ladder.weights import weight_grid
-from wsvmgui.multiclass.ova import OVA_SCREEN_MIN_ROWS, ova_screening
+from wsvmgui.multiclass.ova import OVA_SCREEN_MIN_ROWS
 from wsvmgui.multiclass.subproblems import as_ladder_problem, rest_problem
 from wsvmgui.progress import ProgressTracker
 from wsvmgui.solvers.kernels import Kernel
@@ -40,8 +40,9 @@ def test_stratified_subsample_keeps_every_class_at_its_share():
 
 
 def test_ova_screening_is_the_binary_one_from_smaller_folds():
-    base = Screening(seed=5)
-    ova = ova_screening(base)
+    base = MulticlassWeightedSVMClassifier(scheme="pairwise", random_state=5)._screening()
+    ova = MulticlassWeightedSVMClassifier(scheme="ova", random_state=5)._screening()
+    assert base is not None and ova is not None
     assert ova.min_rows == OVA_SCREEN_MIN_ROWS < base.min_rows
     assert (ova.share, ova.keep, ova.seed) == (base.share, base.keep, base.seed)
 

@@ -7,7 +7,8 @@ not sum to one (METHODS section 5).  Two ways to make them a distribution:
 * ``"simplex"``: the Euclidean projection onto ``{p : p_k >= floor, sum p = 1}`` (additive;
   the closest distribution in L2 to the raw values).
 
-Its tuning (:func:`ova_screening`): the K sub-problems share every row of the data, so
+Its tuning (screened from :data:`OVA_SCREEN_MIN_ROWS` training rows per fold, the
+estimator's ``_screen_min_rows``): the K sub-problems share every row of the data, so
 they share one tuning split, one kernel matrix per (sigma, fold) and one screening round
 (:mod:`wsvmgui.ladder.screening`) on one class-stratified subsample; each sub-problem
 still keeps the cell of lowest EGKL of its own (the estimate is defined as before).
@@ -15,17 +16,14 @@ still keeps the cell of lowest EGKL of its own (the estimate is defined as befor
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from ..errors import InputError
-from ..ladder.screening import Screening
 
 OVA_NORMALISATIONS = ("sum", "simplex")
 
 #: One-vs-All screens its tuning where every fold trains on at least this many rows
-#: (the binary ladder: 250, the other schemes 1000).  Each of its K sub-problems is a path
+#: (the binary ladder and the other schemes: 1000).  Each of its K sub-problems is a path
 #: on all of a fold's training rows, so the full search costs about K binary ones; the
 #: screening round fits every cell on a third of them and the best
 #: :attr:`~wsvmgui.ladder.screening.Screening.keep` on the full fold.  Measured
@@ -35,12 +33,6 @@ OVA_NORMALISATIONS = ("sum", "simplex")
 #: --quick`` (``zeng_ex3``, ``zeng_ex4``, ``wu2010_ex4``) L1 0.149 / 0.235 / 0.172 ->
 #: 0.154 / 0.210 / 0.175, log loss lower on all three, for a third to a half of the CPU.
 OVA_SCREEN_MIN_ROWS = 300
-
-
-def ova_screening(screening: Screening) -> Screening:
-    """``screening`` (the binary ladder's) with One-vs-All's threshold
-    :data:`OVA_SCREEN_MIN_ROWS`."""
-    return replace(screening, min_rows=OVA_SCREEN_MIN_ROWS)
 
 
 def normalise_sum(raw: np.ndarray) -> np.ndarray:
