@@ -16,7 +16,7 @@
 #    pyproject.toml has not changed since the last successful install of at least as
 #    much into that venv from this checkout.
 # 4. The warm-up: `wsvmgui --warm-up` compiles the path engine's kernels into numba's
-#    cache once (10-20 s of CPU), so that the first fit does not wait for it; when they
+#    cache once (20-60 s of CPU), so that the first fit does not wait for it; when they
 #    are compiled already it only loads them (about a second).
 #
 # Environment switches: WSVMGUI_SKIP_APT=1 skips step 1 (e.g. not root and no sudo,
