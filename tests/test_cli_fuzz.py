@@ -582,7 +582,8 @@ def tampered_models(draw, valid: bytes):
         manifest["n_arrays"] = draw(st.sampled_from([n + 1, n - 1, 10**12, 2**62]))
         return _zip(json.dumps(manifest), members), "declares"
     if kind == "nan":
-        text = json.dumps(manifest).replace('"schema": 2', '"schema": 2, "x": NaN', 1)
+        key = '"format": "wsvmgui-model"'
+        text = json.dumps(manifest).replace(key, f'{key}, "x": NaN', 1)
         return _zip(text, members), "not valid JSON"
     if kind == "deep":
         depth = draw(st.sampled_from([200, 5000, 100_000]))

@@ -18,8 +18,10 @@ from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.io import modelfile
 from wsvmgui.io.modelfile import (
+    SCHEMA,
     FittedModel,
     ModelFileError,
+    check_rows,
     load_model,
     model_from_bytes,
     model_to_bytes,
@@ -204,12 +206,38 @@ def _edit(manifest, key, value):
     return manifest
 
 
+def _without(estimator, name):
+    """An encoded estimator without attribute ``name`` (a plain value)."""
+    state = estimator["state"]["$dict"]
+    estimator["state"]["$dict"] = [[k, v] for k, v in state if k != name]
+    return estimator
+
+
+def test_the_model_format_decides_not_the_wsvmgui_version(binary_model):
+    """A file of a newer format is refused, naming both formats and the version that wrote
+    it; a file of this format loads whatever wsvmgui version wrote it."""
+    model = binary_model[0]
+    manifest, members = _members(model_to_bytes(model))
+    newer = _rezip(_edit(dict(manifest), "schema", SCHEMA + 1), members)
+    with pytest.raises(ModelFileError) as err:
+        model_from_bytes(newer, "m.wsvm")
+    text = str(err.value)
+    assert f"model format {SCHEMA + 1} (written by wsvmgui {__version__})" in text
+    assert f"newer than this wsvmgui {__version__} reads (formats 2 to {SCHEMA})" in text
+    other = _rezip(_edit(dict(manifest), "wsvmgui_version", "0.0.1"), members)
+    loaded = model_from_bytes(other, "m.wsvm")
+    assert loaded.format_version == SCHEMA
+    X = check_rows(None, 2)
+    np.testing.assert_allclose(
+        loaded.estimator.predict_proba(X), model.estimator.predict_proba(X), rtol=0, atol=1e-12
+    )
+
+
 @pytest.mark.parametrize(
     "change, pattern",
     [
-        (lambda m: _edit(m, "wsvmgui_version", "0.0.1"), "written by wsvmgui '0.0.1'"),
-        (lambda m: _edit(m, "schema", 1), "model schema 1"),
-        (lambda m: _edit(m, "schema", 3), "model schema 3"),
+        (lambda m: _edit(m, "schema", 1), r"model format 1, older than .* \(formats 2 to 3\)"),
+        (lambda m: _edit(m, "estimator", _without(m["estimator"], "C_")), "lacks C_"),
         (lambda m: _edit(m, "format", "other"), "not a wsvmgui model file"),
         (lambda m: _edit(m, "classes", ["a", "b"]), r"classes \(estimator.classes_\) disagree"),
         (lambda m: _edit(m, "label", 3), "'label' has the wrong type"),
@@ -273,7 +301,7 @@ def test_truncated_files_are_damaged(binary_model, cut):
 
 def test_manifest_is_inspectable_json(binary_model):
     manifest, members = _members(model_to_bytes(binary_model[0]))
-    assert manifest["format"] == "wsvmgui-model" and manifest["schema"] == 2
+    assert manifest["format"] == "wsvmgui-model" and manifest["schema"] == SCHEMA == 3
     assert manifest["wsvmgui_version"] == __version__
     assert manifest["feature_names"] == ["x0", "x1"] and manifest["label"] == "label"
     assert manifest["preprocessing"]["standardize"] is True

@@ -20,7 +20,14 @@ import pytest
 from wsvmgui.app.schemes import fit_scheme
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.designs import simulate
-from wsvmgui.io.modelfile import FittedModel, check_rows, model_from_bytes, model_to_bytes
+from wsvmgui.io.modelfile import (
+    SCHEMA,
+    FittedModel,
+    ModelFileError,
+    check_rows,
+    model_from_bytes,
+    model_to_bytes,
+)
 from wsvmgui.io.preprocessing import Preprocessing
 from wsvmgui.io.serialize import Encoder
 from wsvmgui.io.vocabulary import VOCABULARY, fill_vocabulary
@@ -55,11 +62,14 @@ def _fit(scheme: str, lambdas: list[float]) -> tuple[FittedModel, np.ndarray]:
     return FittedModel(est, pre, "label", settings.to_dict(), {}), X[:8]
 
 
-def _old_file(model: FittedModel, X_check: np.ndarray, drop: set[str]) -> bytes:
-    """The model's file with the attributes ``drop`` taken out of its estimator."""
+def _old_file(model: FittedModel, X_check: np.ndarray, drop: set[str], schema: int = 2) -> bytes:
+    """The model's file with the attributes ``drop`` taken out of its estimator, in model
+    format ``schema`` (2: the format of the files written before they existed)."""
     data = model_to_bytes(model, check_rows(X_check, X_check.shape[1]))
     members = _unzip(data)
     manifest = json.loads(members.pop("manifest.json"))
+    assert manifest["schema"] == SCHEMA == 3
+    manifest["schema"] = schema
     state = manifest["estimator"]["state"]["$dict"]
     assert {k for k, _ in state} >= drop, "the estimator no longer stores these"
     manifest["estimator"]["state"]["$dict"] = [[k, v] for k, v in state if k not in drop]
@@ -126,7 +136,9 @@ def test_an_old_file_loads_with_the_vocabulary_it_was_fitted_with(scheme):
     model, X = _fit(scheme, [0.05])
     fitted = {k: getattr(model.estimator, k) for k in VOCABULARY}
     drop = OLD_FILES[scheme]
-    loaded = model_from_bytes(_old_file(model, X, drop), "old.wsvm")
+    old = _old_file(model, X, drop)
+    loaded = model_from_bytes(old, "old.wsvm")
+    assert loaded.format_version == 2 and model.format_version == SCHEMA
     est = loaded.estimator
     for name in ("lambda_", "sigma_", "C_"):
         assert _same(getattr(est, name), fitted[name]), (name, getattr(est, name), fitted[name])
@@ -143,6 +155,10 @@ def test_an_old_file_loads_with_the_vocabulary_it_was_fitted_with(scheme):
     np.testing.assert_allclose(
         est.predict_proba(X), model.estimator.predict_proba(X), rtol=0, atol=1e-12
     )
+    # the same content claiming the current format is refused: format 3 stores all four
+    lacking = ", ".join(name for name in VOCABULARY if name in drop)
+    with pytest.raises(ModelFileError, match=f"lacks {lacking} \\(model format 3 stores"):
+        model_from_bytes(_old_file(model, X, drop, schema=SCHEMA), "old.wsvm")
 
 
 def test_an_old_tuned_binary_file_keeps_its_tuned_lambda_and_gets_c():

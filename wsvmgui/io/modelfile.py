@@ -5,11 +5,11 @@ Layout of a model file (suffix ``.wsvm`` by convention)::
     manifest.json       the schema below, UTF-8 JSON
     arrays/0.npy ...    numpy arrays referenced by the manifest (no object arrays)
 
-Manifest (schema 2)::
+Manifest (model format 3)::
 
     format            "wsvmgui-model"
-    schema            1
-    wsvmgui_version   version that wrote it; loading requires the same version
+    schema            the model format version, :data:`SCHEMA`
+    wsvmgui_version   version that wrote it (provenance: the format version decides)
     libraries         {"numpy": ..., "scikit-learn": ...} versions that wrote it
     label             label column of the training data
     classes           class labels (text)
@@ -23,6 +23,15 @@ Manifest (schema 2)::
                       model that does not reproduce them
     n_arrays          number of array members
     arrays            [dtype descr, shape] of every array member, in order
+
+The model format version (``schema``) changes whenever what a file stores changes:
+
+* 2: arrays declared in the manifest, every type checked by its schema;
+* 3: every estimator stores the fitted vocabulary ``lambda_``, ``sigma_``, ``C_`` and
+  ``tuning_`` (format 2 files load with it filled by :mod:`wsvmgui.io.vocabulary`).
+
+A file of an older format than :data:`OLDEST_SCHEMA` is refused (refit), as is one of a
+newer format than :data:`SCHEMA` (written by a newer wsvmgui: the message names both).
 
 Loading never unpickles and is bounded by what the manifest declares.  In order:
 
@@ -65,10 +74,13 @@ from .atomic import atomic_write_bytes, check_input
 from .preprocessing import PreparedRows, Preprocessing, prepare_rows
 from .serialize import Decoder, Encoder, UntrustedTypeError
 from .tables import LabelledData
-from .vocabulary import fill_vocabulary
+from .vocabulary import fill_vocabulary, missing_vocabulary
 
 FORMAT = "wsvmgui-model"
-SCHEMA = 2
+#: The model format version this wsvmgui writes (the manifest's ``schema``).
+SCHEMA = 3
+#: The oldest model format this wsvmgui reads.
+OLDEST_SCHEMA = 2
 SUFFIX = ".wsvm"
 MANIFEST = "manifest.json"
 #: Largest model file read.
@@ -116,6 +128,9 @@ class FittedModel:
         The run settings (``RunSettings.to_dict()``).
     meta : dict
         Plain-JSON provenance.
+    format_version : int
+        The model format of the file it was loaded from (:data:`SCHEMA` for a model not
+        loaded, or loaded from a current file; saving always writes :data:`SCHEMA`).
     """
 
     estimator: Any
@@ -123,6 +138,7 @@ class FittedModel:
     label: str
     settings: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    format_version: int = SCHEMA
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -256,7 +272,7 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
     Raises
     ------
     ModelFileError
-        Not a model file, a pickle, another schema or wsvmgui version, damaged content,
+        Not a model file, a pickle, a model format this wsvmgui does not read, damaged content,
         an untrusted type, or a model that does not reproduce its check probabilities.
     """
     _sniff_foreign(data[:8], source)
@@ -273,7 +289,13 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
                 f"{source}: member arrays/{unused[0]}.npy is not used by its manifest"
             )
         preprocessing = Preprocessing.from_dict(manifest["preprocessing"])
-        fill_vocabulary(estimator)  # files written before lambda_, sigma_, C_, tuning_ existed
+        if manifest["schema"] < 3:
+            fill_vocabulary(estimator)  # written before lambda_, sigma_, C_, tuning_ existed
+        elif lacking := missing_vocabulary(estimator):
+            raise ModelFileError(
+                f"{source} is damaged: its estimator lacks {', '.join(lacking)} (model "
+                f"format {manifest['schema']} stores them); {_REFIT}"
+            )
     except ModelFileError:
         raise
     except UntrustedTypeError as exc:
@@ -285,7 +307,12 @@ def model_from_bytes(data: bytes, source: str = "model file") -> FittedModel:
     except Exception as exc:  # noqa: BLE001 - anything a damaged member raises while rebuilt
         raise ModelFileError(f"{source} is damaged: {_why(exc)}") from None
     model = FittedModel(
-        estimator, preprocessing, manifest["label"], manifest["settings"], manifest["meta"]
+        estimator,
+        preprocessing,
+        manifest["label"],
+        manifest["settings"],
+        manifest["meta"],
+        manifest["schema"],
     )
     _self_check(model, manifest, X_check, proba, source)
     return model
@@ -328,11 +355,7 @@ def _read_zip(data: bytes, source: str) -> tuple[dict, list[np.ndarray]]:
             raise ModelFileError(f"{source}: its manifest is not a JSON object")
         if manifest.get("format") != FORMAT:
             raise ModelFileError(f"{source} is not a wsvmgui model file (format is not {FORMAT})")
-        if manifest.get("schema") != SCHEMA:
-            raise ModelFileError(
-                f"{source} has model schema {manifest.get('schema')!r}; this wsvmgui reads "
-                f"schema {SCHEMA}; {_REFIT}"
-            )
+        _check_format(manifest, source)
         n = manifest.get("n_arrays")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ModelFileError(f"{source}: n_arrays must be a non-negative integer")
@@ -455,22 +478,31 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def _check_format(manifest: dict, source: str) -> None:
+    """Refuse a model format this wsvmgui does not read (before any array is read)."""
+    version = manifest.get("schema")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ModelFileError(f"{source}: its manifest has no model format ('schema')")
+    if version > SCHEMA:
+        wrote_by = manifest.get("wsvmgui_version")
+        raise ModelFileError(
+            f"{source} has model format {version} (written by wsvmgui {wrote_by}), newer than "
+            f"this wsvmgui {__version__} reads (formats {OLDEST_SCHEMA} to {SCHEMA}): load it "
+            f"with a newer wsvmgui, or {_REFIT}"
+        )
+    if version < OLDEST_SCHEMA:
+        raise ModelFileError(
+            f"{source} has model format {version}, older than this wsvmgui reads (formats "
+            f"{OLDEST_SCHEMA} to {SCHEMA}); {_REFIT}"
+        )
+
+
 def _check_manifest(manifest: dict, source: str) -> None:
     for key, kind in _REQUIRED.items():
         if key not in manifest:
             raise ModelFileError(f"{source}: its manifest has no {key!r}")
         if not isinstance(manifest[key], kind) or isinstance(manifest[key], bool):
             raise ModelFileError(f"{source}: manifest entry {key!r} has the wrong type")
-    if manifest["schema"] != SCHEMA:
-        raise ModelFileError(
-            f"{source} has model schema {manifest['schema']}; this wsvmgui reads schema "
-            f"{SCHEMA}; {_REFIT}"
-        )
-    if manifest["wsvmgui_version"] != __version__:
-        raise ModelFileError(
-            f"{source} was written by wsvmgui {manifest['wsvmgui_version']!r}, this is "
-            f"{__version__}; {_REFIT}"
-        )
     wrote = manifest["libraries"].get("scikit-learn")
     now = _libraries()["scikit-learn"]
     if wrote != now and '"sklearn.' in json.dumps(manifest["estimator"]):

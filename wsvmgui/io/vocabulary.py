@@ -2,10 +2,11 @@
 
 Every fitted estimator has ``lambda_``, ``sigma_``, ``C_`` and ``tuning_``
 (:meth:`~wsvmgui.estimators._base.BaseProbabilityClassifier.fitted_summary` reads them).
-Model files written by the same wsvmgui version before those attributes were added load
-and predict, but their estimators lack some of them (the binary ladder had no ``C_``,
-divide and conquer none of the four).  :func:`fill_vocabulary` fills them from what the
-file stores, by the rules the estimators use when fitting:
+Model files of format 2 (:data:`wsvmgui.io.modelfile.OLDEST_SCHEMA`), written before
+those attributes were added, load and predict, but their estimators lack some of them
+(the binary ladder had no ``C_``, divide and conquer none of the four).
+:func:`fill_vocabulary` fills them from what the file stores, by the rules the estimators
+use when fitting:
 
 - divide and conquer: the value every sub-problem shares (NaN where they differ), ``C``
   of each from its own ``lambda`` and final-fit size, ``tuning_`` the sub-problems'
@@ -31,6 +32,13 @@ from ..solvers.wsvm import C_to_penalty, penalty_to_C
 VOCABULARY = ("lambda_", "sigma_", "C_", "tuning_")
 
 
+def missing_vocabulary(estimator: Any) -> tuple[str, ...]:
+    """The names of :data:`VOCABULARY` a wsvmgui estimator lacks (empty for anything else)."""
+    if not isinstance(estimator, BaseProbabilityClassifier):
+        return ()
+    return tuple(name for name in VOCABULARY if name not in estimator.__dict__)
+
+
 def fill_vocabulary(estimator: Any) -> tuple[str, ...]:
     """Fill the fitted vocabulary a loaded estimator lacks; returns the names filled.
 
@@ -44,12 +52,10 @@ def fill_vocabulary(estimator: Any) -> tuple[str, ...]:
     tuple of str
         The attributes of :data:`VOCABULARY` that were missing (empty for a current file).
     """
-    if not isinstance(estimator, BaseProbabilityClassifier):
-        return ()
-    state: dict[str, Any] = estimator.__dict__
-    missing = tuple(name for name in VOCABULARY if name not in state)
+    missing = missing_vocabulary(estimator)
     if not missing:
         return ()
+    state: dict[str, Any] = estimator.__dict__
     info = state.get("fit_info_") or {}
     derived = _from_subproblems(state) or _from_parts(state, info.get("n_train"))
     for name in missing:
