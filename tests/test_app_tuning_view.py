@@ -102,7 +102,8 @@ def test_probing_with_one_parameter_and_tables_that_give_no_plane():
 
 
 def test_an_optimum_on_the_grid_edge_is_said_and_lambda_is_explained():
-    from wsvmgui.app.tuning_view import tuning_notes, used_values
+    from wsvmgui.app.capabilities import tuning_notes
+    from wsvmgui.app.tuning_view import used_values
 
     d = simulate("wuliu2011_ex1", 120, 0)
     est = WeightedSVMClassifier(
@@ -110,13 +111,16 @@ def test_an_optimum_on_the_grid_edge_is_said_and_lambda_is_explained():
     ).fit(d.X, d.y)
     (s,) = tuning_surfaces(est)
     i, j = s.best
-    # two lambdas: the chosen one is always on an edge; of three sigmas, unless the middle
-    expected = ["the smallest λ" if s.xs[i] == s.xs.min() else "the largest λ"]
+    # the surface drawn and the fit's own record agree on where the chosen cell sits:
+    # two lambdas, so lambda is always on an edge; of three sigmas, unless the middle
+    expected = {"lambda": "min" if s.xs[i] == s.xs.min() else "max"}
     if j != 1:
-        expected.append("the smallest σ" if s.ys[j] == s.ys.min() else "the largest σ")
-    assert s.edges() == expected
-    (note,) = tuning_notes([s])
-    assert "grid's edge" in note and all(e in note for e in expected)
+        expected["sigma"] = "min" if s.ys[j] == s.ys.min() else "max"
+    assert est.fit_info_["tuning_edge"] == expected
+    (note,) = tuning_notes(est.fit_info_)
+    words = {"min": "smallest", "max": "largest"}
+    assert "grid's edge" in note
+    assert all(f"{a} at its {words[e]} value" in note for a, e in expected.items())
     parts = used_values(est.fitted_summary(), [s])
     n = est.fit_info_["n_train"]
     assert parts[0].startswith(f"λ = {est.lambda_:.4g}") and f"final fit on {n} rows" in parts[0]
@@ -125,16 +129,3 @@ def test_an_optimum_on_the_grid_edge_is_said_and_lambda_is_explained():
     assert f"C = {C:.4g}" in parts[0]
     if not np.isclose(s.chosen[0], est.lambda_, rtol=1e-6):
         assert any(f"tuned λ = {s.chosen[0]:.4g}" in p for p in parts)
-
-
-def test_an_inner_optimum_gives_no_note():
-    from wsvmgui.app.tuning_view import TuningSurface, tuning_notes
-
-    s = TuningSurface(
-        "binary", "λ", "σ", np.array([1.0, 0.1, 0.01]), np.array([0.5, 1, 2]),
-        np.zeros((3, 3)), "EGKL", (1, 1),
-    )  # fmt: skip
-    assert s.edges() == [] and tuning_notes([s]) == []
-    edge = TuningSurface("binary", "λ", "σ", s.xs, s.ys, s.score, "EGKL", (0, 2))
-    assert edge.edges() == ["the largest λ", "the largest σ"]
-    assert "grid's edge" in tuning_notes([edge])[0]

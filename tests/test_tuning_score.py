@@ -196,6 +196,30 @@ def test_tuning_notes_name_the_edges():
     assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
 
 
+def test_tuning_notes_say_when_the_grid_was_extended():
+    """``fit_info_["tuning_extended"]`` (the axes a search widened its grid on) changes the
+    wording: still on the edge after extending, or inside the extended grid."""
+    (still,) = tuning_notes(
+        {"tuning_edge": {"lambda": "max"}, "tuning_extended": {"lambda": "max"}}
+    )
+    assert "extended grid's edge (lambda at its largest value)" in still
+    assert "after extending the grid (lambda beyond its largest value)" in still
+    (inside,) = tuning_notes({"tuning_edge": {}, "tuning_extended": {"sigma": "min"}})
+    assert "extended (sigma beyond its smallest value)" in inside and "edge" not in inside
+    assert tuning_notes({"tuning_edge": {}, "tuning_extended": {}}) == []
+    (many,) = tuning_notes(
+        {
+            "tuning_edge": {"1|2": {"sigma": "max"}, "1|3": {}, "2|3": {"sigma": "max"}},
+            "tuning_extended": {"1|2": {"sigma": "max"}, "1|3": {"lambda": "min"}},
+        }
+    )
+    assert many.startswith("Tuning: 2 of 3 sub-problems") and "1 of them after extending" in many
+    (grown,) = tuning_notes(
+        {"tuning_edge": {"1|2": {}, "1|3": {}}, "tuning_extended": {"1|3": ["lambda"]}}
+    )
+    assert grown.startswith("Tuning: 1 of 2 sub-problems extended their grid")
+
+
 def test_a_fit_on_the_edge_gets_a_note():
     X, y = _data(80)
     est = WeightedSVMClassifier(lambdas=[1.0, 0.5], sigma=1.0, cv=2).fit(X, y)

@@ -54,24 +54,6 @@ class TuningSurface:
         """The grid values of the chosen candidate (the second NaN without one)."""
         return float(self.xs[self.best[0]]), float(self.ys[self.best[1]])
 
-    def edges(self) -> list[str]:
-        """Where the chosen candidate sits on the grid's edge: ``"the smallest λ"``, ...
-
-        A parameter tuned over two or more values whose chosen value is its smallest or
-        largest: the best may lie beyond the grid.
-        """
-        out = []
-        for axis, (values, name) in enumerate(((self.xs, self.x_name), (self.ys, self.y_name))):
-            finite = np.isfinite(values)
-            if not name or finite.sum() < 2:
-                continue
-            i = self.best[axis]
-            if values[i] == np.nanmin(values):
-                out.append(f"the smallest {name}")
-            elif values[i] == np.nanmax(values):
-                out.append(f"the largest {name}")
-        return out
-
 
 #: Names of the penalty among tuned parameters (drawn on the first axis).
 _LAMBDA = ("lambda", "lam")
@@ -169,25 +151,6 @@ def tuning_surfaces(estimator: Any) -> list[TuningSurface]:
     return [surface] if surface is not None else []
 
 
-def tuning_notes(surfaces: list[TuningSurface]) -> list[str]:
-    """Sentences about optima on the edge of their grids (nothing when none is)."""
-    at_edge = [(s, s.edges()) for s in surfaces]
-    at_edge = [(s, e) for s, e in at_edge if e]
-    if not at_edge:
-        return []
-    if len(surfaces) == 1:
-        s, e = at_edge[0]
-        return [
-            f"The tuned optimum sits on the grid's edge ({' and '.join(e)} of the grid): "
-            "a wider grid may do better."
-        ]
-    named = "; ".join(f"{s.name}: {' and '.join(e)}" for s, e in at_edge)
-    return [
-        f"Optimum on the grid's edge in {len(at_edge)} of {len(surfaces)} sub-problems "
-        f"({named}): a wider grid may do better."
-    ]
-
-
 def used_values(fitted: dict[str, Any], surfaces: list[TuningSurface]) -> list[str]:
     """The penalty and width the final fit used, and how they relate to the grid.
 
@@ -220,4 +183,4 @@ def used_values(fitted: dict[str, Any], surfaces: list[TuningSurface]) -> list[s
     return out
 
 
-__all__ = ["TuningSurface", "tuning_notes", "tuning_surfaces", "used_values"]
+__all__ = ["TuningSurface", "tuning_surfaces", "used_values"]

@@ -12,10 +12,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
 from .._version import __version__
+from ..app.capabilities import tuning_notes
 from ..app.measures import aligned_proba
 from ..app.report import ReportInput
 from ..app.settings import RunSettings
-from ..app.tuning_view import tuning_notes, tuning_surfaces
+from ..app.tuning_view import tuning_surfaces
 from ..estimators.report import ProbabilityReport
 from ..evaluation.metrics import label_metrics
 from ..io.preprocessing import PreparedRows
@@ -70,6 +71,6 @@ def report_input(
         y[ok],
         classes,
         surfaces,
-        notes=tuning_notes(surfaces),
+        notes=tuning_notes(estimator.fit_info_),
         made_by=f"wsvmgui {__version__} (command line: fit)",
     )

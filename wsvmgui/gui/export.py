@@ -219,7 +219,6 @@ def report_input(result: Any, baselines: Any = None, figures: list | None = None
     calibration (the training rows' without a test part), and ``figures`` ((title, SVG))."""
     from ..app.measures import aligned_proba
     from ..app.report import ReportInput
-    from .views.results_view import run_notes
 
     ds = result.split.dataset
     measures = {part: dict(v) for part, v in result.metrics.items() if part != "tune"}
@@ -242,7 +241,6 @@ def report_input(result: Any, baselines: Any = None, figures: list | None = None
         "classes": [str(c) for c in ds.classes],
         "features": list(ds.feature_names),
     }
-    notes = run_notes(result)
     return ReportInput(
         data,
         result.settings.to_dict(),
@@ -253,7 +251,7 @@ def report_input(result: Any, baselines: Any = None, figures: list | None = None
         np.asarray(ds.classes),
         list(result.tunings),
         list(figures or []),
-        notes,
+        list(result.notes),
         "wsvmgui desktop app",
     )
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.tuning_view import tuning_notes, used_values
+from ...app.tuning_view import used_values
 from ..messages import app_wording
 from .common import add_title, cache_axes, compact_rows, set_bar_title
 
@@ -175,9 +175,8 @@ class ResultsView(QWidget):
             if truth
             else "No true probabilities: measures against the observed labels."
         )
-        notes = run_notes(result)
-        self.summary.setText(
-            f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in notes)
+        self.summary.setText(  # the run's notes: the fit's engine and tuning notes first
+            f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in result.notes)
         )
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
         for part, values in result.comparison_metrics.items():
@@ -276,15 +275,6 @@ class ResultsView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
-
-
-def run_notes(result) -> list[str]:
-    """The run's notes, led by the tuning surfaces' edge note only where the fit reported
-    no edge hit of its own (``fit_info_["tuning_edge"]``, already among the run's notes):
-    the two say the same."""
-    if result.estimator.fit_info_.get("tuning_edge"):
-        return list(result.notes)
-    return [*tuning_notes(list(result.tunings)), *result.notes]
 
 
 def _no_table_note(result) -> str:
