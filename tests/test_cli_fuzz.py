@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from wsvmgui.app.schemes import SCHEMES
 from wsvmgui.cli import EXIT_INPUT, main
 from wsvmgui.evaluation.designs import simulate
+from wsvmgui.io.modelfile import OLDEST_SCHEMA, SCHEMA
 from wsvmgui.io.preprocessing import MISSING_CHOICES
 
 FUZZ = settings(
@@ -328,7 +329,11 @@ def broken_models(draw, valid: bytes):
             m[key] = value
             return m
 
-        return _rezip(valid, edit), "m.wsvm"
+        # the wsvmgui version that wrote a file is provenance, and format 2 is read too
+        harmless = (key == "wsvmgui_version" and isinstance(value, str)) or (
+            key == "schema" and type(value) is int and OLDEST_SCHEMA <= value <= SCHEMA
+        )
+        return _rezip(valid, edit), None if harmless else "m.wsvm"
     position = draw(st.integers(0, len(valid) - 1))
     flipped = bytearray(valid)
     flipped[position] ^= 1 << draw(st.integers(0, 7))
