@@ -86,29 +86,95 @@ def test_compile_notice_hears_a_compile_on_another_thread_and_only_inside_the_bl
     assert said == [warmup.COMPILE_MESSAGE]
 
 
-def test_warm_up_accounts_for_every_path_kernel():
-    """Every compiled kernel of the ladder package (found by walking its modules, not from
-    the warm-up's own list) was either compiled or loaded by the warm-up, and the cache
-    named exists (this venv's setup warmed them up)."""
+def test_warm_up_accounts_for_every_compiled_kernel():
+    """Every compiled kernel of the ladder and joint packages (found by walking their
+    modules, not from the warm-up's own lists) was either compiled or loaded by the
+    warm-up of ``wsvmgui --warm-up`` and the app, in its group, and the caches named
+    exist (this venv's setup warmed them up)."""
     import importlib
     import pkgutil
 
     from numba.core.dispatcher import Dispatcher
 
+    import wsvmgui.joint
     import wsvmgui.ladder
+    from wsvmgui.joint.kernels import ENGINE_KERNELS
 
-    result = warmup.warm_up()
-    n_kernels = 0
-    for info in pkgutil.iter_modules(wsvmgui.ladder.__path__, "wsvmgui.ladder."):
-        module = importlib.import_module(info.name)
-        n_kernels += sum(
-            isinstance(obj, Dispatcher) and obj.__module__ == module.__name__
-            for obj in vars(module).values()
-        )
-    assert n_kernels >= 10
-    assert result.compiled + result.loaded == n_kernels
-    assert result.cache_dir is not None and Path(result.cache_dir).is_dir()
-    assert result.cache_dir in result.describe()
+    result = warmup.warm_up(groups=ENGINE_KERNELS)
+    by_group = {g.name: g for g in result.groups}
+    assert list(by_group) == ["ladder", "joint"]
+    for package in (wsvmgui.ladder, wsvmgui.joint):
+        n_kernels = 0
+        for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            module = importlib.import_module(info.name)
+            n_kernels += sum(
+                isinstance(obj, Dispatcher) and obj.__module__ == module.__name__
+                for obj in vars(module).values()
+            )
+        group = by_group[package.__name__.split(".")[-1]]
+        assert n_kernels >= 10
+        assert group.compiled + group.loaded == n_kernels, group
+        assert group.cache_dir is not None and Path(group.cache_dir).is_dir()
+        assert group.cache_dir in result.describe()
+    assert result.compiled + result.loaded == sum(g.compiled + g.loaded for g in result.groups)
+
+
+class _Stats:
+    """A numba dispatcher's ``stats`` (cache hits and misses by signature)."""
+
+    def __init__(self, hits: int, misses: int, path: str):
+        self.cache_hits = {"sig": hits} if hits else {}
+        self.cache_misses = {"sig": misses} if misses else {}
+        self.cache_path = path
+
+
+class _Kernel:
+    def __init__(self, module: str, hits: int, misses: int, path: str):
+        self.__module__ = module
+        self.stats = _Stats(hits, misses, path)
+
+
+def _stub_group(name: str, kernels: list[tuple[int, int]], imported=()):
+    """A loader of one stub module holding kernels ``(hits, misses)``, and ``imported``
+    kernels defined in another module (which must not count here)."""
+    import types
+
+    module = types.ModuleType(f"stub.{name}")
+    for i, (hits, misses) in enumerate(kernels):
+        setattr(module, f"k{i}", _Kernel(module.__name__, hits, misses, f"/cache/{name}"))
+    for i, kernel in enumerate(imported):
+        setattr(module, f"imported{i}", kernel)
+    module.helper = len  # not a kernel
+    return lambda: [module]
+
+
+def test_warm_up_counts_every_group_and_is_ready_only_when_none_compiled():
+    """On a stub registry (no compiling): counts by group and in all, a kernel imported
+    from another module counted once, and "path engine ready" only when no group
+    compiled (the wheel check greps for it after a second warm-up)."""
+    foreign = _Kernel("stub.elsewhere", 1, 0, "/cache/elsewhere")
+    warm = {
+        "ladder": _stub_group("ladder", [(1, 0), (1, 0)]),
+        "joint": _stub_group("joint", [(1, 0), (1, 0), (1, 0)], imported=[foreign]),
+    }
+    result = warmup.warm_up(groups=warm)
+    assert [(g.name, g.compiled, g.loaded) for g in result.groups] == [
+        ("ladder", 0, 2),
+        ("joint", 0, 3),
+    ]
+    assert (result.compiled, result.loaded) == (0, 5)
+    text = result.describe()
+    assert text.startswith("path engine ready: 5 compiled kernels (ladder 2, joint 3) loaded")
+    assert "/cache/ladder and /cache/joint" in text
+    # the ladder's kernels cached, the joint fit's compiled: not ready
+    cold = {**warm, "joint": _stub_group("joint", [(0, 1), (0, 1), (1, 0)])}
+    result = warmup.warm_up(groups=cold)
+    assert (result.compiled, result.loaded) == (2, 3)
+    text = result.describe()
+    assert "ready" not in text
+    assert text.startswith("path engine compiled in") and "(2 kernels: joint 2; 3 loaded)" in text
+    # the default is the ladder's group alone (this layer cannot know the joint fit's)
+    assert list(warmup.LADDER_KERNELS) == ["ladder"]
 
 
 def test_warm_up_command(capsys):

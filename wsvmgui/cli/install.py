@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from ..ladder.warmup import compile_notice, warm_up
+from ..joint.kernels import ENGINE_KERNELS
+from ..ladder.warmup import warm_up
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -19,9 +20,6 @@ def cmd_setup(args: argparse.Namespace) -> int:
         for path in install_desktop():
             print(f"wrote {path}")
     if args.warm_up:
-        with compile_notice(lambda text: print(text + "\u2026", flush=True)):
-            from ..joint import _active_set_kernel  # noqa: F401  (the joint fit's kernels)
-
-            result = warm_up()
+        result = warm_up(lambda text: print(text + "\u2026", flush=True), ENGINE_KERNELS)
         print(result.describe())
     return 0

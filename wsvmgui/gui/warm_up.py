@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ladder.warmup import WarmUp, compile_notice, warm_up
+from ..joint.kernels import ENGINE_KERNELS
+from ..ladder.warmup import WarmUp, warm_up
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -26,10 +27,7 @@ def start_warm_up(window: MainWindow) -> int:
     """
 
     def job(progress, should_cancel, publish) -> WarmUp:
-        with compile_notice(lambda text: publish(f"{text}\u2026")):
-            from ..joint import _active_set_kernel  # noqa: F401  (the joint fit's kernels)
-
-            return warm_up()
+        return warm_up(lambda text: publish(f"{text}\u2026"), ENGINE_KERNELS)
 
     def done(result: WarmUp) -> None:
         if result.compiled or result.cache_dir is None:

@@ -5,8 +5,10 @@ The exact path's inner loops (:mod:`wsvmgui.ladder._path_kernel`,
 by numba for this machine the first time they are imported (about
 :data:`COMPILE_SECONDS` s, from a quiet machine to a busy one) and cached on disk (where:
 :func:`wsvmgui.ladder._path_jit._jit`); a later process loads them from the cache in
-about a second.  :func:`warm_up` does that import on purpose: ``wsvmgui --warm-up``,
-which ``scripts/setup.sh`` runs after installing, so that the first fit is a warm one.
+about a second.  :func:`warm_up` does that import on purpose, for every group of kernels
+it is given (the joint fit's too: :data:`wsvmgui.joint.kernels.ENGINE_KERNELS`), and
+counts them by group: ``wsvmgui --warm-up``, which ``scripts/setup.sh`` runs after
+installing, and the app at start-up, so that the first fit is a warm one.
 Wherever the compile happens anyway (a wheel installed without the warm-up, a cache
 made stale by an upgrade, another CPU), :func:`compile_notice` says so before the wait.
 
@@ -20,19 +22,61 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 
-#: Seconds a compile of the 30 kernels takes, least and most seen on the shared 2-core
-#: development machine: 18.5 s (2026-11-26, second sitting), 44 s of CPU and 56 s wall at
-#: a load average of about 10 (``wsvmgui --warm-up``, third sitting); 13-16 s of CPU for
-#: the first 24 kernels on an AMD Zen 4 core (``benchmarks/results/first_run.md``).
+#: Seconds ``wsvmgui --warm-up`` takes to compile every kernel (the ladder's and the joint
+#: fit's), least and most seen on the shared 2-core development machine: 18.5 s
+#: (2026-11-26, second sitting), 44 s of CPU and 56 s wall at a load average of about 10
+#: (third sitting), 47.8 s of CPU for all 71 (ladder 39, joint 32) at a load average of
+#: 8.5 (fourth sitting, empty ``NUMBA_CACHE_DIR``, 232 s wall under ``nice``); 13-16 s of
+#: CPU for the first 24 kernels on an AMD Zen 4 core (``benchmarks/results/first_run.md``).
 COMPILE_SECONDS = (20, 60)
 #: What the command line and the app say before a compile.
 COMPILE_MESSAGE = (
     f"compiling the path engine (once, about {COMPILE_SECONDS[0]}-{COMPILE_SECONDS[1]} s)"
 )
+#: Imports the modules of a group of compiled kernels (compiling or loading them) and
+#: returns them.
+KernelLoader = Callable[[], Sequence[ModuleType]]
+
+
+def ladder_kernels() -> list[ModuleType]:
+    """The ladder's kernel modules: the exact path's and the non-crossing repair's."""
+    from . import _noncrossing_kernel, _path_kernel, _path_predict, _path_start
+
+    return [_path_kernel, _path_start, _path_predict, _noncrossing_kernel]
+
+
+#: The kernel groups this layer knows; :data:`wsvmgui.joint.kernels.ENGINE_KERNELS` adds
+#: the joint fit's (a higher layer).
+LADDER_KERNELS: Mapping[str, KernelLoader] = {"ladder": ladder_kernels}
+
+
+@dataclass(frozen=True)
+class KernelGroup:
+    """What :func:`warm_up` found for one group of kernels.
+
+    Attributes
+    ----------
+    name : str
+        The group ("ladder", "joint").
+    compiled, loaded : int
+        Kernels compiled by this process, and loaded from the cache.
+    seconds : float
+        Wall time of the group's import.
+    cache_dir : str or None
+        Where numba caches the group's kernels (beside its modules unless
+        ``NUMBA_CACHE_DIR`` is set).
+    """
+
+    name: str
+    compiled: int
+    loaded: int
+    seconds: float
+    cache_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,23 +86,37 @@ class WarmUp:
     Attributes
     ----------
     compiled : int
-        Kernels compiled by this process (not in the cache, or stale there).
+        Kernels compiled by this process (not in the cache, or stale there), every group.
     loaded : int
-        Kernels loaded from the cache.
+        Kernels loaded from the cache, every group.
     seconds : float
-        Wall time of the import (compile or load).
+        Wall time of the imports (compile or load).
     cache_dir : str or None
         The directory of numba's cache; None if no location was writable, so every
         process compiles the kernels again.
+    groups : tuple of KernelGroup
+        The same counts by group, in the order warmed up.
     """
 
     compiled: int
     loaded: int
     seconds: float
     cache_dir: str | None
+    groups: tuple[KernelGroup, ...] = ()
+
+    @property
+    def _where(self) -> str:
+        dirs = dict.fromkeys([self.cache_dir, *(g.cache_dir for g in self.groups)])
+        return " and ".join(d for d in dirs if d)
+
+    def _by_group(self, count: Callable[[KernelGroup], int]) -> str:
+        """``"ladder 39, joint 32"`` (the groups with a nonzero count), or "" for one group."""
+        if len(self.groups) < 2:
+            return ""
+        return ", ".join(f"{g.name} {count(g)}" for g in self.groups if count(g))
 
     def describe(self) -> str:
-        """One line for the user."""
+        """One line for the user ("path engine ready" only when nothing was compiled)."""
         if self.cache_dir is None:
             return (
                 f"path engine compiled in {self.seconds:.1f} s, in memory only: no writable "
@@ -66,13 +124,18 @@ class WarmUp:
                 "to a writable directory)"
             )
         if self.compiled:
+            which = self._by_group(lambda g: g.compiled)
+            which = f": {which}" if which else ""
+            loaded = f"; {self.loaded} loaded" if self.loaded else ""
             return (
-                f"path engine compiled in {self.seconds:.1f} s ({self.compiled} kernels) "
-                f"and cached in {self.cache_dir}"
+                f"path engine compiled in {self.seconds:.1f} s ({self.compiled} kernels"
+                f"{which}{loaded}) and cached in {self._where}"
             )
+        which = self._by_group(lambda g: g.loaded)
+        which = f" ({which})" if which else ""
         return (
-            f"path engine ready: {self.loaded} compiled kernels loaded in "
-            f"{self.seconds:.1f} s from {self.cache_dir}"
+            f"path engine ready: {self.loaded} compiled kernels{which} loaded in "
+            f"{self.seconds:.1f} s from {self._where}"
         )
 
 
@@ -103,41 +166,62 @@ def compile_notice(announce: Callable[[str], None]) -> Iterator[None]:
         yield
 
 
-def warm_up(announce: Callable[[str], None] | None = None) -> WarmUp:
-    """Compile the ladder's kernels (the path engine's and the non-crossing repair's) into
-    numba's cache, or load them from it.
+def _tally(modules: Sequence[ModuleType]) -> tuple[int, int, str | None]:
+    """Compiled and loaded kernels defined in ``modules`` (a kernel a module imports from
+    another counts there only), and the cache directory they name."""
+    compiled = loaded = 0
+    cache_dir = None
+    for module in modules:
+        for obj in vars(module).values():
+            stats = getattr(obj, "stats", None)  # a numba dispatcher's compile statistics
+            if not hasattr(stats, "cache_misses") or obj.__module__ != module.__name__:
+                continue
+            compiled += sum(stats.cache_misses.values())
+            loaded += sum(stats.cache_hits.values())
+            cache_dir = cache_dir or getattr(stats, "cache_path", None)
+    return compiled, loaded, cache_dir
+
+
+def warm_up(
+    announce: Callable[[str], None] | None = None,
+    groups: Mapping[str, KernelLoader] | None = None,
+) -> WarmUp:
+    """Compile groups of kernels into numba's cache, or load them from it.
 
     Parameters
     ----------
     announce : callable, optional
-        Called with :data:`COMPILE_MESSAGE` before a compile starts.
+        Called with :data:`COMPILE_MESSAGE` before the first compile of any group.
+    groups : mapping of str to callable, optional
+        Name -> loader of the group's kernel modules; default :data:`LADDER_KERNELS`
+        (``wsvmgui --warm-up`` and the app pass
+        :data:`wsvmgui.joint.kernels.ENGINE_KERNELS`: the ladder's and the joint fit's).
 
     Returns
     -------
     WarmUp
-        Counts of compiled and loaded kernels (those of this process's first import:
-        a second call in the same process repeats them), the time and the cache.
+        Counts of compiled and loaded kernels, in all and by group (those of this
+        process's first import: a second call in the same process repeats them), the
+        time and the cache.
     """
-    start = time.perf_counter()
-    with compile_notice(announce or (lambda _text: None)):
-        from . import _noncrossing_kernel, _path_jit, _path_kernel, _path_predict, _path_start
-    seconds = time.perf_counter() - start
+    from . import _path_jit
 
-    from numba.core.dispatcher import Dispatcher
-
-    kernels = [
-        obj
-        for module in (_path_kernel, _path_start, _path_predict, _noncrossing_kernel)
-        for obj in vars(module).values()
-        if isinstance(obj, Dispatcher) and obj.__module__ == module.__name__
-    ]
-    compiled = loaded = 0
+    found: list[KernelGroup] = []
     cache_dir = None
-    for kernel in kernels:
-        stats = kernel.stats
-        compiled += sum(stats.cache_misses.values())
-        loaded += sum(stats.cache_hits.values())
-        cache_dir = cache_dir or getattr(stats, "cache_path", None)
+    with compile_notice(announce or (lambda _text: None)):
+        for name, load in (LADDER_KERNELS if groups is None else groups).items():
+            start = time.perf_counter()
+            modules = load()
+            seconds = time.perf_counter() - start
+            compiled, loaded, where = _tally(modules)
+            found.append(KernelGroup(name, compiled, loaded, seconds, where))
+            cache_dir = cache_dir or where
     if _path_jit._no_cache:
         cache_dir = None
-    return WarmUp(compiled, loaded, seconds, cache_dir)
+    return WarmUp(
+        sum(g.compiled for g in found),
+        sum(g.loaded for g in found),
+        sum(g.seconds for g in found),
+        cache_dir,
+        tuple(found),
+    )
