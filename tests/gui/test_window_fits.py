@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import run_and_wait
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QStatusBar
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel
 from test_layout import _ancestors
 
 from wsvmgui.gui.main_window import DEMO_SETTINGS
@@ -78,15 +78,13 @@ def test_the_first_window_fits_the_available_screen(tmp_path, screen):
 def cut_labels(window) -> list[str]:
     """Visible labels of the window whose text does not fit them (empty if none): a
     word-wrapped label needs more height, a single-line one more width.  A label inside a
-    scroll area counts when its area cannot scroll to the rest; the status bar's message
-    is left out (its tooltip and the message log hold the whole text)."""
+    scroll area counts when its area cannot scroll to the rest.  The status bar's labels
+    count by the text they draw (they elide, the whole text in their tooltip)."""
     problems = []
     for label in window.findChildren(QLabel):
         if not label.isVisible() or not label.text() or label.window() is not window:
             continue
         parents = list(_ancestors(label))
-        if any(isinstance(p, QStatusBar) for p in parents):
-            continue
         if label.wordWrap():
             need = label.heightForWidth(label.width())
             if need > label.height() + 1:
@@ -148,3 +146,47 @@ def test_no_label_is_cut_at_1024_by_700(qtbot, window, tmp_path):
     label = window.results_view.summary
     assert label.height() >= label.heightForWidth(label.width())
     assert label.height() <= area.viewport().height() + area.verticalScrollBar().maximum() + 1
+
+
+def test_the_status_line_elides_at_1024_by_700(qtbot, window):
+    """A message longer than the status bar holds at 1024 x 700: the line shows its start
+    and "\u2026" within the label's width, the whole text in its tooltip and the message
+    log; at full width a short message shows whole; no status bar label is cut."""
+    window.resize(*SMALL)
+    window.show()
+    qtbot.waitExposed(window)
+    long = (
+        "Loaded cells.csv: 120 rows, 6 features, label column diagnosis_of_the_cell, id "
+        "column sample_id; 3 rows with missing values were dropped (use the missing-values "
+        "setting to impute them instead)"
+    )
+    window.show_info(long)
+    status = "estimated 12 s of CPU (about 20 s here); 3 of 7 tuning fits done, lambda 0.005"
+    window.status.show_progress(40, status)
+    qtbot.wait(50)
+    assert (window.width(), window.height()) == SMALL
+    label = window.status.message
+    shown = label.shown_text()
+    assert label.text() == long and label.toolTip() == long and window.messages.text() == long
+    assert shown != long and shown.endswith("\u2026") and long.startswith(shown[:-1])
+    assert len(shown) > 20  # a useful part of it, not a stub
+    assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+    # side by side, none over another: message, progress text, bar, Cancel
+    bar = window.status
+    parts = [bar.message, bar.progress_label, bar.progress_bar, bar.cancel_button]
+    for a, b in zip(parts, parts[1:], strict=False):
+        assert a.geometry().right() < b.geometry().left(), (a, b)
+    assert parts[-1].geometry().right() < bar.width()
+    progress = bar.progress_label
+    assert progress.text() == status and progress.toolTip() == status
+    assert progress.shown_text().endswith("\u2026")
+    assert progress.fontMetrics().horizontalAdvance(progress.shown_text()) <= progress.width()
+    status_cut = [p for p in cut_labels(window) if p.startswith(repr(long[:60]))]
+    assert not status_cut, status_cut
+    # a wider window shows more of it; a short message shows whole
+    window.resize(1600, 700)
+    qtbot.wait(50)
+    assert len(label.shown_text()) > len(shown)
+    window.show_info("Ready.")
+    qtbot.wait(50)
+    assert label.shown_text() == "Ready."

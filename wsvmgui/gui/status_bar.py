@@ -1,14 +1,18 @@
 """The main window's status bar: the latest message, then the run's progress and Cancel.
 
 Progress updates repaint two small fixed-size widgets and never re-lay out the bar; the
-progress bar moves in steps of 2% (each repaint costs a few milliseconds).  A warning
-raised inside a job shows for a while in place of the message (Qt's temporary message).
+progress bar moves in steps of 2% (each repaint costs a few milliseconds).  The message
+and the progress text are :class:`ElidedLabel`: on a narrow window (1024 px) they end in
+"\u2026" where they do not fit, the whole text in their tooltip (and the message in the
+message log).  A warning raised inside a job shows for a while in place of the message
+(Qt's temporary message).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QSizePolicy, QStatusBar, QWidget
 
 from .messages import MessageArea, app_wording
 
@@ -16,13 +20,50 @@ from .messages import MessageArea, app_wording
 WARNING_MS = 15000
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that shows as much of its text as its width holds, ending in
+    "\u2026", and the whole text as its tooltip.
+
+    ``text()`` is the whole text; :meth:`shown_text` what is drawn.  Its width comes from
+    the layout alone (the text never widens it), at least ``min_width`` pixels.
+    """
+
+    def __init__(self, text: str = "", min_width: int = 50, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self.setMinimumWidth(min_width)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def text(self) -> str:  # the whole text, not the part shown
+        return self._full
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def shown_text(self) -> str:
+        """The text as drawn: the whole text, or its start and "\u2026"."""
+        return super().text()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = self.contentsRect().width() - 2 * self.margin() - 2 * max(self.indent(), 0)
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        if shown != super().text():
+            super().setText(shown)
+
+
 class RunStatusBar(QStatusBar):
     """Message, details button, progress text and bar, and a Cancel button."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.message = QLabel("")
-        self.message.setMinimumWidth(50)
+        self.message = ElidedLabel("")
         self.details_button = QPushButton("Details\u2026")
         self.details_button.setToolTip("Show the message log with the details")
         self.details_button.setVisible(False)
@@ -30,8 +71,9 @@ class RunStatusBar(QStatusBar):
         self.progress_bar.setRange(0, 100)
         self.progress_bar.setFixedWidth(110)
         self.progress_bar.setTextVisible(False)
-        self.progress_label = QLabel("")
+        self.progress_label = ElidedLabel("")
         self.progress_label.setFixedWidth(330)
+        self.progress_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.progress_label.setAlignment(
             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         )
@@ -49,13 +91,11 @@ class RunStatusBar(QStatusBar):
         old = self.progress_bar.value()
         if percent != old and (abs(percent - old) >= 2 or percent in (0, 100)):
             self.progress_bar.setValue(percent)
-        self.progress_label.setText(text)
-        self.progress_label.setToolTip(text)  # the whole line, should the bar cut it
+        self.progress_label.setText(text)  # (the whole line in its tooltip)
 
     def mirror(self, messages: MessageArea) -> None:
         """Show the message area's latest message (its colour; Details when it has some)."""
-        self.message.setText(messages.text())
-        self.message.setToolTip(messages.text())
+        self.message.setText(messages.text())  # (the whole text in its tooltip)
         self.message.setStyleSheet(messages.label.styleSheet())
         self.details_button.setVisible(bool(messages.details.toPlainText()))
 
