@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 #: Seconds ``wsvmgui --warm-up`` takes to compile every kernel (the ladder's and the joint
 #: fit's), least and most seen on the shared 2-core development machine: 18.5 s
@@ -173,7 +174,7 @@ def _tally(modules: Sequence[ModuleType]) -> tuple[int, int, str | None]:
     cache_dir = None
     for module in modules:
         for obj in vars(module).values():
-            stats = getattr(obj, "stats", None)  # a numba dispatcher's compile statistics
+            stats: Any = getattr(obj, "stats", None)  # a numba dispatcher's compile counts
             if not hasattr(stats, "cache_misses") or obj.__module__ != module.__name__:
                 continue
             compiled += sum(stats.cache_misses.values())
