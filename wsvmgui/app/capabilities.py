@@ -137,8 +137,8 @@ _EDGE_WORDS = {"min": "smallest", "max": "largest", "first": "first", "last": "l
 
 
 def _axes(value: Any) -> dict[str, str]:
-    """``{axis: end}`` of one search's edge or extension entry (a list of axis names or
-    ``True`` say which axes without an end)."""
+    """``{axis: end}`` of one search's edge or extension entry (a list of axis names says
+    which axes, without an end)."""
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items() if v}
     if isinstance(value, (list, tuple)):
