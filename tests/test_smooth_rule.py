@@ -17,8 +17,13 @@ from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.engines import PathLadder
 from wsvmgui.ladder.grid import fit_ladder
 from wsvmgui.ladder.path import fit_path
+from wsvmgui.ladder.problems import LadderProblem
+from wsvmgui.ladder.recalibration import cross_fitted
 from wsvmgui.ladder.smooth_rule import mean_step, smooth_estimate, smooth_measure
+from wsvmgui.ladder.smooth_width import choose_width, cross_fitted_widths, width_scores
+from wsvmgui.ladder.splits import kfold_splits
 from wsvmgui.ladder.weights import weight_grid
+from wsvmgui.progress import ProgressTracker
 from wsvmgui.solvers.kernels import Kernel, median_between_class_distance
 from wsvmgui.solvers.wsvm import C_to_penalty
 
@@ -130,3 +135,28 @@ def test_bad_widths_and_shapes():
         smooth_measure(np.zeros((2, 3)), np.array([0, 0.5, 1.0]), [np.nan])
     with pytest.raises(InputError, match="columns"):
         smooth_measure(np.zeros((2, 4)), np.array([0, 0.5, 1.0]), 0.1)
+
+
+def test_cross_fitted_widths_match_the_recalibration_folds_at_width_zero():
+    d = simulate("wuliu2011_ex6", 120, 5)
+    X, codes = d.X, (d.y > 0).astype(int)
+    problem = LadderProblem(np.arange(codes.size), np.where(codes == 1, 1.0, -1.0))
+    kern = Kernel("rbf", sigma=median_between_class_distance(X, d.y.astype(float)))
+    lam, w = C_to_penalty(3.0, codes.size), weight_grid(10)
+    folds = kfold_splits(codes, 4, 0)
+    p0, y0 = cross_fitted(X, problem, folds, kern, lam, codes.size, w, tracker=ProgressTracker(1))
+    P, y = cross_fitted_widths(
+        X, problem, folds, kern, lam, codes.size, w, (0.0, 0.1, 1.0), tracker=ProgressTracker(1)
+    )
+    assert P.shape == (3, codes.size) and np.array_equal(y, y0)
+    assert np.max(np.abs(P[0] - p0)) < 1e-12  # the count rule on the same fold fits
+    s = width_scores(P, y)
+    q = np.clip(P[1], 1e-12, 1 - 1e-12)
+    assert s[1] == pytest.approx(-np.mean(y * np.log(q) + (1 - y) * np.log1p(-q)))
+    assert choose_width(P, y, (0.0, 0.1, 1.0)) == (0.0, 0.1, 1.0)[int(np.argmin(s))]
+    assert (
+        choose_width(P, y, (0.0, 0.1, 1.0), "brier")
+        == (0.0, 0.1, 1.0)[int(np.argmin(((P - y) ** 2).mean(axis=1)))]
+    )
+    with pytest.raises(InputError, match="score"):
+        width_scores(P, y, "egkl")
