@@ -19,7 +19,8 @@ pi on which ``f`` is exactly 0 (the step counts them as 1/2, the count rule as 0
 ``h`` grows, ``p_h -> 1/2 + (1 / 4h) int_0^1 f_pi(x) d pi``: the mean decision value over
 the weights, a continuous score.  ``p_h`` lies in (0, 1), is non-decreasing in every
 ``f_pi(x)``, and for ``h > 0`` strictly inside (0, 1).  docs/notes/calibration.md
-(section "The smoothed count rule") has the measurements.
+(section "The smoothed count rule on the exact path") has the measurements: it is
+not offered as an estimator rule (it ties the count rule).
 """
 
 from __future__ import annotations
