@@ -604,6 +604,14 @@ def report(state: dict) -> str:
         f"Machine: {state.get('machine', '?')}.",
         "",
     ]
+    if state.get("stale"):
+        lines += [
+            f"{len(state['stale'])} records of other definitions are kept out of every table "
+            "(the JSON's `stale`; see the docstring): "
+            + ", ".join(f"`{k}`" for k in sorted(state["stale"]))
+            + ".",
+            "",
+        ]
     lines += _short_rows(tab) + _targets(tab)
     for kind, key in (("Simulation designs", "L1"), ("Real data", "log_loss")):
         lines += [f"## {kind}: {key}", ""]
