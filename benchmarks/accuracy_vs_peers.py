@@ -659,7 +659,7 @@ def _short_rows(tab: dict) -> list[str]:
             if len(methods[m]) < 5:
                 by_count.setdefault(len(methods[m]), []).append(m)
         if by_count:
-            parts = [f"{k} runs: {', '.join(ms)}" for k, ms in sorted(by_count.items())]
+            parts = [f"{k} of 5: {', '.join(ms)}" for k, ms in sorted(by_count.items())]
             lines.append(f"- {data}, n = {n}: " + "; ".join(parts))
     if len(lines) == 2:
         lines.append("None: every row has 5.")
