@@ -1,0 +1,157 @@
+"""The accuracy benchmark of record's record definitions and target verdicts
+(benchmarks/accuracy_vs_peers.py): a record is reported only under today's definition of
+its method, and the verdicts read the paired ratios right."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from wsvmgui.app.presets import default_scheme
+from wsvmgui.app.schemes import make_estimator, prepare_scheme
+from wsvmgui.app.settings import RunSettings
+from wsvmgui.evaluation.designs import DESIGNS
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "accuracy_vs_peers.py"
+
+
+@pytest.fixture(scope="module")
+def acc():
+    spec = importlib.util.spec_from_file_location("accuracy_vs_peers", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(data, n, seed, K, method, **measures):
+    base = {"log_loss": 0.3, "brier": 0.2, "ece": 0.01, "accuracy": 0.9, "cpu": 1.0}
+    return {"data": data, "n": n, "seed": seed, "K": K, "method": method, **base, **measures}
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_default_is_the_command_lines_and_worker_agrees(acc, K):
+    """``wsvmgui`` is RunSettings' defaults with the app's scheme for K, and the worker's
+    estimator (built as ``wsvmgui fit`` builds it) has the driver's definition."""
+    est = make_estimator(RunSettings(scheme=default_scheme(K)), K)
+    want = est.get_params(deep=False)
+    got = json.loads(acc._method_definition("wsvmgui", K))
+    assert got["estimator"] == type(est).__name__
+    assert "n_jobs" not in got
+    for name in ("calibration", "tuning_score", "tuning_rule", "ties", "scheme"):
+        if name in want:
+            assert got[name] == want[name], name
+    for group in ("wsvmgui", "wsvmgui_recal", "wsvmgui_key"):
+        settings, rest = acc._settings(group, K)
+        est, _, _ = prepare_scheme(settings, [[0.0]] * K, list(range(K)))
+        est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+        assert acc._estimator_definition(est) == json.loads(acc._method_definition(group, K))
+
+
+def test_default_follows_a_change_of_the_apps_scheme(acc, monkeypatch):
+    import wsvmgui.app.presets as presets
+
+    acc._method_definition.cache_clear()
+    monkeypatch.setattr(presets, "default_scheme", lambda k: "bp2")
+    try:
+        assert json.loads(acc._method_definition("wsvmgui", 5))["scheme"] == "bp2"
+    finally:
+        monkeypatch.undo()
+        acc._method_definition.cache_clear()
+    assert json.loads(acc._method_definition("wsvmgui", 5))["scheme"] == default_scheme(5)
+
+
+def test_pinned_ties_differ_from_the_default_only_for_baseline_schemes(acc):
+    key5 = json.loads(acc._method_definition("wsvmgui_key", 5))
+    default5 = json.loads(acc._method_definition("wsvmgui", 5))
+    assert key5["ties"] == "key" and default5["ties"] == RunSettings().ties
+    # the binary estimator has no ties: the pinned variant is the default there
+    assert acc._method_definition("wsvmgui_key", 2) == acc._method_definition("wsvmgui", 2)
+
+
+def test_reconcile_sorts_legacy_records(acc):
+    peers = [_row("iris", 105, 0, 3, m) for m in acc.SVM_PEERS]
+    state = {
+        "runs": {
+            "wuliu2011_ex1|100|0|wsvmgui": [_row("wuliu2011_ex1", 100, 0, 2, "wsvmgui", L1=0.1)],
+            "zeng_ex3|500|0|wsvmgui": [_row("zeng_ex3", 500, 0, 5, "wsvmgui", L1=0.3)],
+            "wu2010_ex1|400|0|wsvmgui_ova": [_row("wu2010_ex1", 400, 0, 3, "wsvmgui_ova")],
+            "iris|split|0|svm": peers,
+            "iris|split|0|gone": [_row("iris", 105, 0, 3, "gone")],
+            "wuliu2011_ex1|100|0|wsvmgui_ova": [],
+        },
+        "failures": {},
+    }
+    log = acc.reconcile(state, n_test=10_000)
+    runs, stale = state["runs"], state["stale"]
+    # binary: the old pinned values are the estimator's defaults -> kept, tagged
+    kept = runs["wuliu2011_ex1|100|0|wsvmgui"][0]
+    assert kept["definition"] == acc.definition("wsvmgui", 2, "wuliu2011_ex1", 10_000)
+    # K = 5: the old rows were ties="key" -> they are wsvmgui_key's now
+    if RunSettings().ties != "key":
+        assert "zeng_ex3|500|0|wsvmgui" not in runs
+        moved = runs["zeng_ex3|500|0|wsvmgui_key"][0]
+        assert moved["method"] == "wsvmgui_key" and moved["L1"] == 0.3
+    # One-vs-All with ties="key" is no current method's definition -> stale
+    assert "wu2010_ex1|400|0|wsvmgui_ova" in stale and "iris|split|0|gone" in stale
+    assert [r["method"] for r in runs["iris|split|0|svm"]] == list(acc.SVM_PEERS)
+    assert runs["wuliu2011_ex1|100|0|wsvmgui_ova"] == []
+    assert len(log) == len(stale) + (RunSettings().ties != "key")
+    before = copy.deepcopy(state)
+    assert acc.reconcile(state, n_test=10_000) == []
+    assert state == before
+
+
+def test_reconcile_moves_other_definitions_out_and_back(acc):
+    current = acc.definition("wsvmgui", 2, "wang2008_ex1", 10_000)
+    other = {**current, "method": {**current["method"], "calibration": "other"}}
+    good = _row("wang2008_ex1", 100, 1, 2, "wsvmgui", definition=current)
+    state = {
+        "runs": {
+            "wang2008_ex1|100|0|wsvmgui": [
+                _row("wang2008_ex1", 100, 0, 2, "wsvmgui", definition=other)
+            ],
+            "wang2008_ex1|100|1|wsvmgui": [good],
+        },
+        "stale": {"wang2008_ex1|100|2|wsvmgui": [{**good, "seed": 2}]},
+    }
+    acc.reconcile(state, n_test=10_000)
+    assert set(state["runs"]) == {"wang2008_ex1|100|1|wsvmgui", "wang2008_ex1|100|2|wsvmgui"}
+    assert set(state["stale"]) == {"wang2008_ex1|100|0|wsvmgui"}
+    # another test size is another definition for the designs (not for the real sets)
+    acc.reconcile(state, n_test=2000)
+    assert state["runs"] == {}
+    acc.reconcile(state, n_test=10_000)
+    assert len(state["runs"]) == 2
+
+
+def test_report_states_short_rows_and_verdicts(acc):
+    runs = {}
+    for seed in range(5):
+        rows = [_row("wuliu2011_ex1", 100, seed, 2, m, L1=0.2 + 0.1 * i, EGKL=0.1)
+                for i, m in enumerate(acc.SVM_PEERS)]  # fmt: skip
+        runs[f"wuliu2011_ex1|100|{seed}|svm"] = rows
+        runs[f"wuliu2011_ex1|100|{seed}|wsvmgui"] = [
+            _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui", L1=0.18, EGKL=0.1, cpu=2.0)
+        ]
+    for seed in range(3):
+        runs[f"wuliu2011_ex1|100|{seed}|wsvmgui_recal"] = [
+            _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui_recal", L1=0.25, EGKL=0.1, cpu=4.0)
+        ]
+    text = acc.report({"runs": runs, "failures": {}})
+    assert "- wuliu2011_ex1, n = 100: 3 of 5: wsvmgui_recal" in text
+    cells = next(line for line in text.splitlines() if line.startswith("| wuliu2011_ex1 | 100 | 0"))
+    assert "0.90 ✓" in cells and "1.25 ✗ [3]" in cells
+    lines = text.split("### Verdict per method")[1].splitlines()
+    verdicts = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| wsvmgui")}
+    n_rows = 2 * sum(d.n_classes == 2 for d in DESIGNS.values())
+    assert f"incomplete (1 of {n_rows} run)" in verdicts["wsvmgui"]
+    assert (
+        "missed (0 of 1 rows run no worse; worse: wuliu2011_ex1 100: 1.25)"
+        in verdicts["wsvmgui_recal"]
+    )
+    assert "missed (1 of 1 rows over; worst 2.00, wuliu2011_ex1 100)" in verdicts["wsvmgui_recal"]
