@@ -157,6 +157,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         ``"key"`` (the behaviour before), goes to the decision-value key.  On digits
         this lifts B1 from 0.86 to 0.957 accuracy (One-vs-All 0.95;
         benchmarks/results/baseline_collapse.md).
+    coupling : {"baseline", "least_squares"}, default="baseline"
+        How P-SVM (``scheme="pairwise"``) couples its table
+        (:mod:`wsvmgui.multiclass.coupling`): the papers' ratios to a per-point baseline
+        class, or Wu, Lin & Weng's least squares (libsvm's), in which every pair weighs
+        in at every point.  The baseline schemes' rebuilt tables are consistent, so they
+        do not depend on it.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -195,6 +201,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
         "ties": [StrOptions({"pairs", "key"})],
+        "coupling": [StrOptions(set(coupling.COUPLINGS))],
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"min", "one_se"})],
@@ -227,6 +234,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         refit: bool = True,
         ova_normalise: str = "sum",
         ties: str = "pairs",
+        coupling: str = "baseline",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -254,6 +262,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.refit = refit
         self.ova_normalise = ova_normalise
         self.ties = ties
+        self.coupling = coupling
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -505,7 +514,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return {"proba": proba, "raw": raw}
         Q = self._table(ests, n)
         if self.scheme == "pairwise":
-            return {"proba": coupling.couple(Q), "table": Q}
+            return {"proba": coupling.COUPLINGS[self.coupling](Q), "table": Q}
         k = self._baseline_index()
         q_base = self._baseline_pairs(Q)
         proba = coupling.couple_baseline(q_base, k)
