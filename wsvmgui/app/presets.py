@@ -148,7 +148,7 @@ def default_scheme(n_classes: int) -> str:
     table, whose cost grows linearly in K.  Chosen by benchmarks/results/
     multiclass_default_study.md: One-vs-All (recalibrated) had the lower L1 on every
     design with five or more classes (zeng_ex3 0.85x the best SVM peer against BP1's
-    1.10x, zeng_ex2 1.55x against 2.06x) but 1.3-2.5x BP1's CPU, over the 1.5x budget of
+    1.10x, zeng_ex2 1.54x against 1.91x) but 1.3-2.5x BP1's CPU, over the 1.5x budget of
     issue 23; with three classes it won on wu2010_ex1 / ex2 and lost on iris (1.24x the
     best peer's log loss against pairwise's 0.89x) and wine
     (docs/notes/multiclass_accuracy.md).
