@@ -125,6 +125,22 @@ VARIANTS: dict[str, dict[str, str]] = {
 VARIANTS["wsvmgui_recal_brier_ova"] = VARIANTS["wsvmgui_recal_brier"]
 VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score": "log_loss"}
 VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
+# --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
+# ``wsvmgui_mc_ties`` is the app's multiclass default as it stood (the estimator's
+# ``ties="pairs"``, no recalibration), the study's CPU reference; ``_recal_ova``: One-vs-All
+# with each sub-problem recalibrated (EGKL tuning, the smallest) before normalising;
+# ``_ls``: P-SVM coupled by least squares (``coupling="least_squares"``), ``_recal_ls`` with
+# each pair recalibrated first (the pairs recalibrated and coupled as the papers do:
+# ``wsvmgui_recal``).
+MULTICLASS_STUDY = {
+    "wsvmgui_mc_ties": {"ties": "pairs"},
+    "wsvmgui_mc_recal_ova": {"calibration": "auto", "ties": "pairs"},
+    "wsvmgui_mc_ls": {"ties": "pairs", "coupling": "least_squares"},
+    "wsvmgui_mc_recal_ls": {"calibration": "auto", "ties": "pairs", "coupling": "least_squares"},
+}
+VARIANTS.update(MULTICLASS_STUDY)
+GROUPS.update({g: (g,) for g in MULTICLASS_STUDY})
+# --- end of the multiclass default study's block
 ECE_BINS = 15
 
 

@@ -40,11 +40,12 @@ def test_settings_hold_and_check_the_options():
     assert est.get_params()["tuning_rule"] == "one_se"
     multi = make_estimator(RunSettings(scheme="pairwise", ties="key", calibration="beta"), 3)
     assert multi.get_params()["ties"] == "key" and multi.get_params()["calibration"] == "beta"
-    # left at None: the estimators' defaults (the papers' estimate, EGKL, the minimum)
-    for scheme, K in (("binary", 2), ("ova", 3)):
+    # left at None: the estimators' defaults (EGKL, the minimum; the binary ladder's plain
+    # estimate, the multiclass schemes' recalibrated one: multiclass_default_study.md)
+    for scheme, K, cal in (("binary", 2, "none"), ("ova", 3, "auto")):
         params = make_estimator(RunSettings(scheme=scheme), K).get_params()
         assert [params[k] for k in ("calibration", "tuning_score", "tuning_rule")] == [
-            "none", "egkl", "min"
+            cal, "egkl", "min"
         ]  # fmt: skip
     for bad, needle in (
         ({"calibration": "platt"}, "unknown calibration"),

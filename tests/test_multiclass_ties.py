@@ -69,7 +69,7 @@ def test_tie_pairs_are_the_pairwise_schemes_pairs_and_share_by_them():
     from wsvmgui.ladder.search import EGKL_FLOOR
 
     d, t = simulate("wu2010_ex1", 150, seed=7), simulate("wu2010_ex1", 200, seed=8)
-    small = dict(lam=1e-3, sigma=0.8, n_weights=8, n_jobs=1)
+    small = dict(lam=1e-3, sigma=0.8, n_weights=8, n_jobs=1, calibration="none")  # plain pairs
     pw = MulticlassWeightedSVMClassifier(scheme="pairwise", **small).fit(d.X, d.y)
     b1 = MulticlassWeightedSVMClassifier(scheme="baseline1", **small).fit(d.X, d.y)
     k = b1.baseline_index_

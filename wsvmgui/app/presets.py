@@ -142,9 +142,16 @@ def with_scheme(settings: RunSettings, scheme: str) -> RunSettings:
 def default_scheme(n_classes: int) -> str:
     """The scheme the app picks for data with ``n_classes`` classes.
 
-    Two classes: the binary ladder.  Three or four: pairwise coupling (K(K-1)/2 ladders).
-    Five or more: baseline-pairwise BP1, K - 1 ladders rebuilt into a pairwise table,
-    whose cost grows linearly in K.
+    Two classes: the binary ladder.  Three or four: pairwise coupling (K(K-1)/2 ladders;
+    with the estimator's defaults each pair recalibrated and the table coupled by least
+    squares).  Five or more: baseline-pairwise BP1, K - 1 ladders rebuilt into a pairwise
+    table, whose cost grows linearly in K.  Chosen by benchmarks/results/
+    multiclass_default_study.md: One-vs-All (recalibrated) had the lower L1 on every
+    design with five or more classes (zeng_ex3 0.85x the best SVM peer against BP1's
+    1.10x, zeng_ex2 1.54x against 1.91x) but 1.3-2.5x BP1's CPU, over the 1.5x budget of
+    issue 23; with three classes it won on wu2010_ex1 / ex2 and lost on iris (1.24x the
+    best peer's log loss against pairwise's 0.89x) and wine
+    (docs/notes/multiclass_accuracy.md).
     """
     if n_classes <= 2:
         return "binary"

@@ -17,6 +17,7 @@ Each sub-problem is tuned on its own data by EGKL (Zeng section 6); see
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -36,6 +37,7 @@ from ..ladder.recalibration import (
 from ..ladder.rules import LadderEstimate
 from ..ladder.screening import Screening
 from ..ladder.search import EGKL_FLOOR
+from ..ladder.splits import TuningWarning
 from ..ladder.tuning import TuningResult
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
@@ -114,10 +116,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="none"
+    calibration : {"auto", "none", "sigmoid", "beta", "isotonic"}, default="auto"
         Recalibration of every sub-problem's estimate by a monotone map fitted to its
         cross-fitted estimates on the tuning splits, as in
-        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``).
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``),
+        before coupling or normalising; ``"none"`` is the papers' plain estimate.  The
+        default since the multiclass default study
+        (benchmarks/results/multiclass_default_study.md; docs/notes/multiclass_accuracy.md).
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
@@ -157,6 +162,13 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         ``"key"`` (the behaviour before), goes to the decision-value key.  On digits
         this lifts B1 from 0.86 to 0.957 accuracy (One-vs-All 0.95;
         benchmarks/results/baseline_collapse.md).
+    coupling : {"least_squares", "baseline"}, default="least_squares"
+        How P-SVM (``scheme="pairwise"``) couples its table
+        (:mod:`wsvmgui.multiclass.coupling`): Wu, Lin & Weng's least squares (libsvm's),
+        in which every pair weighs in at every point, or the papers' ratios to a
+        per-point baseline class.  Least squares was closer to the truth on 6 of 6 draws
+        of wu2010_ex1 / ex2 (L1 2-3% lower; docs/notes/multiclass_accuracy.md).  The
+        baseline schemes' rebuilt tables are consistent, so they do not depend on it.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -195,6 +207,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
         "ties": [StrOptions({"pairs", "key"})],
+        "coupling": [StrOptions(set(coupling.COUPLINGS))],
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"min", "one_se"})],
@@ -219,7 +232,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         coef0: float = 1.0,
         poly_gamma: float = 1.0,
         rule: str = "count",
-        calibration: str = "none",
+        calibration: str = "auto",
         tuning_score: str = "egkl",
         tuning_rule: str = "min",
         cv="auto",
@@ -227,6 +240,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         refit: bool = True,
         ova_normalise: str = "sum",
         ties: str = "pairs",
+        coupling: str = "least_squares",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -254,6 +268,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.refit = refit
         self.ova_normalise = ova_normalise
         self.ties = ties
+        self.coupling = coupling
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -357,8 +372,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             None if plan.folds is None else {s.name: t for s, t in zip(specs, tunings, strict=True)}
         )
         self.calibrations_: list[MonotoneMap] | None = None
-        if self.calibration != "none":
-            folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
+        folds = self._calibration_folds(plan, codes, sample_weight)
+        if folds is not None:
             self.calibrations_ = []
             for prob, f in zip(problems, fitted, strict=True):
                 p_cf, y_cf = cross_fitted(
@@ -388,6 +403,24 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "tuning_edge": {s.name: dict(t.edge) for s, t in zip(specs, tunings, strict=True) if t},
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
+
+    def _calibration_folds(
+        self, plan: Any, codes: np.ndarray, sample_weight: np.ndarray | None
+    ) -> list | None:
+        """The folds to cross-fit the recalibration maps on; None without a calibration,
+        or (with a :class:`~wsvmgui.ladder.splits.TuningWarning`) when a class has too
+        few points to be split, as tuning is then skipped too."""
+        if self.calibration == "none":
+            return None
+        try:
+            return calibration_folds(plan.folds, codes, self.random_state, sample_weight)
+        except InputError as exc:
+            warnings.warn(
+                f"no recalibration ({exc}); the sub-problems' plain estimates are used",
+                TuningWarning,
+                stacklevel=4,
+            )
+            return None
 
     @property
     def _screen_min_rows(self) -> int:  # type: ignore[override]
@@ -505,7 +538,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return {"proba": proba, "raw": raw}
         Q = self._table(ests, n)
         if self.scheme == "pairwise":
-            return {"proba": coupling.couple(Q), "table": Q}
+            return {"proba": coupling.COUPLINGS[self.coupling](Q), "table": Q}
         k = self._baseline_index()
         q_base = self._baseline_pairs(Q)
         proba = coupling.couple_baseline(q_base, k)

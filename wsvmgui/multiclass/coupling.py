@@ -13,6 +13,8 @@ METHODS section 5.  A pairwise table is an array ``Q`` of shape (n, K, K) with
   ``a = q_{j|(j,k*)}`` and ``b = q_{j'|(j',k*)}``.  The rebuilt table is consistent (every
   pair equals ``r_j / (r_j + r_j')`` of the baseline ratios), so coupling it with any
   baseline gives exactly the baseline-learning probabilities; only max voting differs.
+* Least squares (Wu, Lin & Weng 2004, method 2; libsvm's): :func:`couple_least_squares`,
+  every pair weighing in at every point; the ``coupling`` option of P-SVM.
 * Max voting (TE2): the class with the most pairwise wins; ties go to the higher coupled
   probability.
 * Ties of the largest coupled probabilities (:func:`tied_rows`, :func:`break_ties`): a
@@ -209,6 +211,42 @@ def couple(Q: np.ndarray, baseline: np.ndarray | int | None = None) -> np.ndarra
     return r / r.sum(axis=1, keepdims=True)
 
 
+def couple_least_squares(Q: np.ndarray) -> np.ndarray:
+    """K-class probabilities from a pairwise table by Wu, Lin & Weng's (2004) method 2.
+
+    The ``p`` on the simplex minimising ``sum_j sum_{k != j} (q_{k|(j,k)} p_j -
+    q_{j|(j,k)} p_k)^2`` (libsvm's coupling), from the linear system of its Lagrangian.
+    Unlike :func:`couple` every pair enters every point's estimate, so one poor pair
+    (a pair extrapolating at a third class's points, or the baseline's) weighs less.
+    On a consistent table both give the same probabilities.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (n, K, K)
+
+    Returns
+    -------
+    ndarray, shape (n, K); rows sum to 1 (tiny negative solutions clipped to 0 first).
+    """
+    Q = check_table(Q)
+    n, K, _ = Q.shape
+    off = ~np.eye(K, dtype=bool)
+    Qt = Q.transpose(0, 2, 1)  # Qt[:, j, k] = q_{k|(j,k)}
+    A = np.where(off, -Q * Qt, 0.0)
+    A[:, np.arange(K), np.arange(K)] = np.where(off, Qt**2, 0.0).sum(axis=2)
+    M = np.zeros((n, K + 1, K + 1))
+    M[:, :K, :K] = A
+    M[:, :K, K] = M[:, K, :K] = 1.0
+    rhs = np.zeros((n, K + 1))
+    rhs[:, K] = 1.0
+    p = np.clip(np.linalg.solve(M, rhs[:, :, None])[:, :K, 0], 0.0, None)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+#: How a pairwise table becomes K-class probabilities (the ``coupling`` of P-SVM).
+COUPLINGS = {"baseline": couple, "least_squares": couple_least_squares}
+
+
 def couple_baseline(q_base: np.ndarray, k_star: int) -> np.ndarray:
     """Baseline learning (Zeng eq. 6): probabilities from the K - 1 pairs against ``k_star``.
 
@@ -264,12 +302,14 @@ def vote_predict(Q: np.ndarray, proba: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "COUPLINGS",
     "Q_EPS",
     "break_ties",
     "check_table",
     "clip_pair",
     "couple",
     "couple_baseline",
+    "couple_least_squares",
     "empty_table",
     "pairwise_votes",
     "per_point_baseline",
