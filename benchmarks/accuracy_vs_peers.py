@@ -103,6 +103,18 @@ VARIANTS: dict[str, dict[str, str]] = {
 VARIANTS["wsvmgui_recal_brier_ova"] = VARIANTS["wsvmgui_recal_brier"]
 VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score": "log_loss"}
 VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
+# The binary default study (issue 23 items 2-3, benchmarks/results/binary_default_study.md):
+# the tuning grid extended past an edge the chosen cell sits on (``tuning_extend``, 2
+# rounds), on the recalibrated estimate; every other variant pins the grid as given.
+for _params in VARIANTS.values():
+    _params.setdefault("tuning_extend", 0)
+_EXTENDED = {"tuning_extend": 2}
+for _name, _base in (
+    ("wsvmgui_recal_ext", "wsvmgui_recal"),
+    ("wsvmgui_recal_brier_ext", "wsvmgui_recal_brier"),
+):
+    GROUPS[_name] = (_name,)
+    VARIANTS[_name] = {**VARIANTS[_base], **_EXTENDED}
 ECE_BINS = 15
 
 
