@@ -129,8 +129,9 @@ def _calibrated(s: RunSettings) -> dict[str, Any]:
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
+    extend = {} if s.tuning_extend is None else {"tuning_extend": s.tuning_extend}
     return WeightedSVMClassifier(
-        **_ladder_params(s), **_screen(s), **_calibrated(s), solver=s.solver,
+        **_ladder_params(s), **_screen(s), **_calibrated(s), **extend, solver=s.solver,
         n_jobs=s.resolved_n_jobs(),
     )  # fmt: skip
 
