@@ -194,6 +194,14 @@ def test_tuning_notes_name_the_edges():
         many.startswith("Tuning: 2 of 3 sub-problems") and "sigma at its largest value (2)" in many
     )
     assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
+    # an extended grid is named, and an edge after it is said to be still there
+    grown, still = tuning_notes(
+        {"tuning_edge": {"sigma": "max"}, "tuning_extended": {"sigma": [0.675, 1.0125]}}
+    )
+    assert "grid was extended (sigma 0.675, 1.01)" in grown
+    assert "cell still sits on the grid's edge (sigma at its largest value)" in still
+    (inside,) = tuning_notes({"tuning_edge": {}, "tuning_extended": {"lambda": [0.001]}})
+    assert "extended (lambda 0.001)" in inside
 
 
 def test_a_fit_on_the_edge_gets_a_note():

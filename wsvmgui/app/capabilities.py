@@ -141,11 +141,21 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
 
     ``tuning_edge`` is ``{axis: "min" | "max" | ...}`` for one search, or
     ``{sub-problem: {axis: ...}}`` for a scheme with several; nothing when no chosen cell
-    sits at an end of its grid.
+    sits at an end of its grid.  A grid the search extended (``fit_info_["tuning_extended"]``,
+    ``{axis: values added}``) is named first; ``tuning_edge`` is then the grown grid's.
     """
     edge = (info or {}).get("tuning_edge") or {}
+    grown = (info or {}).get("tuning_extended") or {}
+    notes = []
+    if grown:
+        what = "; ".join(
+            f"{axis} {', '.join(f'{v:.3g}' for v in values)}" for axis, values in grown.items()
+        )
+        notes.append(
+            f"Tuning: the chosen cell sat on the grid's edge, so the grid was extended ({what})."
+        )
     if not edge:
-        return []
+        return notes
     if all(isinstance(v, dict) for v in edge.values()):
         hits = {k: v for k, v in edge.items() if v}
         if not hits:
@@ -161,9 +171,11 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
             f"({where}); the best may lie outside the grid (widen it)."
         ]
     where = " and ".join(f"{a} at its {_EDGE_WORDS.get(e, e)} value" for a, e in edge.items())
+    still = " still" if grown else ""
     return [
-        f"Tuning: the chosen cell sits on the grid's edge ({where}); the best may lie "
-        "outside the grid (widen it)."
+        *notes,
+        f"Tuning: the chosen cell{still} sits on the grid's edge ({where}); the best may lie "
+        "outside the grid (widen it).",
     ]
 
 
