@@ -228,6 +228,7 @@ def _wsvmgui(X, codes, Xt, K, scheme=None, params=None):
         "calibration": info.get("calibration"),
         "C": getattr(est, "C_", None),
         "tuning_edge": info.get("tuning_edge") or None,
+        "tuning_extended": info.get("tuning_extended") or None,
         "tie_pairs": info.get("tie_pairs"),
         "tie_points": info.get("tie_points"),
     }
