@@ -94,8 +94,9 @@ def test_an_extension_is_planned_at_its_bound_and_reached_there():
 def test_screened_tuning_is_planned_as_its_two_rounds():
     data = DESIGNS["wuliu2011_ex1"].sample(1500, 1)
     est = WeightedSVMClassifier(
-        engine="grid", n_weights=3, lambdas=[1, 0.1, 0.01, 0.001], sigmas=[0.5, 1.0], cv=0.3
-    )
+        engine="grid", n_weights=3, lambdas=[1, 0.1, 0.01, 0.001], sigmas=[0.5, 1.0], cv=0.3,
+        calibration="none", tuning_extend=0,
+    )  # fmt: skip
     counted = plan(est, data.X, data.y)
     assert [s.name for s in counted.stages] == ["screening", "tuning", "final ladder"]
     screening, tuning, _ = counted.stages

@@ -330,27 +330,18 @@ def _extension_stage(
 
 
 def _calibration_stage(
-    estimator: Any,
-    codes: np.ndarray,
-    folds: list | None,
-    problems: _Problems,
-    K: int,
-    sizes: np.ndarray,
-    engine: str,
+    estimator: Any, folds: list | None, final_rows: np.ndarray, sizes: np.ndarray, engine: str
 ) -> Stage | None:
-    """The cross-fitted ladders of a ``calibration`` (one per fold and problem, on the
-    fold's training rows: the tuning folds when k-fold, else 3 stratified folds)."""
+    """The cross-fitted ladders of a ``calibration``: one per fold and problem (the tuning
+    folds when k-fold, else 3 stratified folds), each on a fold's training part, priced
+    at the final fit's rows (an upper bound that shares the final ladder's probe)."""
     from ..ladder.recalibration import CALIBRATION_FOLDS
 
     if getattr(estimator, "calibration", "none") == "none":
         return None
-    if folds is not None and len(folds) >= 2:
-        rows = int(max(problems.rows(_count(codes, tr, K)).max() for tr, _ in folds))
-        F = len(folds)
-    else:
-        F = CALIBRATION_FOLDS
-        rows = int(np.ceil(problems.rows(np.bincount(codes, minlength=K)).max() * (F - 1) / F))
+    F = len(folds) if folds is not None and len(folds) >= 2 else CALIBRATION_FOLDS
     tasks = F * int(sizes.size)
+    rows = int(final_rows.max())
     return Stage(
         "calibration cross-fits", F * int(sizes.sum()), tasks, rows, "ladder", engine, tasks
     )
@@ -382,7 +373,7 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
         Stage(name, int(final_sizes.sum()), P, int(final_rows.max()), "ladder", engine, P)
     )
     for extra in (
-        _calibration_stage(estimator, codes, folds, problems, K, sizes, engine),
+        _calibration_stage(estimator, folds, final_rows, sizes, engine),
         _tie_pairs_stage(estimator, codes, fit_rows, K, engine),
     ):
         if extra is not None:
