@@ -130,7 +130,11 @@ def _report(table: list[dict]) -> str:
         "`paired`: over the seeds all three candidates ran; `ratio`: over the best SVM-based",
         "peer on the seeds both ran; `CPU`: the mean over seeds of the method's CPU over",
         "`wsvmgui`'s on the same seed; `edge`/`ext`: runs whose chosen cell sat on an edge of",
-        "the (final) grid / whose grid was extended.",
+        "the (final) grid / whose grid was extended.  Seeds 0-2 of `wsvmgui`,",
+        "`wsvmgui_recal` and the peers are the record's runs (earlier sittings); seeds 3-4 and",
+        "every `wsvmgui_recal_ext` run are this study's (branch acc-binary, whose code with",
+        "`tuning_extend=0` fits as main's), so CPU ratios that mix runs are noisy: the",
+        "same-run CPU comparison is `binary_default_speed.md`.",
         "",
         "| data | n | method | seeds | mean | paired | best peer (seeds) | ratio | CPU | edge "
         "| ext |",
