@@ -125,6 +125,19 @@ VARIANTS: dict[str, dict[str, str]] = {
 VARIANTS["wsvmgui_recal_brier_ova"] = VARIANTS["wsvmgui_recal_brier"]
 VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score": "log_loss"}
 VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
+# The binary default study (issue 23 items 2-3, benchmarks/results/binary_default_study.md):
+# the tuning grid extended past an edge the chosen cell sits on (``tuning_extend``, 2
+# rounds), on the recalibrated estimate; every other variant pins the grid as given.
+for _params in VARIANTS.values():
+    _params.setdefault("tuning_extend", 0)
+_EXTENDED = {"tuning_extend": 2}
+for _name, _base in (
+    ("wsvmgui_recal_ext", "wsvmgui_recal"),
+    ("wsvmgui_recal_brier_ext", "wsvmgui_recal_brier"),
+):
+    GROUPS[_name] = (_name,)
+    VARIANTS[_name] = {**VARIANTS[_base], **_EXTENDED}
+
 # --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
 # ``wsvmgui_mc_ties`` is the app's multiclass default as it stood (the estimator's
 # ``ties="pairs"``, no recalibration), the study's CPU reference; ``_recal_ova``: One-vs-All
@@ -245,6 +258,7 @@ def _wsvmgui(X, codes, Xt, K, group):
         "calibration": info.get("calibration"),
         "C": getattr(est, "C_", None),
         "tuning_edge": info.get("tuning_edge") or None,
+        "tuning_extended": info.get("tuning_extended") or None,
         "tie_pairs": info.get("tie_pairs"),
         "tie_points": info.get("tie_points"),
     }
@@ -409,7 +423,33 @@ def definition(group: str, K: int, data: str, n_test: int, legacy: bool = False)
     return _definition_of(what, data, LEGACY_N_TEST if legacy else n_test)
 
 
+#: Estimator parameters added after records were stored, at the value that computes what
+#: those records computed: a stored definition without the key matches one with this value.
+ADDED_PARAMS = {"tuning_extend": 0, "coupling": "baseline"}
+
+
+def _with_added(d: dict | None) -> dict | None:
+    """``d`` with :data:`ADDED_PARAMS` filled into its wsvmgui estimator definition."""
+    method = (d or {}).get("method")
+    if not isinstance(method, str) or not method.startswith("{"):
+        return d
+    est = json.loads(method)
+    names = _params_of(est.get("estimator"))
+    est = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **est}
+    return {**d, "method": json.dumps(est, sort_keys=True)}
+
+
+@functools.cache
+def _params_of(estimator: str | None) -> frozenset[str]:
+    """The parameter names of wsvmgui estimator class ``estimator`` today."""
+    import wsvmgui
+
+    cls = getattr(wsvmgui, estimator or "", None)
+    return frozenset(cls().get_params(deep=False)) if cls is not None else frozenset()
+
+
 def _same(a: dict | None, b: dict) -> bool:
+    a, b = _with_added(a), _with_added(b)
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 

@@ -26,6 +26,8 @@ LONG = RunSettings(
     tuning="split",
     n_jobs=1,
     engine="grid",
+    calibration="none",  # the counts below: the ladder's own estimate, the grid as given
+    tuning_extend=0,
 )
 
 
@@ -53,6 +55,24 @@ def test_the_estimate_has_a_phase_per_stage_of_every_fit(split):
     assert est.seconds == pytest.approx(sum(p.seconds for p in est.phases))
     assert est.probe_seconds > 0 and est.cpu_seconds > 0 and est.busy >= 1.0
     assert "comparison tuning" in est.details() and est.describe().startswith(("about", "more"))
+
+
+def test_the_calibration_and_a_grid_extension_are_phases_of_the_main_fit(split):
+    settings = replace(LONG, n_weights=10, calibration="auto", tuning_extend=2)
+    est = estimate_cost(RunRequest(settings, split))
+    main = [p for p in est.phases if p.group == "main"]
+    assert [p.name for p in main] == [
+        "tuning",
+        "grid extension",  # at most 2 rounds of 5 cells, where the chosen cell is on an edge
+        "final ladder",
+        "calibration cross-fits",  # one ladder per fold of 3 (tuning holds one split out)
+    ]
+    assert [p.fits for p in main] == [6 * 6 * 9, 2 * 5 * 9, 9, 3 * 9]
+    assert all(p.seconds > 0 for p in main)
+    # priced like the rest: the extension as its cells of the tuning, the cross-fits as
+    # ladders on at most the final rows
+    per_fit = main[0].seconds / main[0].fits
+    assert main[1].seconds == pytest.approx(per_fit * main[1].fits, rel=0.5)
 
 
 def test_a_long_run_asks_before_anything_is_fitted(split, monkeypatch, slow_clock):

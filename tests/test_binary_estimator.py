@@ -201,6 +201,8 @@ def test_progress_and_cancel(data, small_grid):
         {"sigma": 0.0},
         {"n_weights": 1},
         {"weights": [0.5, 0.2]},
+        {"tuning_extend": -1},
+        {"tuning_extend": 1.5},
     ],
 )
 def test_bad_parameters_raise_input_error(data, params):
@@ -220,3 +222,32 @@ def test_bad_data_raise_input_error(data):
     Xn[7, 1] = np.nan
     with pytest.raises(InputError, match=r"column 2.*row 8"):
         est.fit(Xn, y)
+
+
+def test_a_best_cell_past_the_sigma_grid_is_reached_by_extending_it():
+    # wuliu2011_ex1's p is logistic in x1 + x2: near-linear, so the tuned width is wide;
+    # a grid of narrow widths puts the best cell past its largest sigma
+    d = simulate("wuliu2011_ex1", n=200, seed=1)
+    test = simulate("wuliu2011_ex1", n=4000, seed=99)
+    fits = {}
+    for rounds in (0, 2, 6):
+        est = WeightedSVMClassifier(sigmas=[0.3, 0.45], tuning_extend=rounds, n_weights=20)
+        est.fit(d.X, d.y)
+        l1 = np.abs(est.predict_proba(test.X) - test.p).sum(axis=1).mean()
+        fits[rounds] = (est, l1)
+    plain, l1_plain = fits[0]
+    assert plain.fit_info_["tuning_edge"].get("sigma") == "max"
+    assert plain.fit_info_["tuning_extended"] == {} and plain.tuning_.sigmas.size == 2
+    two, l1_two = fits[2]
+    # the bound: two rounds, one sigma each, the grid's ratio 1.5 continued
+    np.testing.assert_allclose(two.fit_info_["tuning_extended"]["sigma"], [0.675, 1.0125])
+    np.testing.assert_allclose(two.tuning_.sigmas, [0.3, 0.45, 0.675, 1.0125])
+    assert two.fit_info_["tuning_edge"].get("sigma") == "max"  # still on the (grown) edge
+    assert two.sigma_ == pytest.approx(1.0125)
+    assert two.tuning_.best_score < plain.tuning_.best_score
+    assert l1_two < l1_plain - 0.01  # closer to the true probabilities
+    # with room, it stops where the best width is inside the grown grid
+    far, l1_far = fits[6]
+    grown = far.fit_info_["tuning_extended"]["sigma"]
+    assert 2 <= len(grown) < 6 and "sigma" not in far.fit_info_["tuning_edge"]
+    assert far.tuning_.best_score <= two.tuning_.best_score and l1_far < l1_plain

@@ -26,6 +26,22 @@ CASES = [
     ("binary, 5-fold", WeightedSVMClassifier(n_weights=6, lambdas=L2, sigmas=[0.5, 1.0]), TWO),
     ("binary, fixed", WeightedSVMClassifier(n_weights=6, lam=0.01, sigma=1.0), TWO),
     ("binary, grid", WeightedSVMClassifier(engine="grid", lambdas=L2, sigmas=S1, cv=0.3), TWO),
+    ("binary, calibrated", WeightedSVMClassifier(n_weights=6, lambdas=L2, calibration="auto"), TWO),
+    (
+        "binary, hold-out, calibrated",
+        WeightedSVMClassifier(n_weights=6, lambdas=L2, sigmas=S1, cv=0.3, calibration="auto"),
+        TWO,
+    ),
+    (  # sigma past the grid's top: the extension runs to its bound
+        "binary, extended",
+        WeightedSVMClassifier(n_weights=6, lambdas=L2, sigmas=[0.2, 0.3], tuning_extend=2),
+        TWO,
+    ),
+    (
+        "binary, extension unused",
+        WeightedSVMClassifier(n_weights=6, lam=0.01, tuning_extend=2),
+        TWO,
+    ),
     (
         "pairwise",
         MC(scheme="pairwise", n_weights=5, lambdas=L2, sigmas=S1, calibration="none"),
@@ -59,20 +75,36 @@ def test_the_plan_counts_the_fits_the_estimator_reports(name, est, data):
     done = est.fit_info_.get("n_fits", est.fit_info_.get("n_classifiers"))
     at_most = sum(s.fits for s in counted.stages if s.at_most)
     assert done == totals[-1]
-    # the baseline schemes' tie pairs are found by the fit: planned as every pair
+    # the baseline schemes' tie pairs are found by the fit: planned as every pair; a
+    # grid extension only where the chosen cell sits on an edge: planned as its bound
     assert counted.fits - at_most <= done <= counted.fits
     pairs = est.fit_info_.get("tie_pairs", 0)
-    assert (done > counted.fits - at_most) == (pairs > 0)
+    grown = bool(est.fit_info_.get("tuning_extended"))
+    assert (done > counted.fits - at_most) == (pairs > 0 or grown)
     assert pairs <= sum(s.tasks for s in counted.stages if s.at_most)
     assert all(s.fits >= 0 and s.tasks >= 1 and s.rows >= 1 for s in counted.stages)
     assert counted.n_rows == data.y.size and counted.n_classes == np.unique(data.y).size
 
 
+def test_an_extension_is_planned_at_its_bound_and_reached_there():
+    est = WeightedSVMClassifier(n_weights=6, lambdas=L2, sigmas=[0.2, 0.3], tuning_extend=2)
+    counted = plan(est, TWO.X, TWO.y)
+    grown = [s for s in counted.stages if s.name == "grid extension"]
+    # two rounds of at most 5 cells (a corner), on each of the 5 folds, 5 weights each
+    assert len(grown) == 1 and grown[0].at_most and grown[0].tasks == 2 * 5 * 5
+    assert grown[0].fits == 2 * 5 * 5 * 5
+    est.fit(TWO.X, TWO.y)
+    extra = est.fit_info_["n_fits"] - (counted.fits - grown[0].fits)
+    assert 0 < extra <= grown[0].fits  # sigma grew (one edge: 3 cells a round)
+    assert len(est.fit_info_["tuning_extended"]["sigma"]) == 2
+
+
 def test_screened_tuning_is_planned_as_its_two_rounds():
     data = DESIGNS["wuliu2011_ex1"].sample(1500, 1)
     est = WeightedSVMClassifier(
-        engine="grid", n_weights=3, lambdas=[1, 0.1, 0.01, 0.001], sigmas=[0.5, 1.0], cv=0.3
-    )
+        engine="grid", n_weights=3, lambdas=[1, 0.1, 0.01, 0.001], sigmas=[0.5, 1.0], cv=0.3,
+        calibration="none", tuning_extend=0,
+    )  # fmt: skip
     counted = plan(est, data.X, data.y)
     assert [s.name for s in counted.stages] == ["screening", "tuning", "final ladder"]
     screening, tuning, _ = counted.stages

@@ -13,6 +13,7 @@ import pytest
 from wsvmgui.errors import Cancelled, SolverError
 from wsvmgui.executor import LocalExecutor
 from wsvmgui.ladder.gridsearch import (
+    Extension,
     FoldScore,
     Grid,
     Search,
@@ -145,3 +146,93 @@ def test_edges_and_rescaled_lambda():
     # C = 1 / (2 n lambda) is kept from 84 rows to 120.
     lam = rescale_lambda(0.01, 84, 120)
     assert 1 / (2 * 120 * lam) == pytest.approx(1 / (2 * 84 * 0.01))
+
+
+AB = ("a", "b")
+
+
+def _log_bowl(a0: float, b0: float, fitted: list):
+    """A bowl in (log2 a, log2 b) whose minimiser may lie outside the grid; ``fitted``
+    collects every (cell params, fold) fitted."""
+
+    def fit(job, ctx):
+        ctx.step()
+        fitted.append((job.params["a"], job.params["b"], job.fold))
+        return job.params
+
+    def score(model, job, ctx):
+        d = (np.log2(model["a"]) - np.log2(a0)) ** 2 + (np.log2(model["b"]) - np.log2(b0)) ** 2
+        return FoldScore(d * job.test.size, float(job.test.size))
+
+    return fit, score
+
+
+def test_an_edge_grows_the_grid_with_its_spacing_until_the_bound():
+    # a descending axis (like lambda, largest first) and an ascending one; the minimiser
+    # (a = 1/8, b = 16) lies past the small end of a and the large end of b
+    grid = Grid({"a": [4.0, 2.0, 1.0], "b": [1.0, 2.0, 4.0]})
+    fitted: list = []
+    fit, score = _log_bowl(0.125, 16.0, fitted)
+    tracker = ProgressTracker(0)
+    plain = grid_search(grid, FOLDS, fit, score, tracker=ProgressTracker(0))
+    assert plain.best_params == {"a": 1.0, "b": 4.0} and plain.edge == {"a": "min", "b": "max"}
+    assert plain.extended == {}
+    fitted.clear()
+    res = grid_search(grid, FOLDS, fit, score, tracker=tracker, extend=Extension(AB, rounds=2))
+    # two rounds, one value past each end per round, the spacing (ratio 2) continued
+    np.testing.assert_allclose(res.axes["a"], [4.0, 2.0, 1.0, 0.5, 0.25])
+    np.testing.assert_allclose(res.axes["b"], [1.0, 2.0, 4.0, 8.0, 16.0])
+    assert res.extended == {"a": (0.5, 0.25), "b": (8.0, 16.0)}
+    assert res.best_params == {"a": 0.25, "b": 16.0} and res.best_score < plain.best_score
+    assert res.edge == {"a": "min", "b": "max"}  # still on the edge: the bound stopped it
+    # each round fits the corner's 5 new neighbours (3 x 3 window minus the 4 old cells)
+    new = len(fitted) // len(FOLDS) - grid.shape[0] * grid.shape[1]
+    assert new == 2 * 5 == Extension(rounds=2).max_cells(2)
+    assert tracker.total == len(fitted)  # progress counts the new jobs
+    # cells the extension did not fit score NaN; every fitted cell its own bowl value
+    fit_cells = {(a, b) for a, b, _ in fitted}
+    for idx in np.ndindex(*res.score.shape):
+        p = Grid(res.axes).params(idx)
+        if (p["a"], p["b"]) in fit_cells:
+            expected = (np.log2(p["a"]) + 3) ** 2 + (np.log2(p["b"]) - 4) ** 2
+            assert res.score[idx] == pytest.approx(expected)
+        else:
+            assert np.isnan(res.score[idx])
+    # with more rounds it reaches the minimiser and stops growing there
+    fitted.clear()
+    far = grid_search(grid, FOLDS, fit, score, tracker=ProgressTracker(0), extend=Extension(AB, 5))
+    assert far.best_params == {"a": 0.125, "b": 16.0} and far.best_score == pytest.approx(0.0)
+    # one value past the minimiser on each axis, then interior: no edge, no more rounds
+    assert far.extended == {"a": (0.5, 0.25, 0.125, 0.0625), "b": (8.0, 16.0, 32.0)}
+    assert far.edge == {}
+
+
+def test_an_interior_best_cell_or_rounds_zero_leaves_the_grid_alone():
+    grid = Grid({"a": [4.0, 2.0, 1.0], "b": [1.0, 2.0, 4.0]})
+    fitted: list = []
+    fit, score = _log_bowl(2.0, 2.0, fitted)
+    res = grid_search(grid, FOLDS, fit, score, tracker=ProgressTracker(0), extend=Extension(AB))
+    assert res.extended == {} and res.edge == {} and len(fitted) == 9 * len(FOLDS)
+    fitted.clear()
+    fit, score = _log_bowl(0.125, 2.0, fitted)
+    res = grid_search(grid, FOLDS, fit, score, tracker=ProgressTracker(0), extend=Extension(AB, 0))
+    assert res.extended == {} and res.edge == {"a": "min"} and len(fitted) == 9 * len(FOLDS)
+    # an axis not named, or not positive, does not grow
+    res = grid_search(
+        grid, FOLDS, fit, score, tracker=ProgressTracker(0), extend=Extension(("b",), 2)
+    )
+    assert res.extended == {} and res.edge == {"a": "min"}
+    with pytest.raises(Exception, match="rounds >= 0 and steps >= 1"):
+        Extension(rounds=-1)
+
+
+def test_a_cell_left_out_is_not_fitted_by_an_extension():
+    # screening leaves cells out (``only``): an extension fits only new values
+    grid = Grid({"a": [4.0, 2.0, 1.0], "b": [1.0, 2.0, 4.0]}, only=np.eye(3, dtype=bool))
+    fitted: list = []
+    fit, score = _log_bowl(0.5, 4.0, fitted)
+    res = grid_search(grid, FOLDS, fit, score, tracker=ProgressTracker(0), extend=Extension(AB, 1))
+    cells = {(a, b) for a, b, _ in fitted}
+    assert cells == {(4.0, 1.0), (2.0, 2.0), (1.0, 4.0), (0.5, 2.0), (0.5, 4.0), (0.5, 8.0),
+                     (1.0, 8.0), (2.0, 8.0)}  # fmt: skip
+    assert res.best_params == {"a": 0.5, "b": 4.0} and res.extended == {"a": (0.5,), "b": (8.0,)}

@@ -13,6 +13,7 @@ from wsvmgui.cli import build_parser
 from wsvmgui.errors import InputError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
+from wsvmgui.ladder.gridsearch import Extension
 from wsvmgui.ladder.screening import Screening, best_cells, screened_search
 from wsvmgui.ladder.search import LadderProblem, search_ladders
 from wsvmgui.ladder.splits import holdout_split, kfold_splits
@@ -168,3 +169,28 @@ def test_a_screened_fit_survives_the_model_file():
     np.testing.assert_array_equal(tuned.screened, est.tuning_.screened)
     np.testing.assert_array_equal(np.isnan(tuned.egkl), np.isnan(est.tuning_.egkl))
     np.testing.assert_array_equal(back.estimator.predict_proba(X), est.predict_proba(X))
+
+
+def test_an_extension_grows_only_the_full_round_and_keeps_the_screening_table():
+    d = simulate("wuliu2011_ex1", 500, 2)
+    prob = LadderProblem(np.arange(d.y.size), np.where(d.y == d.classes[1], 1.0, -1.0))
+    folds = [holdout_split(d.y, 0.3, seed=0)]
+    lambdas = default_lambda_grid(folds[0][0].size)[::2]
+    sigmas = np.array([0.2, 0.3])  # far too narrow for this near-linear design
+    args = (d.X, [prob], folds, Kernel("rbf"), sigmas, [weight_grid(20)], [lambdas])
+    screening = Screening(min_rows=200, keep=3, seed=1)
+    plain = screened_search(*args, screening=screening, tracker=ProgressTracker(0))[0]
+    grown = screened_search(
+        *args, screening=screening, tracker=ProgressTracker(0), extend=Extension(rounds=2)
+    )[0]
+    assert plain.edge.get("sigma") == "max"
+    np.testing.assert_allclose(grown.extended["sigma"], [0.45, 0.675])
+    assert grown.sigmas.size == 4 and grown.best_score < plain.best_score
+    assert "lambda" not in grown.extended  # (C stays inside its grid on this draw)
+    # the screening round is the same grid's: placed in the grown table, NaN where it grew
+    assert grown.screened.shape == grown.score.shape
+    np.testing.assert_array_equal(grown.screened[: lambdas.size, :2], plain.screened)
+    assert np.isnan(grown.screened[:, 2:]).all()
+    # the cells both searches fitted on the full folds score the same
+    both = np.isfinite(plain.score)
+    np.testing.assert_allclose(grown.score[: lambdas.size, :2][both], plain.score[both])

@@ -123,6 +123,9 @@ def test_resolved_n_jobs():
         ({"seed": 10**5000}, "seed is too large"),
         ({"sigmas": [1e-300]}, "sigma 1e-300 is outside"),
         ({"lambdas": [1e300]}, r"lambda 1e\+300 is outside"),
+        ({"tuning_extend": -1}, "tuning_extend must be 0 to 10"),
+        ({"tuning_extend": 11}, "tuning_extend must be 0 to 10"),
+        ({"tuning_extend": 1.5}, "tuning_extend must be an integer"),
         ({"scheduler": "not a url"}, "is not HOST:PORT"),
         ({"scheduler": "tcp://host"}, "is not HOST:PORT"),
         ({"options": {"a": [[[[[[[[]]]]]]]] * 1}}, None),
@@ -161,3 +164,17 @@ def test_json_that_is_not_strict_is_refused(text, needle):
 @pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "[::1]:8786"])
 def test_scheduler_addresses_with_a_port_are_accepted(address):
     assert RunSettings(scheduler=address).validate().scheduler == address
+
+
+def test_tuning_extend_reaches_the_binary_estimator_and_none_keeps_its_default():
+    from wsvmgui.app.schemes import make_estimator
+    from wsvmgui.estimators.binary import WeightedSVMClassifier
+
+    default = WeightedSVMClassifier().tuning_extend
+    assert make_estimator(RunSettings(), 2).tuning_extend == default
+    assert make_estimator(RunSettings(tuning_extend=3).validate(), 2).tuning_extend == 3
+    s = RunSettings(tuning_extend=0).validate()
+    assert RunSettings.from_json(s.to_json()) == s and make_estimator(s, 2).tuning_extend == 0
+    # the multiclass schemes have no such parameter: the setting is the binary scheme's
+    multi = make_estimator(RunSettings(scheme="pairwise", tuning_extend=3).validate(), 3)
+    assert "tuning_extend" not in multi.get_params()

@@ -194,30 +194,14 @@ def test_tuning_notes_name_the_edges():
         many.startswith("Tuning: 2 of 3 sub-problems") and "sigma at its largest value (2)" in many
     )
     assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
-
-
-def test_tuning_notes_say_when_the_grid_was_extended():
-    """``fit_info_["tuning_extended"]`` (the axes a search widened its grid on) changes the
-    wording: still on the edge after extending, or inside the extended grid."""
-    (still,) = tuning_notes(
-        {"tuning_edge": {"lambda": "max"}, "tuning_extended": {"lambda": "max"}}
+    # an extended grid is named, and an edge after it is said to be still there
+    grown, still = tuning_notes(
+        {"tuning_edge": {"sigma": "max"}, "tuning_extended": {"sigma": [0.675, 1.0125]}}
     )
-    assert "extended grid's edge (lambda at its largest value)" in still
-    assert "after extending the grid (lambda beyond its largest value)" in still
-    (inside,) = tuning_notes({"tuning_edge": {}, "tuning_extended": {"sigma": "min"}})
-    assert "extended (sigma beyond its smallest value)" in inside and "edge" not in inside
-    assert tuning_notes({"tuning_edge": {}, "tuning_extended": {}}) == []
-    (many,) = tuning_notes(
-        {
-            "tuning_edge": {"1|2": {"sigma": "max"}, "1|3": {}, "2|3": {"sigma": "max"}},
-            "tuning_extended": {"1|2": {"sigma": "max"}, "1|3": {"lambda": "min"}},
-        }
-    )
-    assert many.startswith("Tuning: 2 of 3 sub-problems") and "1 of them after extending" in many
-    (grown,) = tuning_notes(
-        {"tuning_edge": {"1|2": {}, "1|3": {}}, "tuning_extended": {"1|3": ["lambda"]}}
-    )
-    assert grown.startswith("Tuning: 1 of 2 sub-problems extended their grid")
+    assert "grid was extended (sigma 0.675, 1.01)" in grown
+    assert "cell still sits on the grid's edge (sigma at its largest value)" in still
+    (inside,) = tuning_notes({"tuning_edge": {}, "tuning_extended": {"lambda": [0.001]}})
+    assert "extended (lambda 0.001)" in inside
 
 
 def test_a_fit_on_the_edge_gets_a_note():

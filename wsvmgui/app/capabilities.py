@@ -12,8 +12,8 @@ scheme without one simply shows less:
 
 This module reads them (:func:`ladders_of`, :func:`simplex_of`), checks a binary ladder for
 crossings over the whole training hull (:func:`crossing_checks`), turns the fit's own
-notes into sentences (:func:`engine_notes`, :func:`tuning_notes`) and a final fit's
-progress event into a live boundary (:func:`live_boundary`).
+notes into sentences (:func:`engine_notes`) and a final fit's progress event into a live
+boundary (:func:`live_boundary`).
 """
 
 from __future__ import annotations
@@ -136,24 +136,6 @@ def engine_notes(info: dict[str, Any] | None) -> list[str]:
 _EDGE_WORDS = {"min": "smallest", "max": "largest", "first": "first", "last": "last"}
 
 
-def _axes(value: Any) -> dict[str, str]:
-    """``{axis: end}`` of one search's edge or extension entry (a list of axis names says
-    which axes, without an end)."""
-    if isinstance(value, dict):
-        return {str(k): str(v) for k, v in value.items() if v}
-    if isinstance(value, (list, tuple)):
-        return {str(axis): "" for axis in value}
-    return {}
-
-
-def _at_ends(axes: dict[str, str], word: str) -> str:
-    """``"lambda at its largest value and sigma ..."`` (``word`` "at" or "beyond")."""
-    return " and ".join(
-        f"{axis} {word} its {_EDGE_WORDS.get(end, end)} value" if end else axis
-        for axis, end in axes.items()
-    )
-
-
 def tuning_notes(info: dict[str, Any] | None) -> list[str]:
     """The tuning search's edge hits of a fit as sentences: the one source of this note for
     the command line, the run report and the app.
@@ -163,64 +145,48 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
     info : dict or None
         The estimator's ``fit_info_``.  ``info["tuning_edge"]`` is ``{axis: "min" | "max" |
         "first" | "last"}`` for one search, or ``{sub-problem: {axis: ...}}`` for a scheme
-        with several (every estimator that tunes records it).  An optional
-        ``info["tuning_extended"]`` of the same shape names the axes on which the search
-        extended its grid beyond the given values (and towards which end).
+        with several (every estimator that tunes records it).  A grid the search extended
+        (``info["tuning_extended"]``, ``{axis: values added}``) is named first;
+        ``tuning_edge`` is then the grown grid's.
 
     Returns
     -------
     list of str
-        One sentence when a chosen cell sits at an end of its grid, or when the grid was
-        extended; nothing otherwise.
+        A sentence for an extended grid and one for a chosen cell at an end of its grid;
+        nothing when neither happened.
     """
-    info = info or {}
-    edge = info.get("tuning_edge") or {}
-    extended = info.get("tuning_extended") or {}
-    if not edge and not extended:
-        return []
-    nested = [v for v in (*edge.values(), *extended.values()) if isinstance(v, dict)]
-    if nested:
-        return _subproblem_notes(edge, extended)
-    hit, grown = _axes(edge), _axes(extended)
-    if hit:
-        grid = "the extended grid's edge" if grown else "the grid's edge"
-        after = f" after extending the grid ({_at_ends(grown, 'beyond')})" if grown else ""
+    edge = (info or {}).get("tuning_edge") or {}
+    grown = (info or {}).get("tuning_extended") or {}
+    notes = []
+    if grown:
+        what = "; ".join(
+            f"{axis} {', '.join(f'{v:.3g}' for v in values)}" for axis, values in grown.items()
+        )
+        notes.append(
+            f"Tuning: the chosen cell sat on the grid's edge, so the grid was extended ({what})."
+        )
+    if not edge:
+        return notes
+    if all(isinstance(v, dict) for v in edge.values()):
+        hits = {k: v for k, v in edge.items() if v}
+        if not hits:
+            return notes
+        counts: dict[str, int] = {}
+        for axes in hits.values():
+            for axis, end in axes.items():
+                key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
+                counts[key] = counts.get(key, 0) + 1
+        where = ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
         return [
-            f"Tuning: the chosen cell sits on {grid} ({_at_ends(hit, 'at')}){after}; the best "
-            "may lie outside the grid (widen it)."
+            f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
+            f"({where}); the best may lie outside the grid (widen it)."
         ]
-    if not grown:
-        return []
+    where = " and ".join(f"{a} at its {_EDGE_WORDS.get(e, e)} value" for a, e in edge.items())
+    still = " still" if grown else ""
     return [
-        f"Tuning: the grid was extended ({_at_ends(grown, 'beyond')}) and the chosen cell "
-        "lies inside it."
-    ]
-
-
-def _subproblem_notes(edge: dict[str, Any], extended: dict[str, Any]) -> list[str]:
-    """:func:`tuning_notes` of a scheme with several searches (``{sub-problem: {axis:
-    end}}``): how many chose an edge cell, on which axes, and how many extended their grid."""
-    names = list(dict.fromkeys([*edge, *extended]))
-    hits = {k: _axes(edge.get(k)) for k in names if _axes(edge.get(k))}
-    grown = {k for k in names if _axes(extended.get(k))}
-    if not hits and not grown:
-        return []
-    if not hits:
-        return [
-            f"Tuning: {len(grown)} of {len(names)} sub-problems extended their grid and chose "
-            "a cell inside it."
-        ]
-    counts: dict[str, int] = {}
-    for axes in hits.values():
-        for axis, end in axes.items():
-            key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
-            counts[key] = counts.get(key, 0) + 1
-    where = ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
-    after = len(grown & set(hits))
-    also = f", {after} of them after extending it" if after else ""
-    return [
-        f"Tuning: {len(hits)} of {len(names)} sub-problems chose a cell on the grid's edge "
-        f"({where}{also}); the best may lie outside the grid (widen it)."
+        *notes,
+        f"Tuning: the chosen cell{still} sits on the grid's edge ({where}); the best may lie "
+        "outside the grid (widen it).",
     ]
 
 

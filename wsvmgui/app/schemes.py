@@ -129,10 +129,13 @@ def _calibrated(s: RunSettings) -> dict[str, Any]:
 def _build_binary(s: RunSettings):
     from ..estimators.binary import WeightedSVMClassifier
 
-    return WeightedSVMClassifier(
+    est = WeightedSVMClassifier(
         **_ladder_params(s), **_screen(s), **_calibrated(s), solver=s.solver,
         n_jobs=s.resolved_n_jobs(),
     )  # fmt: skip
+    if s.tuning_extend is not None:  # None: the estimator's default
+        est.set_params(tuning_extend=s.tuning_extend)
+    return est
 
 
 def _build_noncrossing(s: RunSettings):

@@ -25,6 +25,8 @@ from ..solvers.wsvm import SOLVERS
 from .schemes import SCHEMES
 
 TUNING_MODES = ("auto", "split", "cv", "tune-set")
+#: Most extensions of the binary tuning grid a run may ask for (``tuning_extend``).
+MAX_EXTEND = 10
 #: ``calibration`` of the ladder schemes that have it (:mod:`wsvmgui.ladder.recalibration`).
 CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic")
 #: ``ties`` of the baseline schemes; the tuning scores and rules of the ladder searches.
@@ -117,6 +119,10 @@ class RunSettings:
         ``calibration`` is on, for the Brier score and the log loss).
     tuning_rule : {"min", "one_se"} or None
         The cell of the smallest score, or the smoothest within one standard error.
+    tuning_extend : int >= 0 or None
+        The binary scheme: how many times the lambda x sigma grid may grow by one value
+        past an end the tuned cell sits on (0: the grid as given); None: the estimator's
+        default.
     intervals : bool
         Add per-point 90% intervals for the class probabilities (``p_<class>_lo``,
         ``p_<class>_hi``) to the results; the binary scheme with a calibration only.
@@ -150,6 +156,7 @@ class RunSettings:
     ties: str = "pairs"
     tuning_score: str | None = None
     tuning_rule: str | None = None
+    tuning_extend: int | None = None
     intervals: bool = False
 
     def validate(self) -> RunSettings:
@@ -227,6 +234,10 @@ class RunSettings:
             value = getattr(self, name)
             if value not in names and not (value is None and name != "ties"):
                 raise InputError(f"unknown {name} {value!r}; choose one of {', '.join(names)}")
+        if self.tuning_extend is not None and not 0 <= self.tuning_extend <= MAX_EXTEND:
+            raise InputError(
+                f"tuning_extend must be 0 to {MAX_EXTEND} grid extensions, got {self.tuning_extend}"
+            )
         if self.intervals and (self.scheme != "binary" or self.calibration in (None, "none")):
             raise InputError(
                 "per-point intervals need the binary scheme and a calibration (e.g. "
@@ -247,9 +258,17 @@ class RunSettings:
         def is_real(v: Any) -> bool:
             return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
-        for name in ("degree", "joint_n", "seed", "n_jobs", "cv_folds", "n_weights"):
+        for name in (
+            "degree",
+            "joint_n",
+            "seed",
+            "n_jobs",
+            "cv_folds",
+            "n_weights",
+            "tuning_extend",
+        ):
             value = getattr(self, name)
-            if value is None and name == "n_weights":
+            if value is None and name in ("n_weights", "tuning_extend"):
                 continue
             if not is_int(value):
                 raise InputError(f"{name} must be an integer, got {_short(value)}")

@@ -185,6 +185,13 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         help="tune to the smoothest cell within one standard error of the best score",
     )
     fit.add_argument(
+        "--tuning-extend",
+        type=int,
+        metavar="N",
+        help="binary scheme: grow the lambda x sigma grid by one value past an edge the "
+        "tuned cell sits on, at most N times (0: the grid as given)",
+    )
+    fit.add_argument(
         "--intervals",
         action="store_true",
         help="add per-point 90%% intervals p_<class>_lo, p_<class>_hi to the output (binary "

@@ -50,7 +50,7 @@ import numpy as np
 
 from .._sklearn_compat import StrOptions
 from ..ladder.engines import AnyLadder
-from ..ladder.gridsearch import rescale_lambda
+from ..ladder.gridsearch import Extension, rescale_lambda
 from ..ladder.problems import LadderProblem
 from ..ladder.screening import Screening, screened_search
 from ..ladder.splits import Fold, resolve_cv
@@ -288,14 +288,17 @@ class LadderParams:
         return tunings, chosen
 
     def _tuning_choice(self) -> dict[str, Any]:
-        """The search's ``score``, ``calibration`` and ``one_se`` from the estimator's
-        ``tuning_score``, ``calibration`` and ``tuning_rule`` (schemes without them: the
-        scheme's own score, on the plain estimate, the smallest)."""
+        """The search's ``score``, ``calibration``, ``one_se`` and ``extend`` from the
+        estimator's ``tuning_score``, ``calibration``, ``tuning_rule`` and
+        ``tuning_extend`` (schemes without them: the scheme's own score, on the plain
+        estimate, the smallest, on the grid as given)."""
         params = self.get_params()  # type: ignore[attr-defined]
+        rounds = int(params.get("tuning_extend") or 0)
         return {
             "score": params.get("tuning_score", self._tuning_score),
             "calibration": params.get("calibration", "none"),
             "one_se": params.get("tuning_rule") == "one_se",
+            "extend": Extension(rounds=rounds) if rounds > 0 else None,
         }
 
     def _screening(self) -> Screening | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import fields
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._sklearn_compat import StrOptions
+from .._sklearn_compat import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import fit_ladders
@@ -89,6 +90,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
         (largest lambda, then largest sigma) whose score is within one standard error of
         the smallest (``tuning_.se``).
+    tuning_extend : int >= 0, default=0
+        Extensions of the tuning grid at most: when the chosen cell sits on an end of
+        the lambda or sigma grid, one more value past that end (the grid's log spacing
+        continued) is fitted with the neighbouring cells (at most 3 new cells, 5 in a
+        corner) and the choice made again, up to ``tuning_extend`` times
+        (:class:`~wsvmgui.ladder.gridsearch.Extension`).  0 searches the grid as given.
+        The added values are in ``fit_info_["tuning_extended"]``.
     cv : "auto", int, float, splitter or iterable, default="auto"
         Tuning splits: "auto" is stratified 5-fold cross-validation up to 500 points and
         a stratified 30% hold-out above (fewer folds, or a hold-out of one point per
@@ -152,6 +160,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"min", "one_se"})],
+        "tuning_extend": [Interval(Integral, 0, None, closed="left")],
     }
     _screen_min_rows = BINARY_MIN_ROWS
 
@@ -173,6 +182,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         calibration: str = "none",
         tuning_score: str = "egkl",
         tuning_rule: str = "min",
+        tuning_extend: int = 0,
         cv="auto",
         screen: str | None = "auto",
         refit: bool = True,
@@ -196,6 +206,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.calibration = calibration
         self.tuning_score = tuning_score
         self.tuning_rule = tuning_rule
+        self.tuning_extend = tuning_extend
         self.cv = cv
         self.screen = screen
         self.refit = refit
@@ -274,6 +285,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "backend": fitted.backend,
             "tuning_kernel": tuning.storage if tuning is not None else "",
             "tuning_edge": {} if tuning is None else dict(tuning.edge),
+            "tuning_extended": {} if tuning is None else dict(tuning.extended),
             **engine_info(self.engine, [fitted.ladder], [tuning]),
         }
 

@@ -296,14 +296,55 @@ def _ladder_tuning(
         # the estimator's own threshold (One-vs-All screens from fewer rows); built here,
         # not by its _screening(), which would draw from a random_state generator
         rule = Screening(min_rows=estimator._screen_min_rows)
+    grown = _extension_stage(estimator, sizes, n_folds, largest, kind, engine)
     if rule is not None and cells > rule.keep and int(tr_rows.min()) >= rule.min_rows:
         small = max(2, int(round(rule.share * largest)))
         kept = int((sizes * n_folds).sum()) * rule.keep
         return [
             Stage("screening", units, ladders, small, kind, engine, ladders),
             Stage("tuning", kept, int(n_folds.sum()) * rule.keep, largest, kind, engine, ladders),
+            *grown,
         ]
-    return [Stage("tuning", units, ladders, largest, kind, engine, ladders)]
+    return [Stage("tuning", units, ladders, largest, kind, engine, ladders), *grown]
+
+
+def _extension_stage(
+    estimator: Any, sizes: np.ndarray, n_folds: np.ndarray, rows: int, kind: str, engine: str
+) -> list[Stage]:
+    """At most: the cells a ``tuning_extend`` of the grid adds
+    (:meth:`~wsvmgui.ladder.gridsearch.Extension.max_cells`: 5 per round with lambda and
+    sigma both tuned, 1 with one of them), each on every fold at the full folds' size
+    (``Stage.at_most``: only where the chosen cell sits on an edge)."""
+    from ..ladder.gridsearch import Extension
+
+    rounds = int(getattr(estimator, "tuning_extend", 0) or 0)
+    if rounds <= 0:
+        return []
+    growable = int(_n_lambdas(estimator) > 1) + int(_n_sigmas(estimator) > 1)
+    cells = Extension(rounds=rounds).max_cells(growable)
+    if cells == 0:
+        return []
+    ladders = int(n_folds.sum()) * cells
+    units = int((sizes * n_folds).sum()) * cells
+    return [Stage("grid extension", units, ladders, rows, kind, engine, ladders, True)]
+
+
+def _calibration_stage(
+    estimator: Any, folds: list | None, final_rows: np.ndarray, sizes: np.ndarray, engine: str
+) -> Stage | None:
+    """The cross-fitted ladders of a ``calibration``: one per fold and problem (the tuning
+    folds when k-fold, else 3 stratified folds), each on a fold's training part, priced
+    at the final fit's rows (an upper bound that shares the final ladder's probe)."""
+    from ..ladder.recalibration import CALIBRATION_FOLDS
+
+    if getattr(estimator, "calibration", "none") == "none":
+        return None
+    F = len(folds) if folds is not None and len(folds) >= 2 else CALIBRATION_FOLDS
+    tasks = F * int(sizes.size)
+    rows = int(final_rows.max())
+    return Stage(
+        "calibration cross-fits", F * int(sizes.sum()), tasks, rows, "ladder", engine, tasks
+    )
 
 
 # ------------------------------------------------------------------------ the planners
@@ -331,9 +372,12 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     stages.append(
         Stage(name, int(final_sizes.sum()), P, int(final_rows.max()), "ladder", engine, P)
     )
-    ties = _tie_pairs_stage(estimator, codes, fit_rows, K, engine)
-    if ties is not None:
-        stages.append(ties)
+    for extra in (
+        _calibration_stage(estimator, folds, final_rows, sizes, engine),
+        _tie_pairs_stage(estimator, codes, fit_rows, K, engine),
+    ):
+        if extra is not None:
+            stages.append(extra)
     # the final ladders are held until compressed; a tuning ladder per thread (Python
     # integers: an absurd M must not overflow)
     coef = sum(int(m) * int(r) for m, r in zip(final_sizes, final_rows, strict=True)) * _F8

@@ -47,6 +47,13 @@ Semantics
 * ``pool`` scores a cell from all its folds at once (e.g. a recalibration fitted to the
   estimates of every fold's tuning rows, cross-validated): it receives the cell's
   :class:`FoldScore` of every fold and returns per-row terms whose mean is the score.
+* With ``extend`` (an :class:`Extension`), a chosen cell on an end of an extendable axis
+  makes the search add :attr:`Extension.steps` values past that end (the ratio of the
+  axis's two end values continued: log spacing for a log grid), fit the new cells near
+  the chosen one (:func:`extension_cells`) on the same folds, and choose again from all
+  cells; at most :attr:`Extension.rounds` times.  ``TuningResult.extended`` records the
+  added values, and ``edge`` is that of the extended grid (still on an edge after the
+  last round: the bound was reached).
 * The score is the caller's: the EGKL of a ladder, a cross-entropy, a hinge loss, an
   error rate, a Brier score; :attr:`TuningResult.score_name` names it.
 
@@ -66,10 +73,11 @@ ran: scores are assembled in grid and fold order.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -90,6 +98,7 @@ from .tuning_table import (
 
 __all__ = [
     "AxisValues",
+    "Extension",
     "FoldScore",
     "Grid",
     "Job",
@@ -97,6 +106,7 @@ __all__ = [
     "Search",
     "TuningResult",
     "best_cell",
+    "extension_cells",
     "grid_edges",
     "grid_search",
     "grid_searches",
@@ -237,6 +247,99 @@ class Search:
         return self.name or "the problem"
 
 
+@dataclass(frozen=True)
+class Extension:
+    """How a search extends its grid when the chosen cell sits on an end of an axis.
+
+    Attributes
+    ----------
+    axes : tuple of str
+        The axes that may grow: numeric, positive and finite, at least two values (others
+        named here are left alone).
+    rounds : int >= 0
+        Extensions at most (0: never); each adds ``steps`` values at every end the chosen
+        cell sits on, then chooses again.
+    steps : int >= 1
+        Values added past an end per round, continuing the ratio of the end's two values.
+    """
+
+    axes: tuple[str, ...] = ("lambda", "sigma")
+    rounds: int = 2
+    steps: int = 1
+
+    def __post_init__(self) -> None:
+        if self.rounds < 0 or self.steps < 1:
+            raise InputError(
+                f"a grid extension needs rounds >= 0 and steps >= 1, got {self.rounds}, "
+                f"{self.steps}"
+            )
+
+    def max_cells(self, n_extendable: int, n_other: int = 0) -> int:
+        """Most cells the extensions can add to one search: ``n_extendable`` axes that may
+        grow, ``n_other`` numeric axes that may not (their window: three values)."""
+        per_round = (self.steps + 2) ** n_extendable - 2**n_extendable
+        return self.rounds * per_round * 3**n_other
+
+    def _growable(self, name: str, values: AxisValues) -> bool:
+        if name not in self.axes or not isinstance(values, np.ndarray) or values.size < 2:
+            return False
+        v = values.astype(float)
+        return bool(np.all(np.isfinite(v)) and np.all(v > 0) and v[0] != v[1] and v[-1] != v[-2])
+
+
+def _extended_axes(
+    grid: Grid, best: tuple[int, ...], ext: Extension
+) -> tuple[dict[str, AxisValues], tuple[int, ...], dict[str, tuple[float, ...]]]:
+    """The axes grown at the ends ``best`` sits on, how far each axis's indices shift,
+    and the values added (empty when ``best`` is on no growable end)."""
+    axes: dict[str, AxisValues] = {}
+    shift: list[int] = []
+    added: dict[str, tuple[float, ...]] = {}
+    for (name, values), i in zip(grid.axes.items(), best, strict=True):
+        shift.append(0)
+        axes[name] = values
+        if not ext._growable(name, values) or 0 < i < len(values) - 1:
+            continue
+        v = np.asarray(values, dtype=float)
+        k = np.arange(1, ext.steps + 1)
+        if i == 0:
+            new = v[0] * (v[0] / v[1]) ** k[::-1]
+            axes[name] = np.concatenate([new, v])
+            shift[-1] = ext.steps
+        else:
+            new = v[-1] * (v[-1] / v[-2]) ** k
+            axes[name] = np.concatenate([v, new])
+        added[name] = tuple(float(x) for x in new)
+    return axes, tuple(shift), added
+
+
+def extension_cells(
+    shape: tuple[int, ...], best: tuple[int, ...], new: dict[int, range]
+) -> list[tuple[int, ...]]:
+    """The cells an extension fits, in grid order: those within one index of ``best``
+    (in the extended grid of ``shape``) on every axis, and within the new values on the
+    grown axes, that have at least one new value.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The extended grid's shape.
+    best : tuple of int
+        The chosen cell's index in the extended grid.
+    new : dict of int to range
+        Grown axis position -> indices of its new values.
+    """
+    windows = []
+    for a, (size, b) in enumerate(zip(shape, best, strict=True)):
+        lo, hi = max(b - 1, 0), min(b + 1, size - 1)
+        if a in new:
+            lo, hi = min(lo, new[a].start), max(hi, new[a].stop - 1)
+        windows.append(range(lo, hi + 1))
+    return [
+        cell for cell in itertools.product(*windows) if any(cell[a] in r for a, r in new.items())
+    ]
+
+
 #: ``pool(fold_scores) -> terms``: per-row terms of a cell from its folds' scores.
 PoolFn = Callable[[Sequence[FoldScore]], np.ndarray]
 #: ``prefer(params) -> key``: the one-standard-error rule keeps the smallest key.
@@ -361,6 +464,7 @@ def _assemble(
     outcomes: list[_Outcome],
     score_name: str,
     choice: _Choice,
+    extended: dict[str, tuple[float, ...]] | None = None,
 ) -> TuningResult:
     """One search's table from its jobs' outcomes (jobs in grid, then fold order)."""
     shape = search.grid.shape
@@ -419,6 +523,7 @@ def _assemble(
         fallbacks=fallbacks,
         se=None if np.isnan(se).all() else se,
         rule="one_se" if choice.one_se else "min",
+        extended=dict(extended or {}),
     )
 
 
@@ -462,6 +567,7 @@ def grid_searches(
     pool: PoolFn | None = None,
     one_se: bool = False,
     prefer: PreferFn | None = None,
+    extend: Extension | None = None,
 ) -> list[TuningResult]:
     """Several searches run as one batch of jobs; one :class:`TuningResult` each.
 
@@ -500,6 +606,9 @@ def grid_searches(
     prefer : callable, optional
         ``prefer(params) -> key`` ranks the cells for ``one_se`` (smallest first);
         default: grid order.
+    extend : Extension, optional
+        Grow a grid whose chosen cell sits on an end of an extendable axis (module
+        docstring); the new jobs of every search run as one batch per round.
 
     Returns
     -------
@@ -510,37 +619,130 @@ def grid_searches(
     SolverError
         Every fit of some search failed.
     """
-    jobs = _jobs(searches)
-    if order is not None:
-        jobs.sort(key=order)
-    if fit_all is None:
-        if fit is None:
-            raise InputError("grid_search needs fit or fit_all")
-        tracker.add_total(sum(searches[j.search].units for j in jobs))
-        tracker.check()
-        ex = executor or current_executor()
-        outcomes = _run_tasks(
-            jobs, searches, fit, score, ex, tracker, shared, group, failures
-        )  # fmt: skip
-    else:
-        tracker.check()
-        outcomes = _fit_all_then_score(jobs, fit_all, score, tracker, failures)
-    results = []
-    for s, search in enumerate(searches):
-        mine = sorted(
-            (i for i, job in enumerate(jobs) if job.search == s),
-            key=lambda i: (jobs[i].cell, jobs[i].fold),
-        )
-        results.append(
-            _assemble(
-                search,
-                [jobs[i] for i in mine],
-                [outcomes[i] for i in mine],
-                score_name,
-                _Choice(tol, pool, one_se, prefer),
-            )  # fmt: skip
-        )
+    searches = list(searches)
+    first = [s.grid for s in searches]
+    choice = _Choice(tol, pool, one_se, prefer)
+    run = _Runner(searches, fit, score, tracker, executor, shared, group, order, fit_all, failures)
+    done = run(_jobs(searches))
+
+    def table(s: int) -> TuningResult:
+        jobs, outcomes = [j for j, _ in done[s]], [o for _, o in done[s]]
+        added = _added(first[s].axes, searches[s].grid.axes)
+        return _assemble(searches[s], jobs, outcomes, score_name, choice, added)
+
+    results = [table(s) for s in range(len(searches))]
+    for _ in range(0 if extend is None else extend.rounds):
+        assert extend is not None
+        grown = [
+            _grow(s, sr.grid, results[s].best, sr.folds, extend) for s, sr in enumerate(searches)
+        ]
+        if not any(grown):
+            break
+        new_jobs: list[Job] = []
+        for s, g in enumerate(grown):
+            if g is not None:
+                searches[s] = replace(searches[s], grid=g[0])
+                done[s] = [(replace(j, cell=_shifted(j.cell, g[1])), o) for j, o in done[s]]
+                new_jobs += g[2]
+        for s, pairs in run(new_jobs).items():
+            done[s] = sorted([*done[s], *pairs], key=lambda p: (p[0].cell, p[0].fold))
+        results = [
+            table(s) if g is not None else r
+            for s, (g, r) in enumerate(zip(grown, results, strict=True))
+        ]
     return results
+
+
+def _shifted(cell: tuple[int, ...], shift: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(i + d for i, d in zip(cell, shift, strict=True))
+
+
+def _added(before: dict[str, AxisValues], after: dict[str, AxisValues]) -> dict[str, tuple]:
+    """Axis name -> values of ``after`` that ``before`` lacks (axes that grew only)."""
+    out = {}
+    for name, values in after.items():
+        old = set(np.asarray(before[name]).tolist()) if isinstance(values, np.ndarray) else set()
+        new = tuple(float(v) for v in np.asarray(values).tolist() if v not in old)
+        if new and isinstance(values, np.ndarray):
+            out[name] = new
+    return out
+
+
+def _grow(
+    s: int, grid: Grid, best: tuple[int, ...], folds: Sequence[Fold], ext: Extension
+) -> tuple[Grid, tuple[int, ...], list[Job]] | None:
+    """Search ``s``'s grid grown past the ends ``best`` sits on, the shift of the old
+    indices, and the jobs of the cells to fit (None when nothing grows)."""
+    axes, shift, added = _extended_axes(grid, best, ext)
+    if not added:
+        return None
+    shape = tuple(len(v) for v in axes.values())
+    fitted = np.ones(grid.shape, dtype=bool) if grid.only is None else grid.only
+    only = np.zeros(shape, dtype=bool)
+    only[tuple(slice(d, d + n) for d, n in zip(shift, grid.shape, strict=True))] = fitted
+    new = {
+        a: range(0, ext.steps) if shift[a] else range(grid.shape[a], shape[a])
+        for a, name in enumerate(axes)
+        if name in added
+    }
+    cells = extension_cells(shape, _shifted(best, shift), new)
+    for cell in cells:
+        only[cell] = True
+    bigger = Grid(axes, only)
+    jobs = [
+        Job(s, cell, bigger.params(cell), f, np.asarray(tr), np.asarray(te))
+        for cell in cells
+        for f, (tr, te) in enumerate(folds)
+    ]
+    return bigger, shift, jobs
+
+
+class _Runner:
+    """Runs jobs of a batch of searches (on the executor, or by ``fit_all``); returns
+    each search's (job, outcome) pairs in grid, then fold order."""
+
+    def __init__(
+        self,
+        searches: list[Search],
+        fit: FitFn | None,
+        score: ScoreFn,
+        tracker: ProgressTracker,
+        executor: Executor | None,
+        shared: Shared | None,
+        group: Callable[[Job], Hashable] | None,
+        order: Callable[[Job], Any] | None,
+        fit_all: Callable[[Sequence[Job]], Sequence[Any]] | None,
+        failures: tuple[type[BaseException], ...],
+    ) -> None:
+        if fit_all is None and fit is None:
+            raise InputError("grid_search needs fit or fit_all")
+        self.searches, self.fit, self.score, self.tracker = searches, fit, score, tracker
+        self.executor, self.shared, self.group, self.order = executor, shared, group, order
+        self.fit_all, self.failures = fit_all, failures
+
+    def __call__(self, jobs: list[Job]) -> dict[int, list[tuple[Job, _Outcome]]]:
+        if self.order is not None:
+            jobs = sorted(jobs, key=self.order)
+        if self.fit_all is None:
+            assert self.fit is not None
+            self.tracker.add_total(sum(self.searches[j.search].units for j in jobs))
+            self.tracker.check()
+            ex = self.executor or current_executor()
+            outcomes = _run_tasks(
+                jobs, self.searches, self.fit, self.score, ex, self.tracker, self.shared,
+                self.group, self.failures,
+            )  # fmt: skip
+        else:
+            self.tracker.check()
+            outcomes = _fit_all_then_score(
+                jobs, self.fit_all, self.score, self.tracker, self.failures
+            )  # fmt: skip
+        out: dict[int, list[tuple[Job, _Outcome]]] = {s: [] for s in range(len(self.searches))}
+        for job, outcome in zip(jobs, outcomes, strict=True):
+            out[job.search].append((job, outcome))
+        for pairs in out.values():
+            pairs.sort(key=lambda p: (p[0].cell, p[0].fold))
+        return out
 
 
 def grid_search(
@@ -570,7 +772,7 @@ def grid_search(
         Names the search in messages.
     **options
         ``score_name``, ``shared``, ``group``, ``order``, ``fit_all``, ``failures``,
-        ``tol``, ``pool``, ``one_se``, ``prefer`` of :func:`grid_searches`.
+        ``tol``, ``pool``, ``one_se``, ``prefer``, ``extend`` of :func:`grid_searches`.
 
     Returns
     -------

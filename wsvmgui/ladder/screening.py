@@ -161,7 +161,8 @@ def screened_search(
         share one subsample per fold, and so one kernel matrix per (sigma, fold).
     **search
         Keyword arguments of :func:`~wsvmgui.ladder.search.search_ladders` (``rule``,
-        ``engine``, ``n_jobs``, ``tracker``, ``executor``, ``score``, ``sample_weight``).
+        ``engine``, ``n_jobs``, ``tracker``, ``executor``, ``score``, ``sample_weight``,
+        ``extend``: the full round's only, its new cells fitted on the full folds).
 
     Returns
     -------
@@ -183,6 +184,7 @@ def screened_search(
         for g, p in zip(lambdas, problems, strict=True)
     ]
     tracker: ProgressTracker = search.pop("tracker")
+    extend = search.pop("extend", None)  # the full round's choice only
     # The full-fold round is announced before the screening round starts, so that the
     # progress total does not jump when it begins.
     planned = sum(screening.keep * len(folds) * np.size(w) for w in weights)
@@ -191,20 +193,37 @@ def screened_search(
     only = [best_cells(t.egkl, screening.keep) for t in rough]
     announced = _Announced(tracker)
     full = search_ladders(
-        X, problems, folds, *grids, lambdas, only=only, tracker=announced, **search
-    )
+        X, problems, folds, *grids, lambdas, only=only, tracker=announced, extend=extend,
+        **search,
+    )  # fmt: skip
     tracker.add_total(announced.added - planned)  # fewer where cells failed or folds lack rows
     return [
         replace(
             f,
-            screened=r.egkl,
+            screened=_padded(r.egkl, (lams[0], sigmas[0]), f.axes),
             seconds=f.seconds + r.seconds,
             engines=dict(Counter(f.engines) + Counter(r.engines)),
             fallbacks=[*r.fallbacks, *f.fallbacks],
             failures=[*r.failures, *f.failures],
         )
-        for f, r in zip(full, rough, strict=True)
+        for f, r, lams in zip(full, rough, lambdas, strict=True)
     ]
+
+
+def _padded(table: np.ndarray, first: Sequence[float], grown: dict) -> np.ndarray:
+    """The screening ``table`` placed in the full round's (possibly extended) ``grown``
+    axes, NaN in the cells an extension added; ``first`` is the first value of each of
+    the full round's axes before it grew."""
+    shape = tuple(len(v) for v in grown.values())
+    if shape == table.shape:
+        return table
+    start = [
+        int(np.flatnonzero((np.asarray(v) == f) | (np.isnan(v) & np.isnan(f)))[0])
+        for v, f in zip(grown.values(), first, strict=True)
+    ]
+    out = np.full(shape, np.nan)
+    out[tuple(slice(a, a + m) for a, m in zip(start, table.shape, strict=True))] = table
+    return out
 
 
 class _Announced(ProgressTracker):

@@ -49,7 +49,17 @@ from ..solvers.gram import FLY_CACHE_MB, DenseGram, Gram, OnTheFlyGram, drop_ker
 from ..solvers.kernels import Kernel
 from ..solvers.memory import KernelStorage
 from .engines import DEFAULT_ENGINE, PathFallbackWarning
-from .gridsearch import Fold, FoldScore, Grid, Job, JobContext, PoolFn, Search, grid_searches
+from .gridsearch import (
+    Extension,
+    Fold,
+    FoldScore,
+    Grid,
+    Job,
+    JobContext,
+    PoolFn,
+    Search,
+    grid_searches,
+)
 from .problems import LadderProblem
 from .recalibration import recalibrated_terms
 from .rules import LadderEstimate
@@ -262,7 +272,7 @@ class _Tuning:
 
     labels: list[np.ndarray]  # per problem: label of every data row (0: not in it)
     weights: list[np.ndarray]  # per problem: the weight grid
-    kernels: list[Kernel]  # per sigma
+    kernel: Kernel  # the template; each cell's sigma is put in (the grid may grow)
     fold_ids: list[list[int]]  # per problem: the fold number of each of its folds
     engine: Engine
     rule: str
@@ -277,7 +287,7 @@ def _fit_cell(job: Job, ctx: JobContext) -> tuple[Any, Gram]:
     run: LadderRun = ctx.data
     t: _Tuning = run.payload
     i, tr = job.search, job.train
-    kernel = t.kernels[job.cell[1]]
+    kernel = kernel_with_sigma(t.kernel, float(job.params["sigma"]))
     ctx.check()
     gram = run_gram(run, ctx.token, kernel, tr, t.fold_ids[i][job.fold])
 
@@ -378,6 +388,7 @@ def search_ladders(
     sample_weight: np.ndarray | None = None,
     calibration: str = "none",
     one_se: bool = False,
+    extend: Extension | None = None,
 ) -> list[TuningResult]:
     """The tuning score over lambda x sigma of every problem, summed over the folds.
 
@@ -421,6 +432,10 @@ def search_ladders(
         docstring; sample weights are then not used in the score).
     one_se : bool
         The one-standard-error rule toward the smoothest cell (module docstring).
+    extend : Extension, optional
+        Grow lambda and sigma past an end the chosen cell sits on
+        (:class:`~wsvmgui.ladder.gridsearch.Extension`; the new cells are fitted on the
+        same folds); the tables then have the grown shape.
 
     Returns
     -------
@@ -451,12 +466,12 @@ def search_ladders(
     searches = _searches(problems, parts, lambdas, sigmas, weights, only)
     payload = _Tuning(
         [_labels(p, n) for p in problems], list(weights),
-        [kernel_with_sigma(kernel, sg) for sg in sigmas], fold_ids,
+        kernel, fold_ids,
         named_engine(engine) if isinstance(engine, str) else engine, rule, score_fn,
         sample_weight, terms, pool is not None,
     )  # fmt: skip
     run = Shared.new(LadderRun(X, storage, held, payload))
-    choice = {"pool": pool, "one_se": one_se, "prefer": _smoothest}
+    choice = {"pool": pool, "one_se": one_se, "prefer": _smoothest, "extend": extend}
     results = _run_searches(searches, run, ex, tracker, name, fold_ids, held is not None, choice)
     return [replace(r, storage=storage.describe()) for r in results]
 

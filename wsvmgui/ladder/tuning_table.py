@@ -116,6 +116,10 @@ class TuningResult:
         Standard error of each cell's score (when the folds gave per-row terms).
     rule : str
         How ``best`` was chosen: ``"min"`` (the smallest score) or ``"one_se"``.
+    extended : dict of str to tuple of float
+        Axis name -> the values the search added past the grid's ends because the chosen
+        cell sat on an edge (:class:`~wsvmgui.ladder.gridsearch.Extension`); ``axes``
+        includes them.  Empty when the grid was not extended.
     """
 
     axes: dict[str, AxisValues]
@@ -132,6 +136,7 @@ class TuningResult:
     screened: np.ndarray | None = None
     se: np.ndarray | None = None
     rule: str = "min"
+    extended: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def best_params(self) -> dict[str, Any]:
