@@ -373,7 +373,7 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
         Stage(name, int(final_sizes.sum()), P, int(final_rows.max()), "ladder", engine, P)
     )
     for extra in (
-        _calibration_stage(estimator, folds, final_rows, sizes, engine),
+        _calibration_stage(estimator, folds, final_rows, final_sizes, engine),
         _tie_pairs_stage(estimator, codes, fit_rows, K, engine),
     ):
         if extra is not None:
