@@ -37,15 +37,19 @@ from ._base import BinaryLadderClassifier
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
-#: Fewest weight intervals M of the final non-crossing ladder when ``n_weights`` and
-#: ``weights`` are not given.  The independent ladder's default estimate is grid-free (the
-#: exact path's measure of {pi : f_pi(x) > 0}); the non-crossing ladder is read off its
-#: M - 1 fitted weights, which adds about 1/(4M) to each point's error.  At the tuning
-#: grid's M (40 at n <= 400) that alone made it 0.0009 worse in L1 than the independent
-#: ladder on Wu & Liu's Example 1 (n = 100, seeds 0-4), and as good as the independent
-#: ladder read on the same grid (0.0998 both); at M = 160 it is 0.0988 against 0.0989
-#: (``benchmarks/results/noncrossing_accuracy.md``).  The tuning keeps the default M.
-FINAL_MIN_INTERVALS = 160
+#: Weight intervals M of the final non-crossing ladder when ``n_weights`` and ``weights``
+#: are not given: ``max(default_n_weights(n), min(FINAL_MAX_INTERVALS, FINAL_BUDGET // n))``
+#: (160 at n = 100, 80 at n = 200, the tuning's default from n = 400).  The independent
+#: ladder's default estimate is grid-free (the exact path's measure of {pi : f_pi(x) > 0});
+#: the non-crossing ladder is read off its M - 1 fitted weights, about 1/(4M) of error per
+#: point.  At the default M = 40 that alone made it 0.0009 worse in L1 than the independent
+#: ladder on Wu & Liu's Example 1 (n = 100, seeds 0-4); at M = 160 it is 0.0001 better
+#: (``benchmarks/results/noncrossing_accuracy.md``).  At n = 500 the default M = 44 already
+#: beats the independent ladder on Examples 1, 2 and 6 (-0.0042, -0.0069, -0.0070) and M =
+#: 160 adds little (-0.0056, -0.0071, -0.0071) for 1.9-2.5x the CPU, so the finer read-off
+#: is spent only where fits are cheap (M * n <= FINAL_BUDGET).  The tuning keeps the default.
+FINAL_MAX_INTERVALS = 160
+FINAL_BUDGET = 16_000
 
 
 class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
@@ -56,8 +60,8 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     n_weights : int >= 2 or None
         M: the ladder fits the interior weights ``m / M``; None: the tuning's ladders use
-        ``default_n_weights(n)`` and the final ladder
-        ``max(default_n_weights(n), FINAL_MIN_INTERVALS)`` (160: see that constant).
+        ``default_n_weights(n)``, the final ladder a finer grid on small data (160 intervals
+        at n = 100; see ``FINAL_MAX_INTERVALS``).
     weights : array-like of shape (M - 1,) or None
         Explicit increasing interior weights; overrides ``n_weights``.
     lam : float or None
@@ -257,7 +261,8 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         """Interior weights of the final ladder on ``n`` points; shape (M - 1,)."""
         if self.weights is not None or self.n_weights is not None:
             return self._weight_grid(n)
-        return weight_grid(max(default_n_weights(n), FINAL_MIN_INTERVALS))
+        finer = min(FINAL_MAX_INTERVALS, FINAL_BUDGET // max(int(n), 1))
+        return weight_grid(max(default_n_weights(n), finer))
 
     def _tune_by_hinge(
         self, X, y, plan, weights, tracker
