@@ -30,11 +30,26 @@ from ..ladder.noncrossing import (
 )
 from ..ladder.rules import LadderEstimate
 from ..ladder.search import LadderProblem, egkl_terms
-from ..ladder.tuning import TuningResult, kernel_with_sigma
+from ..ladder.tuning import TuningResult, default_n_weights, kernel_with_sigma
+from ..ladder.weights import weight_grid
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ._base import BinaryLadderClassifier
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
+
+#: Weight intervals M of the final non-crossing ladder when ``n_weights`` and ``weights``
+#: are not given: ``max(default_n_weights(n), min(FINAL_MAX_INTERVALS, FINAL_BUDGET // n))``
+#: (160 at n = 100, 80 at n = 200, the tuning's default from n = 400).  The independent
+#: ladder's default estimate is grid-free (the exact path's measure of {pi : f_pi(x) > 0});
+#: the non-crossing ladder is read off its M - 1 fitted weights, about 1/(4M) of error per
+#: point.  At the default M = 40 that alone made it 0.0009 worse in L1 than the independent
+#: ladder on Wu & Liu's Example 1 (n = 100, seeds 0-4); at M = 160 it is 0.0001 better
+#: (``benchmarks/results/noncrossing_accuracy.md``).  At n = 500 the default M = 44 already
+#: beats the independent ladder on Examples 1, 2 and 6 (-0.0042, -0.0069, -0.0070) and M =
+#: 160 adds little (-0.0056, -0.0071, -0.0071) for 1.9-2.5x the CPU, so the finer read-off
+#: is spent only where fits are cheap (M * n <= FINAL_BUDGET).  The tuning keeps the default.
+FINAL_MAX_INTERVALS = 160
+FINAL_BUDGET = 16_000
 
 
 class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
@@ -44,7 +59,9 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     ----------
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     n_weights : int >= 2 or None
-        M: the ladder fits the interior weights ``m / M``; None: ``default_n_weights(n)``.
+        M: the ladder fits the interior weights ``m / M``; None: the tuning's ladders use
+        ``default_n_weights(n)``, the final ladder a finer grid on small data (160 intervals
+        at n = 100; see ``FINAL_MAX_INTERVALS``).
     weights : array-like of shape (M - 1,) or None
         Explicit increasing interior weights; overrides ``n_weights``.
     lam : float or None
@@ -101,6 +118,10 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
     diagnostics_ : dict
         The ladder's constraint diagnostics (engine, shortcuts, repairs, QPs, checks).
     fit_info_ : dict
+        Includes ``"n_fits"``, ``"n_train"``, the engine, ``"tuning_edge"`` (the axes on
+        which the tuned cell sits at an end of its grid, ``{axis: "min" | "max"}``, as
+        :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`; ``{}`` untuned) and,
+        for the hinge criterion, ``"tuning_lambdas"``.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -194,10 +215,11 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         y = np.where(codes == 1, 1.0, -1.0)
         plan = self._plan(X, codes)
         rows = plan.fit_rows
-        weights = self._weight_grid(rows.size)
+        weights = self._weight_grid(rows.size)  # the tuning's ladders
+        final_weights = self._final_weights(rows.size)
         # The final ladder's fits (none when the hinge criterion keeps its training fit).
         final = 0 if (plan.tuned and self.criterion == "hinge" and not self.refit) else 1
-        tracker = ProgressTracker(final * weights.size, progress, should_cancel)
+        tracker = ProgressTracker(final * final_weights.size, progress, should_cancel)
         tuning: TuningResult | None = None
         per_weight = None  # the hinge criterion's lambda of every weight on its split
         if not plan.tuned:
@@ -209,6 +231,8 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             tr = plan.folds[0][0]  # type: ignore[index]
             per_weight = on_train.lams
             lams = np.array([rescale_lambda(v, tr.size, rows.size) for v in per_weight])
+            # every final weight takes the lambda of the nearest tuned weight
+            lams = lams[np.abs(final_weights[:, None] - weights[None, :]).argmin(axis=1)]
             if not self.refit:  # the training-split ladder is the model
                 return self._finish(on_train, weights, on_train.kernel, tuning, tracker, per_weight)
         else:
@@ -230,8 +254,15 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
             tuning = tunings[0]
             lams, sigma = chosen[0]
         kern = kernel_with_sigma(plan.kernel, sigma)
-        model = self._ladder(X[rows], y[rows], weights, lams, kern, tracker)
-        return self._finish(model, weights, kern, tuning, tracker, per_weight)
+        model = self._ladder(X[rows], y[rows], final_weights, lams, kern, tracker)
+        return self._finish(model, final_weights, kern, tuning, tracker, per_weight)
+
+    def _final_weights(self, n: float) -> np.ndarray:
+        """Interior weights of the final ladder on ``n`` points; shape (M - 1,)."""
+        if self.weights is not None or self.n_weights is not None:
+            return self._weight_grid(n)
+        finer = min(FINAL_MAX_INTERVALS, FINAL_BUDGET // max(int(n), 1))
+        return weight_grid(max(default_n_weights(n), finer))
 
     def _tune_by_hinge(
         self, X, y, plan, weights, tracker
@@ -282,6 +313,7 @@ class NonCrossingLadderClassifier(LadderViews, LadderParams, BinaryLadderClassif
         info = {
             "n_fits": tracker.done,
             "n_train": int(model.X_train.shape[0]),
+            "tuning_edge": {} if tuning is None else dict(tuning.edge),
             **engine_info(self.engine, [], tuned),
         }
         if per_weight is not None:
