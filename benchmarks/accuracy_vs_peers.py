@@ -127,9 +127,14 @@ VARIANTS["wsvmgui_recal_ll"] = {**VARIANTS["wsvmgui_recal_brier"], "tuning_score
 VARIANTS["wsvmgui_recal_ll_min"] = {**VARIANTS["wsvmgui_recal_ll"], "tuning_rule": "min"}
 # The binary default study (issue 23 items 2-3, benchmarks/results/binary_default_study.md):
 # the tuning grid extended past an edge the chosen cell sits on (``tuning_extend``, 2
-# rounds), on the recalibrated estimate; every other variant pins the grid as given.
-for _params in VARIANTS.values():
-    _params.setdefault("tuning_extend", 0)
+# rounds), on the recalibrated estimate; every other variant pins the grid as given, and
+# (since the fourth sitting's defaults) the plain estimate and the papers' coupling unless
+# it names its own: the variants keep what their records computed.
+for _name, _params in VARIANTS.items():
+    if _name not in ("wsvmgui", "wsvmgui_ova"):
+        _params.setdefault("tuning_extend", 0)
+        _params.setdefault("calibration", "none")
+        _params.setdefault("coupling", "baseline")
 _EXTENDED = {"tuning_extend": 2}
 for _name, _base in (
     ("wsvmgui_recal_ext", "wsvmgui_recal"),
@@ -364,8 +369,13 @@ LEGACY_PINNED = {"calibration": "none", "ties": "key", "tuning_score": "egkl", "
 #: ``n_test`` of the records written before records stored a definition (the default).
 LEGACY_N_TEST = 10_000
 #: Pinned variants of the default (registered here, away from the variant block above).
+#: The default before the fourth sitting: the ladder's own estimate, the papers' coupling
+#: (registered before ``wsvmgui_key``: on two classes, where ties do not arise, the two
+#: are one definition and an old record is filed here).
+VARIANTS["wsvmgui_plain"] = {"calibration": "none", "coupling": "baseline", "tuning_extend": 0}
+GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
 GROUPS["wsvmgui_key"] = ("wsvmgui_key",)
-VARIANTS["wsvmgui_key"] = {"ties": "key"}
+VARIANTS["wsvmgui_key"] = {"ties": "key", "calibration": "none", "coupling": "baseline"}
 
 
 def _settings(group: str, K: int):
@@ -402,7 +412,7 @@ def _method_definition(group: str, K: int, legacy: bool = False) -> str:
         from wsvmgui.app.settings import RunSettings
 
         settings = RunSettings(scheme=settings.scheme, n_jobs=1)
-        rest = {**LEGACY_PINNED, **VARIANTS[group]}
+        rest = {**ADDED_PARAMS, **LEGACY_PINNED, **VARIANTS[group]}
     est = make_estimator(settings, K)
     names = est.get_params()
     est.set_params(**{k: v for k, v in rest.items() if k in names})
@@ -430,13 +440,11 @@ ADDED_PARAMS = {"tuning_extend": 0, "coupling": "baseline"}
 
 def _with_added(d: dict | None) -> dict | None:
     """``d`` with :data:`ADDED_PARAMS` filled into its wsvmgui estimator definition."""
-    method = (d or {}).get("method")
-    if not isinstance(method, str) or not method.startswith("{"):
+    est = (d or {}).get("method")
+    if not isinstance(est, dict):
         return d
-    est = json.loads(method)
     names = _params_of(est.get("estimator"))
-    est = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **est}
-    return {**d, "method": json.dumps(est, sort_keys=True)}
+    return {**d, "method": {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **est}}
 
 
 @functools.cache
@@ -456,11 +464,12 @@ def _same(a: dict | None, b: dict) -> bool:
 def reconcile(state: dict, n_test: int) -> list[str]:
     """Keep only records of today's definitions in ``state["runs"]``; return what moved.
 
-    Records without a definition (older script) are tagged with their old definition
-    (:data:`LEGACY_PINNED`, :data:`LEGACY_N_TEST`), kept when it is today's, re-keyed to
-    the wsvmgui method whose definition it is today, or else moved to ``state["stale"]``
-    (key -> rows) like any record of another definition.  A stale record whose definition
-    is today's again comes back (when its key is free).
+    Records without a definition (older script) are first tagged with their old
+    definition (:data:`LEGACY_PINNED`, :data:`LEGACY_N_TEST`).  A record is kept when its
+    definition is its method's today, re-keyed to the wsvmgui method whose definition it is
+    today (a default that moved: the old default's rows become ``wsvmgui_plain``'s), or
+    else moved to ``state["stale"]`` (key -> rows).  A stale record whose definition is
+    today's again comes back (when its key is free).
     """
     runs, stale = state["runs"], state.setdefault("stale", {})
     log = []
@@ -476,20 +485,22 @@ def reconcile(state: dict, n_test: int) -> list[str]:
         if not rows:
             continue
         want = current(key, rows)
+        data, _, _, group = key.split("|")
         if "definition" not in rows[0]:
-            data, _, _, group = key.split("|")
             old = definition(group, rows[0]["K"], data, n_test, legacy=True) if want else None
             for r in rows:
                 r["definition"] = old
-            if old is not None and not _same(old, want):
-                target = _group_of(old, rows[0]["K"], data, n_test, group)
-                new_key = key.rsplit("|", 1)[0] + f"|{target}" if target else None
-                if new_key is not None and new_key not in runs:
-                    for r in rows:
-                        r["method"] = target
-                    runs[new_key] = runs.pop(key)
-                    log.append(f"{key} -> {new_key} (its definition)")
-                    continue
+        have = rows[0]["definition"]
+        if want is not None and have is not None and not _same(have, want):
+            target = _group_of(have, rows[0]["K"], data, n_test, group)
+            new_key = key.rsplit("|", 1)[0] + f"|{target}" if target else None
+            one = all(_same(r.get("definition"), have) for r in rows)
+            if one and new_key is not None and new_key not in runs:
+                for r in rows:
+                    r["method"] = target
+                runs[new_key] = runs.pop(key)
+                log.append(f"{key} -> {new_key} (its definition)")
+                continue
         if want is None or not all(_same(r.get("definition"), want) for r in rows):
             stale[key] = runs.pop(key)
             log.append(f"{key}: stale")

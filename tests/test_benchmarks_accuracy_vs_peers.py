@@ -65,12 +65,23 @@ def test_default_follows_a_change_of_the_apps_scheme(acc, monkeypatch):
     assert json.loads(acc._method_definition("wsvmgui", 5))["scheme"] == default_scheme(5)
 
 
-def test_pinned_ties_differ_from_the_default_only_for_baseline_schemes(acc):
+def test_pinned_variants_keep_the_old_default(acc):
+    """``wsvmgui_plain`` is the default before the fourth sitting (no recalibration, the
+    papers' coupling, the grid as given); ``wsvmgui_key`` is that with ``ties="key"``,
+    which only the baseline schemes have."""
+    for K in (2, 3, 5):
+        plain = json.loads(acc._method_definition("wsvmgui_plain", K))
+        assert plain["calibration"] == "none"
+        assert plain.get("coupling", "baseline") == "baseline"
+        assert plain.get("tuning_extend", 0) == 0
     key5 = json.loads(acc._method_definition("wsvmgui_key", 5))
-    default5 = json.loads(acc._method_definition("wsvmgui", 5))
-    assert key5["ties"] == "key" and default5["ties"] == RunSettings().ties
-    # the binary estimator has no ties: the pinned variant is the default there
-    assert acc._method_definition("wsvmgui_key", 2) == acc._method_definition("wsvmgui", 2)
+    plain5 = json.loads(acc._method_definition("wsvmgui_plain", 5))
+    assert key5["ties"] == "key" and plain5["ties"] == RunSettings().ties
+    assert {k: v for k, v in key5.items() if k != "ties"} == {
+        k: v for k, v in plain5.items() if k != "ties"
+    }
+    # the binary estimator has no ties: the two are one definition there
+    assert acc._method_definition("wsvmgui_key", 2) == acc._method_definition("wsvmgui_plain", 2)
 
 
 def test_reconcile_sorts_legacy_records(acc):
@@ -88,19 +99,20 @@ def test_reconcile_sorts_legacy_records(acc):
     }
     log = acc.reconcile(state, n_test=10_000)
     runs, stale = state["runs"], state["stale"]
-    # binary: the old pinned values are the estimator's defaults -> kept, tagged
-    kept = runs["wuliu2011_ex1|100|0|wsvmgui"][0]
-    assert kept["definition"] == acc.definition("wsvmgui", 2, "wuliu2011_ex1", 10_000)
+    # binary: the old pinned values are the old default's -> wsvmgui_plain's now
+    assert "wuliu2011_ex1|100|0|wsvmgui" not in runs
+    kept = runs["wuliu2011_ex1|100|0|wsvmgui_plain"][0]
+    assert kept["definition"] == acc.definition("wsvmgui_plain", 2, "wuliu2011_ex1", 10_000)
+    assert kept["method"] == "wsvmgui_plain" and kept["L1"] == 0.1
     # K = 5: the old rows were ties="key" -> they are wsvmgui_key's now
-    if RunSettings().ties != "key":
-        assert "zeng_ex3|500|0|wsvmgui" not in runs
-        moved = runs["zeng_ex3|500|0|wsvmgui_key"][0]
-        assert moved["method"] == "wsvmgui_key" and moved["L1"] == 0.3
+    assert "zeng_ex3|500|0|wsvmgui" not in runs
+    moved = runs["zeng_ex3|500|0|wsvmgui_key"][0]
+    assert moved["method"] == "wsvmgui_key" and moved["L1"] == 0.3
     # One-vs-All with ties="key" is no current method's definition -> stale
     assert "wu2010_ex1|400|0|wsvmgui_ova" in stale and "iris|split|0|gone" in stale
     assert [r["method"] for r in runs["iris|split|0|svm"]] == list(acc.SVM_PEERS)
     assert runs["wuliu2011_ex1|100|0|wsvmgui_ova"] == []
-    assert len(log) == len(stale) + (RunSettings().ties != "key")
+    assert len(log) == len(stale) + 2  # the two re-keyed
     before = copy.deepcopy(state)
     assert acc.reconcile(state, n_test=10_000) == []
     assert state == before

@@ -111,7 +111,7 @@ class RunSettings:
     calibration : {"none", "auto", "sigmoid", "beta", "isotonic"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
-        settings below): the estimator's default ("none", "egkl", "min").
+        settings below): the estimator's default ("auto", "egkl", "min").
     ties : {"pairs", "key"}
         How the baseline schemes resolve tied classes.
     tuning_score : {"egkl", "brier", "log_loss"} or None
@@ -238,7 +238,7 @@ class RunSettings:
             raise InputError(
                 f"tuning_extend must be 0 to {MAX_EXTEND} grid extensions, got {self.tuning_extend}"
             )
-        if self.intervals and (self.scheme != "binary" or self.calibration in (None, "none")):
+        if self.intervals and (self.scheme != "binary" or self.calibration == "none"):
             raise InputError(
                 "per-point intervals need the binary scheme and a calibration (e.g. "
                 f"calibration 'auto'); got scheme {self.scheme!r}, calibration "
