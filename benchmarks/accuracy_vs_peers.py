@@ -11,15 +11,20 @@ thread and ``n_jobs=1``:
   ladder for K = 2, pairwise for K = 3-4, BP1 for K >= 5; the exact path; lambda x sigma
   tuned by EGKL (minimum) over 1 / (2 n C), C in 0.1 ... 100, and (0.25 ... 1.5)
   sigma_M, screened where every fold trains on 1000 rows or more (binary ladder 250,
-  One-vs-All 300); no recalibration; tied classes of the baseline schemes resolved by
-  their own pairs (``ties="pairs"``).  ``wsvmgui_ova``: the same with scheme One-vs-All
-  (K > 2 only).  Variants (:data:`VARIANTS`: settings over the default; those that are
-  :class:`RunSettings` fields go through the settings, as the command line's options do,
-  the rest to the estimator): ``wsvmgui_recal``: the cross-fitted monotone
+  One-vs-All 300); every ladder recalibrated by the cross-fitted monotone map
+  (``calibration="auto"``, since the fourth sitting), P-SVM coupled by least squares;
+  tied classes of the baseline schemes resolved by their own pairs (``ties="pairs"``).
+  ``wsvmgui_ova``: the same with scheme One-vs-All (K > 2 only).  Variants
+  (:data:`VARIANTS`: settings over the default; those that are :class:`RunSettings`
+  fields go through the settings, as the command line's options do, the rest to the
+  estimator): ``wsvmgui_recal``: the cross-fitted monotone
   recalibration of :mod:`wsvmgui.ladder.recalibration` (``calibration="auto"``);
-  ``wsvmgui_key``: the default with ``ties="key"`` (the baseline schemes' ties to the
-  decision-value key, the default before the tie pairs; it differs from ``wsvmgui`` only
-  where the default scheme is a baseline one, K >= 5); tuning variants:
+  ``wsvmgui_plain``: the default before the fourth sitting (``calibration="none"``, the
+  papers' coupling, the grid as given); ``wsvmgui_key``: that with ``ties="key"`` (the
+  baseline schemes' ties to the decision-value key, the default before the tie pairs; it
+  differs from ``wsvmgui_plain`` only where the scheme is a baseline one, K >= 5); every
+  variant keeps what its records computed (no recalibration, the papers' coupling and the
+  grid as given unless it names its own); tuning variants:
   ``wsvmgui_brier`` (the plain estimate's Brier score, one-SE rule),
   ``wsvmgui_recal_brier`` (recalibrated, Brier score, one-SE rule),
   ``wsvmgui_recal_brier_min`` (its minimum), ``wsvmgui_recal_ll`` and

@@ -25,7 +25,9 @@ def data():
 @pytest.fixture(scope="module")
 def fixed_fit(data):
     X, y, _ = data
-    return WeightedSVMClassifier(engine="grid", n_weights=8, lam=0.005, sigma=1.0).fit(X, y)
+    return WeightedSVMClassifier(
+        engine="grid", n_weights=8, lam=0.005, sigma=1.0, calibration="none"
+    ).fit(X, y)
 
 
 def test_predict_proba_rows_sum_to_one_and_predict_is_argmax(fixed_fit, data):
@@ -95,7 +97,8 @@ def test_joblib_round_trip_predicts_identically(fixed_fit, data, tmp_path, monke
 
 @pytest.fixture(scope="module")
 def small_grid():
-    return {"n_weights": 6, "lambdas": [0.02, 0.002], "sigmas": [0.7, 1.4]}
+    # the ladder's own fits (the recalibration's cross-fits are counted in test_recalibration)
+    return {"n_weights": 6, "lambdas": [0.02, 0.002], "sigmas": [0.7, 1.4], "calibration": "none"}
 
 
 def test_refit_true_and_false(data, small_grid):

@@ -113,7 +113,9 @@ def _fit_both(client, make, X, y):
 def test_tuned_binary_on_the_cluster_is_the_local_fit(client):
     d = simulate("wuliu2011_ex1", 200, seed=1)
     params = dict(n_weights=12, lambdas=[0.02, 0.002], sigmas=[0.5, 1.5], cv=3, n_jobs=2)
-    local, remote, done = _fit_both(client, lambda: WeightedSVMClassifier(**params), d.X, d.y)
+    local, remote, done = _fit_both(
+        client, lambda: WeightedSVMClassifier(calibration="none", **params), d.X, d.y
+    )
     assert remote.fit_info_["backend"].startswith("dask cluster at tcp://")
     assert local.fit_info_["backend"] == "2 threads"
     _assert_close(remote.tuning_.egkl, local.tuning_.egkl)
@@ -128,7 +130,9 @@ def test_tuned_binary_on_the_cluster_is_the_local_fit(client):
 
 def test_one_vs_all_on_the_cluster_is_the_local_fit(client):
     d = simulate("wu2010_ex1", 150, seed=2)
-    params = dict(scheme="ova", n_weights=8, lambdas=[0.01, 0.001], sigma=1.0, cv=2)
+    params = dict(
+        scheme="ova", n_weights=8, lambdas=[0.01, 0.001], sigma=1.0, cv=2, calibration="none"
+    )
     local, remote, done = _fit_both(
         client, lambda: MulticlassWeightedSVMClassifier(**params), d.X, d.y
     )
@@ -174,7 +178,7 @@ def test_data_is_scattered_once_per_stage_and_progress_counts_every_fit(client, 
     monkeypatch.setattr(client, "submit", record_submit)
     params = dict(n_weights=10, lambdas=[0.01, 0.001], sigmas=[0.5, 1.0, 2.0], cv=2)
     with use_scheduler(client):
-        WeightedSVMClassifier(**params).fit(
+        WeightedSVMClassifier(calibration="none", **params).fit(
             d.X, d.y, progress=lambda done, total, _p: seen.append((done, total))
         )
     # Once for the tuning cells, once for the final fit, each to every worker.
@@ -190,10 +194,14 @@ def test_data_is_scattered_once_per_stage_and_progress_counts_every_fit(client, 
 
 def test_joblib_dask_backend_sends_the_fits_to_the_cluster(client):
     d = simulate("wuliu2011_ex1", 120, seed=4)
-    local = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=10).fit(d.X, d.y)
+    local = WeightedSVMClassifier(calibration="none", lam=0.01, sigma=1.0, n_weights=10).fit(
+        d.X, d.y
+    )
     before = _counts(client)
     with joblib.parallel_config(backend="dask"):  # the client above is the default one
-        remote = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_weights=10).fit(d.X, d.y)
+        remote = WeightedSVMClassifier(calibration="none", lam=0.01, sigma=1.0, n_weights=10).fit(
+            d.X, d.y
+        )
     assert sum(_done_by_workers(client, before)) == 1
     assert remote.fit_info_["backend"].startswith("dask cluster")
     _assert_same_probabilities(remote, local, d.X)
@@ -213,7 +221,9 @@ def test_cancellation_stops_the_cluster_work(client):
 
     before = _counts(client)
     with use_scheduler(client), pytest.raises(Cancelled):
-        WeightedSVMClassifier(**params).fit(d.X, d.y, progress=progress, should_cancel=stop.is_set)
+        WeightedSVMClassifier(calibration="none", **params).fit(
+            d.X, d.y, progress=progress, should_cancel=stop.is_set
+        )
     # It stops at the next fit whatever the machine's load: the count below is the check;
     # this bound only catches a hang.
     assert time.perf_counter() - asked[0] < 60.0
@@ -262,7 +272,9 @@ def test_app_settings_with_a_scheduler_fit_on_the_cluster(client):
     """The app's one entry point (CLI and GUI runs) with ``scheduler`` set: the workers
     fit, the answer is the local one, and the setting survives a settings file."""
     d = simulate("wu2010_ex1", 120, seed=8)
-    local = RunSettings(scheme="ova", lambdas=[0.01, 0.001], sigmas=[1.0], n_weights=8)
+    local = RunSettings(
+        scheme="ova", lambdas=[0.01, 0.001], sigmas=[1.0], n_weights=8, calibration="none"
+    )
     remote = replace(local, scheduler=client.scheduler.address)
     assert RunSettings.from_json(remote.to_json()).scheduler == client.scheduler.address
     a = fit_scheme(local.validate(), d.X, d.y)

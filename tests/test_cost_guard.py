@@ -21,7 +21,9 @@ from wsvmgui.evaluation.designs import DESIGNS
 
 DATA = DESIGNS["wuliu2011_ex1"].sample(120, 0)
 #: 3 x 3 cells x 5 folds + the final ladder, 39 weights each: well within a minute.
-SMALL = WeightedSVMClassifier(n_weights=40, lambdas=[0.1, 0.01, 0.001], sigmas=[0.5, 1, 2])
+SMALL = WeightedSVMClassifier(
+    calibration="none", n_weights=40, lambdas=[0.1, 0.01, 0.001], sigmas=[0.5, 1, 2]
+)
 
 
 def _no_fit_but_probes(monkeypatch, cls):
@@ -75,7 +77,9 @@ def test_the_limit_from_the_environment(monkeypatch, slow_clock):
 def test_a_small_fit_is_not_probed(monkeypatch):
     """Far below the limit by a pessimistic count: no probe, nothing added to the fit."""
     monkeypatch.setattr(cost, "price_plan", lambda *a, **k: pytest.fail("probed"))
-    est = WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0).fit(DATA.X, DATA.y)
+    est = WeightedSVMClassifier(calibration="none", n_weights=5, lam=0.01, sigma=1.0).fit(
+        DATA.X, DATA.y
+    )
     assert est.fit_info_["n_fits"] == 4
 
 
@@ -273,7 +277,9 @@ def test_a_million_grid_weights_on_the_command_line_is_refused(table, tmp_path, 
 def test_a_million_grid_weights_in_the_library_is_refused(monkeypatch, slow_clock):
     """Within memory, a million grid weights is refused by its estimate, before fitting."""
     _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
-    est = WeightedSVMClassifier(engine="grid", n_weights=10**6, lam=0.01, sigma=1.0)
+    est = WeightedSVMClassifier(
+        calibration="none", engine="grid", n_weights=10**6, lam=0.01, sigma=1.0
+    )
     with pytest.raises(CostLimitError) as err:
         est.fit(DATA.X, DATA.y)
     assert err.value.cost.fits == 999_999 and "999,999 fits" in str(err.value)
@@ -288,6 +294,7 @@ def test_a_39_by_39_settings_file_with_1000_weights_is_refused(table, tmp_path, 
         n_weights=1000,
         lambdas=list(np.logspace(-4, 1, 39)),
         sigmas=list(np.logspace(-1, 1, 39)),
+        calibration="none",  # the count below: the ladders alone
     )
     path = tmp_path / "grid.json"
     path.write_text(json.dumps(settings.to_dict()))
@@ -328,7 +335,9 @@ def test_one_vs_all_with_1000_classes_is_refused(monkeypatch, slow_clock):
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(10_000, 3)), np.repeat(np.arange(1000), 10)
     _no_fit_but_probes(monkeypatch, MulticlassWeightedSVMClassifier)
-    est = MulticlassWeightedSVMClassifier(scheme="ova", lam=0.01, sigma=1.0, n_weights=10)
+    est = MulticlassWeightedSVMClassifier(
+        scheme="ova", lam=0.01, sigma=1.0, n_weights=10, calibration="none"
+    )
     with memory_limits(available=2**30), pytest.raises(MemoryBudgetError, match="1000 ladders"):
         MulticlassWeightedSVMClassifier(scheme="ova").fit(X, y)
     with memory_limits(available=2**50), pytest.raises(CostLimitError) as err:
@@ -353,7 +362,7 @@ def test_a_fixed_fit_at_20000_rows_is_refused_from_a_small_probe(monkeypatch, sl
     )
     _no_fit_but_probes(monkeypatch, WeightedSVMClassifier)
     with cost_limit(minutes=10), pytest.raises(CostLimitError) as err:
-        WeightedSVMClassifier(lam=1e-3, sigma=4.0).fit(X, y)
+        WeightedSVMClassifier(calibration="none", lam=1e-3, sigma=4.0).fit(X, y)
     for thread in threading.enumerate():  # a probe left at its deadline ends by itself
         if thread.name == "wsvmgui-probe":
             thread.join(60.0)

@@ -50,7 +50,7 @@ def _break(*_args, **_kwargs):
 # ------------------------------------------------------------------ the default
 def test_default_engine_is_the_path_in_every_ladder_estimator(data):
     X, y, Xt = data
-    est = WeightedSVMClassifier(**FIXED).fit(X, y)
+    est = WeightedSVMClassifier(calibration="none", **FIXED).fit(X, y)
     assert est.engine == DEFAULT_ENGINE
     assert isinstance(est.ladder_, PathLadder)
     assert est.fit_info_["final_engines"] == {"path": 1}
@@ -68,7 +68,9 @@ def test_default_engine_is_the_path_in_every_ladder_estimator(data):
 
 def test_tuned_fit_runs_every_cell_through_the_path(data):
     X, y, _ = data
-    est = WeightedSVMClassifier(lambdas=[0.02, 0.002], sigmas=[0.7, 1.4], cv=3).fit(X, y)
+    est = WeightedSVMClassifier(
+        calibration="none", lambdas=[0.02, 0.002], sigmas=[0.7, 1.4], cv=3
+    ).fit(X, y)
     assert est.fit_info_["tuning_engines"] == {"path": 2 * 2 * 3}
     assert est.fit_info_["final_engines"] == {"path": 1}
     assert est.tuning_.engines == {"path": 12} and est.tuning_.fallbacks == []
@@ -77,7 +79,7 @@ def test_tuned_fit_runs_every_cell_through_the_path(data):
 def test_engine_parameter_is_validated(data):
     X, y, _ = data
     with pytest.raises(InputError, match="engine"):
-        WeightedSVMClassifier(engine="exact", **FIXED).fit(X, y)
+        WeightedSVMClassifier(calibration="none", engine="exact", **FIXED).fit(X, y)
     with pytest.raises(InputError, match="engine"):
         fit_binary_ladder(np.eye(4), np.array([1.0, -1, 1, -1]), weight_grid(4), 0.1, engine="x")
 
@@ -86,8 +88,8 @@ def test_engine_parameter_is_validated(data):
 def test_path_and_grid_agree_within_the_grid_resolution(data):
     X, y, Xt = data
     M = 40
-    path = WeightedSVMClassifier(n_weights=M, **FIXED).fit(X, y)
-    grid = WeightedSVMClassifier(engine="grid", n_weights=M, **FIXED).fit(X, y)
+    path = WeightedSVMClassifier(calibration="none", n_weights=M, **FIXED).fit(X, y)
+    grid = WeightedSVMClassifier(calibration="none", engine="grid", n_weights=M, **FIXED).fit(X, y)
     ep, eg = path.estimate(Xt), grid.estimate(Xt)
     both = ep.monotone & eg.monotone
     assert both.mean() > 0.95
@@ -110,13 +112,13 @@ def test_a_broken_path_falls_back_to_the_checked_grid_with_a_warning(data, monke
         caplog.at_level(logging.WARNING, logger="wsvmgui.ladder.engines"),
         pytest.warns(PathFallbackWarning, match="forced breakdown"),
     ):
-        est = WeightedSVMClassifier(n_weights=10, **FIXED).fit(X, y)
+        est = WeightedSVMClassifier(calibration="none", n_weights=10, **FIXED).fit(X, y)
     assert any("forced breakdown" in r.getMessage() for r in caplog.records)
     assert isinstance(est.ladder_, Ladder) and "forced breakdown" in est.ladder_.fallback
     assert est.fit_info_["final_engines"] == {"grid": 1}
     assert est.fit_info_["path_fallbacks"] == 1
     assert est.fit_info_["max_kkt_residual"] <= DEFAULT_KKT_TOL
-    grid = WeightedSVMClassifier(engine="grid", n_weights=10, **FIXED).fit(X, y)
+    grid = WeightedSVMClassifier(calibration="none", engine="grid", n_weights=10, **FIXED).fit(X, y)
     np.testing.assert_array_equal(est.predict_proba(Xt), grid.predict_proba(Xt))
 
 
@@ -133,7 +135,9 @@ def test_fallback_in_tuning_is_counted_and_reported(data, monkeypatch):
 
     monkeypatch.setattr(engines, "fit_path", flaky)
     with pytest.warns(PathFallbackWarning):
-        est = WeightedSVMClassifier(lambdas=[0.02, 0.002], sigma=1.0, cv=2).fit(X, y)
+        est = WeightedSVMClassifier(calibration="none", lambdas=[0.02, 0.002], sigma=1.0, cv=2).fit(
+            X, y
+        )
     assert est.tuning_.engines == {"path": 3, "grid": 1}
     assert len(est.tuning_.fallbacks) == 1 and "forced" in est.tuning_.fallbacks[0]
     assert est.fit_info_["path_fallbacks"] == 1
@@ -148,8 +152,9 @@ def test_auto_gives_costly_paths_to_the_grid_without_a_warning(data, monkeypatch
         warnings.simplefilter("error", PathFallbackWarning)
         with caplog.at_level(logging.INFO, logger="wsvmgui.ladder.engines"):
             est = WeightedSVMClassifier(
-                engine="auto", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10
-            ).fit(X, y)
+                engine="auto", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10,
+                calibration="none",  # the 5 ladders counted: tuning and final only
+            ).fit(X, y)  # fmt: skip
     assert isinstance(est.ladder_, Ladder) and "elbow" in est.ladder_.switched
     assert est.ladder_.fallback == ""
     info = est.fit_info_
@@ -158,7 +163,7 @@ def test_auto_gives_costly_paths_to_the_grid_without_a_warning(data, monkeypatch
     notes = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert sum("auto: grid ladder" in m for m in notes) == 5
     grid = WeightedSVMClassifier(
-        engine="grid", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10
+        engine="grid", lambdas=[0.02, 0.002], sigma=1.0, cv=2, n_weights=10, calibration="none"
     ).fit(X, y)
     np.testing.assert_array_equal(est.predict_proba(Xt), grid.predict_proba(Xt))
     assert engine_notes(info) == [
@@ -169,15 +174,17 @@ def test_auto_gives_costly_paths_to_the_grid_without_a_warning(data, monkeypatch
 
 def test_auto_keeps_paths_with_small_elbows_and_still_falls_back_on_breakdown(data, monkeypatch):
     X, y, Xt = data
-    auto = WeightedSVMClassifier(engine="auto", **FIXED).fit(X, y)
-    path = WeightedSVMClassifier(engine="path", **FIXED).fit(X, y)
+    auto = WeightedSVMClassifier(calibration="none", engine="auto", **FIXED).fit(X, y)
+    path = WeightedSVMClassifier(calibration="none", engine="path", **FIXED).fit(X, y)
     assert auto.ladder_.path.max_elbow <= engines.auto_max_elbow(y.size)
     assert auto.fit_info_["final_engines"] == {"path": 1} and auto.fit_info_["auto_grid"] == 0
     np.testing.assert_array_equal(auto.predict_proba(Xt), path.predict_proba(Xt))
     assert engine_notes(auto.fit_info_) == []
     monkeypatch.setattr(engines, "fit_path", _break)
     with pytest.warns(PathFallbackWarning, match="forced breakdown"):
-        est = WeightedSVMClassifier(engine="auto", n_weights=10, **FIXED).fit(X, y)
+        est = WeightedSVMClassifier(calibration="none", engine="auto", n_weights=10, **FIXED).fit(
+            X, y
+        )
     assert est.fit_info_["path_fallbacks"] == 1 and est.fit_info_["auto_grid"] == 0
     assert engine_notes(est.fit_info_) == [
         "Weight path broke down for 1 of 1 ladders; the grid ladder answered for them "
@@ -269,7 +276,9 @@ def test_multiclass_subproblems_run_through_the_path():
     f = est.subproblems_.fitted[0]
     a, b = f.spec.negative[0], f.spec.positive
     rows = np.isin(d.y, est.classes_[[a, b]])
-    binary = WeightedSVMClassifier(lam=0.01, sigma=1.0).fit(d.X[rows], d.y[rows])
+    binary = WeightedSVMClassifier(calibration="none", lam=0.01, sigma=1.0).fit(
+        d.X[rows], d.y[rows]
+    )
     assert binary.classes_[1] == est.classes_[b]
     q, ref = est.subproblem_ladders(t.X)[0], binary.estimate(t.X)
     np.testing.assert_allclose(q.lo, ref.lo, atol=1e-9)

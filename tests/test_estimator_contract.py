@@ -41,8 +41,8 @@ DEFAULTS = [
     ProbingClassifier(),
 ]
 ESTIMATORS = [
-    WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0),
-    WeightedSVMClassifier(n_weights=5, **GRID),
+    WeightedSVMClassifier(n_weights=5, lam=0.01, sigma=1.0, calibration="none"),
+    WeightedSVMClassifier(n_weights=5, calibration="none", **GRID),
     NonCrossingLadderClassifier(n_weights=4, lam=0.01, sigma=1.0),
     NonCrossingLadderClassifier(n_weights=4, **GRID),
     PreconditionedSVC(n_weights=4, pt_grid=(0.0, 0.2), **GRID),
@@ -57,15 +57,16 @@ ESTIMATORS = [
 
 # Non-numeric features raise an InputError that is also the TypeError scikit-learn
 # expects, integer labels in object arrays are fitted, and cv="auto" adapts to small
-# classes (fewer folds, a hold-out, then no tuning).  One expected failure: the
-# multiclass default recalibrates (calibration="auto") on folds drawn over rows, so a
+# classes (fewer folds, a hold-out, then no tuning).  One expected failure: the binary
+# and multiclass defaults recalibrate (calibration="auto") on folds drawn over rows, so a
 # row of weight 2 and the same row repeated are cross-fitted differently; the plain
 # estimate (calibration="none", the ESTIMATORS below) passes the check.
 def _expected_failures(estimator) -> dict[str, str]:
-    if isinstance(estimator, MulticlassWeightedSVMClassifier) and estimator.calibration != "none":
+    recalibrates = isinstance(estimator, (WeightedSVMClassifier, MulticlassWeightedSVMClassifier))
+    if recalibrates and estimator.calibration != "none":
         return {
             "check_sample_weight_equivalence_on_dense_data": "recalibration folds are drawn "
-            "over rows, not weights (multiclass default calibration='auto')"
+            "over rows, not weights (default calibration='auto')"
         }
     return {}
 

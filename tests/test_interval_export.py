@@ -40,9 +40,9 @@ def test_settings_hold_and_check_the_options():
     assert est.get_params()["tuning_rule"] == "one_se"
     multi = make_estimator(RunSettings(scheme="pairwise", ties="key", calibration="beta"), 3)
     assert multi.get_params()["ties"] == "key" and multi.get_params()["calibration"] == "beta"
-    # left at None: the estimators' defaults (EGKL, the minimum; the binary ladder's plain
-    # estimate, the multiclass schemes' recalibrated one: multiclass_default_study.md)
-    for scheme, K, cal in (("binary", 2, "none"), ("ova", 3, "auto")):
+    # left at None: the estimators' defaults (recalibrated, EGKL, the minimum:
+    # docs/notes/calibration.md, multiclass_default_study.md)
+    for scheme, K, cal in (("binary", 2, "auto"), ("ova", 3, "auto")):
         params = make_estimator(RunSettings(scheme=scheme), K).get_params()
         assert [params[k] for k in ("calibration", "tuning_score", "tuning_rule")] == [
             cal, "egkl", "min"
@@ -53,11 +53,13 @@ def test_settings_hold_and_check_the_options():
         ({"tuning_score": "auc"}, "unknown tuning_score"),
         ({"tuning_rule": 1}, "tuning_rule must be a name"),
         ({"intervals": "yes"}, "intervals must be true or false"),
-        ({"intervals": True}, "need the binary scheme and a calibration"),
+        ({"intervals": True, "calibration": "none"}, "need the binary scheme and a calibration"),
         ({"intervals": True, "calibration": "auto", "scheme": "ova"}, "scheme 'ova'"),
     ):
         with pytest.raises(InputError, match=needle):
             RunSettings.from_dict(bad)
+    # the default (None) is the binary estimator's recalibration: intervals need no option
+    assert RunSettings.from_dict({"intervals": True}).validate().intervals
 
 
 def test_report_columns_hold_the_intervals_of_both_classes(calibrated):
@@ -80,7 +82,7 @@ def test_report_columns_hold_the_intervals_of_both_classes(calibrated):
 
 def test_estimators_without_intervals_are_refused(calibrated):
     _, d = calibrated
-    plain = WeightedSVMClassifier(lam=0.01, sigma=1.0).fit(d.X, d.y)
+    plain = WeightedSVMClassifier(lam=0.01, sigma=1.0, calibration="none").fit(d.X, d.y)
     with pytest.raises(InputError, match="calibration"):
         with_intervals(plain.report(d.X[:5]), plain, d.X[:5])
     m = simulate("wu2010_ex1", 90, 0)
@@ -125,7 +127,7 @@ def test_cli_writes_intervals_and_records_the_options(capsys, tmp_path):
 def test_cli_refuses_intervals_without_a_calibration(capsys, tmp_path):
     train = _csv(tmp_path / "train.csv", simulate("wuliu2011_ex6", 40, 1))
     code = main(["fit", train, "--label", "label", "--out", str(tmp_path / "p.csv"),
-                 "--intervals", "--quiet"])  # fmt: skip
+                 "--intervals", "--calibration", "none", "--quiet"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and "need the binary scheme and a calibration" in err
     assert not (tmp_path / "p.csv").exists()

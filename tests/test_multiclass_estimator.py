@@ -38,7 +38,8 @@ def test_two_classes_agree_with_the_binary_engine(binary_data, scheme):
     # Default sigma grid and weight grid; two lambdas (all defaults for One-vs-All).
     train, test = binary_data
     kw = {} if scheme == "ova" else {"lambdas": [3e-3, 3e-4]}
-    ref = WeightedSVMClassifier(random_state=3, **kw).fit(train.X, train.y)  # auto: 5-fold
+    ref = WeightedSVMClassifier(random_state=3, calibration="none", **kw)  # auto: 5-fold
+    ref.fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(
         scheme=scheme, random_state=3, n_jobs=2, cv=5, calibration="none", **kw
     )  # the binary ladder's plain estimate
@@ -56,7 +57,7 @@ def test_two_classes_agree_with_a_tuning_set(binary_data):
     tune = simulate("wuliu2011_ex1", 60, seed=6)
     X, y, cv = with_tuning_set(train.X, train.y, tune.X, tune.y)
     kw = dict(lambdas=[1e-2, 1e-3], sigmas=[0.5, 1.0, 2.0], cv=cv)
-    ref = WeightedSVMClassifier(**kw).fit(X, y)
+    ref = WeightedSVMClassifier(calibration="none", **kw).fit(X, y)
     est = MulticlassWeightedSVMClassifier(scheme="bp2", calibration="none", **kw).fit(X, y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
     assert est.subproblems_.fitted[0].lam == ref.lambda_
@@ -65,7 +66,7 @@ def test_two_classes_agree_with_a_tuning_set(binary_data):
 def test_two_classes_agree_without_refit_and_with_the_extreme_rule(binary_data):
     train, test = binary_data
     kw = dict(random_state=1, refit=False, rule="extreme", cv=0.4, lambdas=[1e-2, 1e-3])
-    ref = WeightedSVMClassifier(**kw).fit(train.X, train.y)
+    ref = WeightedSVMClassifier(calibration="none", **kw).fit(train.X, train.y)
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", calibration="none", **kw)
     est.fit(train.X, train.y)
     np.testing.assert_allclose(est.predict_proba(test.X), ref.predict_proba(test.X), atol=1e-9)
@@ -234,7 +235,9 @@ def test_least_squares_coupling_of_the_pairwise_table(three_class):
     further from the truth than the papers' coupling: 6 of 6 draws of the diagnosis
     (benchmarks/results/multiclass_diagnosis.json, n = 100 and 400) had it 0-6% closer."""
     X, y, test = three_class
-    base = MulticlassWeightedSVMClassifier(scheme="pairwise", random_state=0, **SMALL).fit(X, y)
+    base = MulticlassWeightedSVMClassifier(
+        scheme="pairwise", coupling="baseline", random_state=0, **SMALL
+    ).fit(X, y)
     ls = MulticlassWeightedSVMClassifier(
         scheme="pairwise", coupling="least_squares", random_state=0, **SMALL
     ).fit(X, y)

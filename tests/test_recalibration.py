@@ -72,7 +72,7 @@ def test_binary_estimator_calibration_on_a_step_design():
     d = simulate("wang2008_ex1", 400, 5)
     t = simulate("wang2008_ex1", 3000, 6)
     kw = dict(lam=1 / (2 * 400 * 1.0), sigma=0.5, n_jobs=1)
-    plain = WeightedSVMClassifier(**kw).fit(d.X, d.y)
+    plain = WeightedSVMClassifier(calibration="none", **kw).fit(d.X, d.y)
     recal = WeightedSVMClassifier(calibration="isotonic", **kw).fit(d.X, d.y)
     assert recal.calibration_ is not None and recal.fit_info_["calibration"] == "isotonic"
     assert recal.fit_info_["calibration_points"] == 400  # 3 folds, every row once
@@ -86,10 +86,19 @@ def test_binary_estimator_calibration_on_a_step_design():
     assert np.all(lo <= P + 1e-12) and np.all(hi + 1e-12 >= P)
 
 
-def test_binary_estimator_default_is_the_plain_rule():
+def test_binary_estimator_recalibrates_by_default_and_none_is_the_plain_rule():
     d = simulate("wuliu2011_ex1", 120, 0)
     est = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1).fit(d.X, d.y)
-    assert est.calibration_ is None and "calibration" not in est.fit_info_
+    assert est.calibration_ is not None and est.fit_info_["calibration"] in MAPS
+    assert est.fit_info_["calibration_points"] == 120
+    plain = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1, calibration="none")
+    plain.fit(d.X, d.y)
+    assert plain.calibration_ is None and "calibration" not in plain.fit_info_
+    # the same ladder underneath, read through the map
+    np.testing.assert_array_equal(est.ladder_decision(d.X), plain.ladder_decision(d.X))
+    np.testing.assert_allclose(
+        est.predict_proba(d.X)[:, 1], est.calibration_(plain.predict_proba(d.X)[:, 1])
+    )
 
 
 def test_calibrated_fit_round_trips_through_the_model_file():
@@ -109,7 +118,8 @@ def test_calibrated_fit_round_trips_through_the_model_file():
 
 def test_predict_interval_needs_a_calibration_and_a_valid_level():
     d = simulate("wuliu2011_ex1", 120, 0)
-    plain = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1).fit(d.X, d.y)
+    plain = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1, calibration="none")
+    plain.fit(d.X, d.y)
     with pytest.raises(InputError, match="needs a fit with calibration"):
         plain.predict_interval(d.X[:3])
     est = WeightedSVMClassifier(calibration="sigmoid", lam=0.01, sigma=1.0, n_jobs=1).fit(d.X, d.y)

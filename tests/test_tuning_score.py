@@ -39,7 +39,7 @@ def _by_hand(X, y, folds, lam, sigma):
     """Estimates of every tuning row by the cell (lam, sigma) fitted on the other folds."""
     p = np.empty(y.size)
     for tr, te in folds:
-        est = WeightedSVMClassifier(lam=lam, sigma=sigma).fit(X[tr], y[tr])
+        est = WeightedSVMClassifier(lam=lam, sigma=sigma, calibration="none").fit(X[tr], y[tr])
         p[te] = est.predict_proba(X[te])[:, 1]
     order = np.concatenate([te for _, te in folds])
     return p[order], (y[order] == est.classes_[1]).astype(float)
@@ -113,9 +113,9 @@ def test_recalibrated_terms_undo_a_distortion_and_auto_takes_the_best_map():
 def test_plain_proper_score_matches_refits_by_hand(score):
     X, y = _data()
     folds = _folds(y)
-    est = WeightedSVMClassifier(lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, tuning_score=score).fit(
-        X, y
-    )
+    est = WeightedSVMClassifier(
+        lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, tuning_score=score, calibration="none"
+    ).fit(X, y)
     t = est.tuning_
     assert t.score_name == score and t.rule == "min"
     for i, lam in enumerate(LAMBDAS):

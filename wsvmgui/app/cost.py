@@ -158,7 +158,11 @@ def estimate_cost(
             on_phase(group)
         extra: tuple[Stage, ...] = ()
         if path and group == "main":
-            extra = (Stage("exact path", 0, 1, y_fit.size, "ladder", "path"),)
+            # one task of one unit, as the path probe measures a trace (its events(1)): a
+            # trace's price is then the probe's whole task however it splits the time
+            # between start and unit (priced as a start alone it was 0 s when the split
+            # put it all in the unit, as it does under load)
+            extra = (Stage("exact path", 1, 1, y_fit.size, "ladder", "path"),)
         left = budget - (cost_probe.wall_clock() - start)
         share = max(left, 0.0) / (len(fits) - i)
         patience = max(PROBE_PATIENCE - (cost_probe.wall_clock() - start), 0.0) / (len(fits) - i)

@@ -90,7 +90,7 @@ TIPS = {
     "Probing; hover over the scheme for its options",
     "calibration": "Monotone recalibration of the ladder's estimate, fitted to cross-fitted "
     "estimates of the training rows (binary and the multiclass ladder schemes): auto "
-    "chooses the map on held-out folds; none: the ladder's own reading; default: none",
+    "chooses the map on held-out folds; none: the ladder's own reading; default: auto",
     "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min, default), or the smoothest cell "
@@ -543,7 +543,7 @@ class SettingsPanel(QWidget):
         scheme = SCHEMES.get(name)
         self.scheme_info.setText(scheme.description if scheme else "")
         self.compare.setEnabled(self._n_classes == 2 and name != "noncrossing")
-        calibrated = self.calibration.currentData() not in (None, "none")
+        calibrated = self.calibration.currentData() != "none"  # None: the default, auto
         self.intervals.setEnabled(name == "binary" and calibrated)
         mode = self.tuning.currentText()
         self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
