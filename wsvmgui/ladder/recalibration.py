@@ -28,6 +28,7 @@ so fitted estimators holding them save and load like any other.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ from .._sklearn_compat import isotonic_pav
 from ..errors import InputError
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
-from .final import fit_ladders
+from .final import FittedLadder, fit_ladders
 from .gridsearch import rescale_lambda
 from .problems import LadderProblem
 from .splits import Fold, kfold_splits
@@ -396,6 +397,45 @@ def calibration_folds(
     return [(tr[sample_weight[tr] > 0], te[sample_weight[te] > 0]) for tr, te in folds]
 
 
+def fold_fits(
+    X: np.ndarray,
+    problem: LadderProblem,
+    folds: list[Fold],
+    kernel: Kernel,
+    lam: float,
+    n_final: float,
+    weights: np.ndarray,
+    *,
+    engine: str = "path",
+    solver: str = "libsvm",
+    n_jobs: int = 1,
+    tracker: ProgressTracker,
+    sample_weight: np.ndarray | None = None,
+) -> Iterator[tuple[FittedLadder, np.ndarray, np.ndarray]]:
+    """The ladder of ``problem`` fitted on each fold's training part, with its tuning rows.
+
+    Each fold's fit keeps the final fit's ``C`` (lambda rescaled by
+    :func:`~wsvmgui.ladder.gridsearch.rescale_lambda` from ``n_final`` to the part's rows,
+    or their summed weights); folds without a row of the problem on either side are
+    skipped.  Yields ``(fit, te, y_te)``: the fold's fit, its tuning rows of the problem
+    (indices into ``X``) and their +-1 labels.
+    """
+    n = X.shape[0]
+    for train, test in folds:
+        tr, _ = problem.select(np.asarray(train), n)
+        te, y_te = problem.select(np.asarray(test), n)
+        if te.size == 0 or tr.size == 0:
+            continue
+        tracker.add_total(weights.size)
+        lam_tr = rescale_lambda(lam, n_final, problem.size(tr, n, sample_weight))
+        fit = fit_ladders(
+            X, [problem], tr, kernel, [(lam_tr, kernel.sigma)], [weights],
+            engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
+            sample_weight=sample_weight,
+        )[0]  # fmt: skip
+        yield fit, te, y_te
+
+
 def cross_fitted(
     X: np.ndarray,
     problem: LadderProblem,
@@ -448,20 +488,12 @@ def cross_fitted(
     raw : ndarray, shape (F, m)
         With ``spread``: fold fit f's estimate at the row of pair i in ``raw[f, i]``.
     """
-    n = X.shape[0]
     ps, ys, rows, fits = [], [], [], []
-    for train, test in folds:
-        tr, _ = problem.select(np.asarray(train), n)
-        te, y_te = problem.select(np.asarray(test), n)
-        if te.size == 0 or tr.size == 0:
-            continue
-        tracker.add_total(weights.size)
-        lam_tr = rescale_lambda(lam, n_final, problem.size(tr, n, sample_weight))
-        fit = fit_ladders(
-            X, [problem], tr, kernel, [(lam_tr, kernel.sigma)], [weights],
-            engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
-            sample_weight=sample_weight,
-        )[0]  # fmt: skip
+    for fit, te, y_te in fold_fits(
+        X, problem, folds, kernel, lam, n_final, weights,
+        engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
+        sample_weight=sample_weight,
+    ):  # fmt: skip
         ps.append(fit.ladder.estimate(fit.kernel(X[te], X[fit.support]), rule).p)
         ys.append((y_te > 0).astype(float))
         rows.append(te)
@@ -488,6 +520,7 @@ __all__ = [
     "calibration_folds",
     "LocalInterval",
     "cross_fitted",
+    "fold_fits",
     "fit_calibration",
     "fold_spread",
     "MAPS",

@@ -2,9 +2,9 @@
 
 :mod:`wsvmgui.ladder.smooth_rule` gives ``p_h(x)`` for many widths in one pass over a
 path.  Here the ladder of a problem at the final (lambda, sigma) is refitted on each
-fold's training part (as :func:`wsvmgui.ladder.recalibration.cross_fitted` does, same
-``C``), its held-out rows are estimated at every width, and the width of smallest
-held-out log loss (or Brier score) is kept.
+fold's training part (:func:`wsvmgui.ladder.recalibration.fold_fits`, as the
+recalibration's cross-fitting does, same ``C``), its held-out rows are estimated at every
+width, and the width of smallest held-out log loss (or Brier score) is kept.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import numpy as np
 from ..errors import InputError
 from ..progress import ProgressTracker
 from ..solvers.kernels import Kernel
-from .final import fit_ladders
-from .gridsearch import rescale_lambda
 from .problems import LadderProblem
+from .recalibration import fold_fits
 from .smooth_rule import check_widths, smooth_estimate
 from .splits import Fold
 
@@ -64,20 +63,12 @@ def cross_fitted_widths(
         Their labels, 1 for the problem's +1 class, else 0.
     """
     w = check_widths(widths)
-    n = X.shape[0]
     Ps, ys = [], []
-    for train, test in folds:
-        tr, _ = problem.select(np.asarray(train), n)
-        te, y_te = problem.select(np.asarray(test), n)
-        if te.size == 0 or tr.size == 0:
-            continue
-        tracker.add_total(weights.size)
-        lam_tr = rescale_lambda(lam, n_final, problem.size(tr, n, sample_weight))
-        fit = fit_ladders(
-            X, [problem], tr, kernel, [(lam_tr, kernel.sigma)], [weights],
-            engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
-            sample_weight=sample_weight,
-        )[0]  # fmt: skip
+    for fit, te, y_te in fold_fits(
+        X, problem, folds, kernel, lam, n_final, weights,
+        engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
+        sample_weight=sample_weight,
+    ):  # fmt: skip
         Ps.append(smooth_estimate(fit.ladder, fit.kernel(X[te], X[fit.support]), w))
         ys.append((y_te > 0).astype(float))
     if not Ps:
