@@ -164,7 +164,8 @@ def _add_fit_model(fit: argparse.ArgumentParser) -> None:
         "--calibration",
         choices=list(CALIBRATION_CHOICES),
         help="monotone recalibration of the ladder's estimate (binary and multiclass ladder "
-        "schemes; default none: the papers' rule)",
+        "schemes; default auto: the map of least cross-validated log loss; none: the "
+        "papers' rule)",
     )
     fit.add_argument(
         "--ties", choices=list(TIES_CHOICES), help="baseline schemes: how tied classes are resolved"
