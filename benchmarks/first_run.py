@@ -115,11 +115,12 @@ class Install:
         out = _child([self.python, "-c", "import wsvmgui; print(wsvmgui.__file__)"], self.run_dir)
         self.package = Path(out[1].strip()).parent
         assert str(self.package).startswith(str(work / "venv")), self.package
-        self.cache = self.package / "ladder" / "__pycache__"
+        #: numba's caches of every kernel group (the ladder's and the joint fit's)
+        self.caches = [self.package / group / "__pycache__" for group in ("ladder", "joint")]
 
     def wipe_cache(self) -> int:
         """Delete numba's cache files of the installed package; how many there were."""
-        files = [*self.cache.glob("*.nbi"), *self.cache.glob("*.nbc")]
+        files = [f for c in self.caches for f in [*c.glob("*.nbi"), *c.glob("*.nbc")]]
         for f in files:
             f.unlink()
         return len(files)

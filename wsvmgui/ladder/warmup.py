@@ -34,10 +34,11 @@ from typing import Any
 #: the seconds it takes, least and most seen on the shared 2-core development machine.
 #: The ladder's 39 kernels: 16.5 and 18.9 s of CPU, 30 and 47 s wall at a load average of
 #: about 6 (fifth sitting, empty ``NUMBA_CACHE_DIR``, under ``nice``); the joint fit's 32:
-#: 25 s of CPU, 50 and 56 s wall, in the same runs.  All 71 together: 47.8 s of CPU and
-#: 232 s wall under ``nice`` at a load average of 8.5 (fourth sitting).  The first fit on a
-#: fresh install without the warm-up (``benchmarks/results/first_run.md``: the ladder's
-#: kernels compiled inside it) took 13.9 s of CPU.
+#: 25 s of CPU, 50 and 56 s wall, in the same runs.  All 71 together: 49.9 s of CPU
+#: (``wsvmgui --warm-up`` of a fresh install, ``benchmarks/results/first_run.md``; the
+#: ladder's alone 20-22 s there) and 47.8 s of CPU, 232 s wall under ``nice`` at a load
+#: average of 8.5 (fourth sitting).  The first fit on a fresh install without the warm-up
+#: (the ladder's kernels compiled inside it) took 14.4 s of CPU.
 COMPILING: Mapping[str, tuple[str, tuple[int, int]]] = {
     "wsvmgui.ladder": ("the path engine", (15, 50)),
     "wsvmgui.joint": ("the joint fit's solver", (25, 60)),
