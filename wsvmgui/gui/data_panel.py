@@ -73,7 +73,6 @@ class ElidedComboBox(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._about = ""
-        self._shown = ""
         self.currentTextChanged.connect(self._retip)
 
     def setToolTip(self, text: str) -> None:  # noqa: N802 - Qt override
