@@ -115,11 +115,12 @@ class Install:
         out = _child([self.python, "-c", "import wsvmgui; print(wsvmgui.__file__)"], self.run_dir)
         self.package = Path(out[1].strip()).parent
         assert str(self.package).startswith(str(work / "venv")), self.package
-        self.cache = self.package / "ladder" / "__pycache__"
+        #: numba's caches of every kernel group (the ladder's and the joint fit's)
+        self.caches = [self.package / group / "__pycache__" for group in ("ladder", "joint")]
 
     def wipe_cache(self) -> int:
         """Delete numba's cache files of the installed package; how many there were."""
-        files = [*self.cache.glob("*.nbi"), *self.cache.glob("*.nbc")]
+        files = [f for c in self.caches for f in [*c.glob("*.nbi"), *c.glob("*.nbc")]]
         for f in files:
             f.unlink()
         return len(files)
@@ -210,9 +211,12 @@ NOTES = """\
   --warm-up`) and the documented step after `pip install wsvmgui`: the compile moves to
   install time, and the first fit is a warm one.
 - **no warm-up**: a wheel installed and used at once. The first path fit compiles the
-  kernels; `wsvmgui fit|predict|demo` print `compiling the path engine (once, about 20 s)`
-  on stderr before the wait (not with `--quiet`), and the app compiles them on a worker as
-  soon as its window shows, with the same message in the status bar.  The later runs
+  kernels it uses (the ladder's); `wsvmgui fit|predict|demo` print `compiling the path
+  engine (once, about 15-50 s)` on stderr before the wait (not with `--quiet`; a joint fit
+  says `compiling the joint fit's solver (once, about 25-60 s)`), and the app compiles
+  every group on a worker as soon as its window shows, with the same messages in the
+  status bar.  The warm-up compiles every group: the ladder's 39 kernels and the joint
+  fit's 32.  The later runs
   load them from the cache next to the installed module (`site-packages/wsvmgui/ladder/
   __pycache__`; `~/.cache/numba` when site-packages is read-only; `NUMBA_CACHE_DIR` when
   set).

@@ -15,9 +15,12 @@
 #    hypothesis, ruff, mypy, build, and dask for the cluster tests). Skipped when
 #    pyproject.toml has not changed since the last successful install of at least as
 #    much into that venv from this checkout.
-# 4. The warm-up: `wsvmgui --warm-up` compiles the path engine's kernels into numba's
-#    cache once (20-60 s of CPU), so that the first fit does not wait for it; when they
-#    are compiled already it only loads them (about a second).
+# 4. The warm-up: `wsvmgui --warm-up` compiles the path engine's kernels and the joint
+#    fit's solver into numba's cache once (about 50 s of CPU: the path engine's 17-22 s,
+#    the joint fit's about 28 s; 1-4 minutes of wall time on a busy 2-core machine;
+#    benchmarks/results/first_run.md), so
+#    that the first fit does not wait for it; when they are compiled already it only
+#    loads them (about a second).
 #
 # Environment switches: WSVMGUI_SKIP_APT=1 skips step 1 (e.g. not root and no sudo,
 # packages already provided some other way); WSVMGUI_SKIP_WARMUP=1 skips step 4.

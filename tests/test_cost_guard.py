@@ -92,6 +92,56 @@ def test_the_estimate_prices_every_stage_and_leaves_the_estimator_alone():
     assert not hasattr(est, "classes_")  # probed on clones
 
 
+_LOADS = """
+import sys
+from numba.core.dispatcher import Dispatcher
+from wsvmgui.estimators import cost_probe
+from wsvmgui.estimators.cost_plan import FitPlan, Stage
+from wsvmgui.joint.kernels import ENGINE_KERNELS
+kind = sys.argv[1]
+before = set(sys.modules)
+cost_probe._load_compiled(FitPlan("X", (Stage("s", 10, 1, 50, kind, kind),), 50, 3))
+loaded = set(sys.modules) - before
+for group, load in ENGINE_KERNELS.items():
+    modules = load()  # the warm-up's own list (already imported: nothing new)
+    kernels = [k for m in modules for k in vars(m).values() if isinstance(k, Dispatcher)]
+    print(group, len(kernels), all(m.__name__ in loaded for m in modules),
+          all(k.overloads for k in kernels))
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "groups"),
+    [("joint", {"joint"}), ("noncrossing", {"ladder"}), ("ladder", {"ladder"}), ("grid", set())],
+)
+def test_the_probe_loads_every_kernel_the_warm_up_counts(kind, groups):
+    """Before a probe's clock starts, every compiled kernel of the groups a kind of work
+    uses is loaded (a fresh process: each module the warm-up's group lists imported by
+    the probe, each of its kernels compiled or loaded), by the warm-up's own lists; a grid
+    engine's probe loads none. Every group is some kind's."""
+    import subprocess
+    import sys
+
+    from wsvmgui.joint.kernels import ENGINE_KERNELS
+
+    assert set(ENGINE_KERNELS) == {g for gs in cost_probe.KIND_KERNELS.values() for g in gs}
+    out = subprocess.run(
+        [sys.executable, "-c", _LOADS, kind],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout.split("\n")
+    rows = {line.split()[0]: line.split()[1:] for line in out if line}
+    assert set(rows) == set(ENGINE_KERNELS)
+    for group, (count, imported, ready) in rows.items():
+        assert int(count) >= 10
+        if group in groups:
+            assert (imported, ready) == ("True", "True"), group
+        else:  # not loaded for this kind (its check is moot: listing them loads them)
+            assert imported == "False", group
+
+
 # ------------------------------------------------------------------------------ probes
 class FakeClock:
     def __init__(self) -> None:
@@ -139,6 +189,54 @@ def test_a_probe_recovers_start_and_unit_of_a_task(fake_clocks):
     stage = Stage("tuning", 1000, 25, 100, "ladder", "grid")
     # 25 starts and 1000 units at twice the rows: 2 ** 2 as much
     assert price.cost(stage) == pytest.approx((25 * 0.3 + 1000 * 0.05) * 4)
+
+
+def test_no_task_is_priced_below_what_the_probe_measured_whatever_the_split(fake_clocks):
+    """The load case: the probe's cells split the same kind of task differently (one cell's
+    work all before its first event, as a path traced before it reports; another's spread
+    over its units), so the medians of start and unit mix two splits and price a task of
+    the probe's own four units at half of what the probe measured for one. No stage may
+    be priced below the measured tasks of no more units than its own."""
+    cpu, wall = fake_clocks
+    cells = [(0.6, 0.0), (0.0, 0.15), (0.3, 0.0)]  # (start, unit): 0.6, 0.6, 0.3 per task
+
+    def body(probe):
+        probe.rows = 50
+        for start, unit in cells:
+            probe.events(4).run(_fake_task(cpu, wall, start, unit, 4))
+            probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1e9, hard=1e9, cancel=None, per_unit=False)
+    assert (price.start, price.unit) == (pytest.approx(0.3), 0.0)  # the medians: 0.3 a task
+    assert price.task_floor(4) == pytest.approx(0.6)  # the median task measured
+    assert price.task_floor(1) == pytest.approx(0.3) and price.task_floor(0) == 0.0
+    same = Stage("tuning", 40, 10, 50, "ladder", "path")  # ten tasks like the probe's
+    assert price.cost(same) == pytest.approx(10 * 0.6)
+    one = Stage("exact path", 1, 1, 100, "ladder", "path")  # one unit, twice the rows
+    assert price.cost(one) == pytest.approx(0.3 * 2.0**2)
+    longer = Stage("final ladder", 80, 1, 50, "ladder", "path")  # beyond the probe: the line
+    assert price.cost(longer) == pytest.approx(max(0.3 + 80 * 0.0, 0.6))
+
+
+def test_a_task_that_reports_no_units_is_priced_at_what_it_took(fake_clocks):
+    """A fit that reports no progress (a stage of no units, one task) finished in the probe
+    after 0.8 s: it costs that, not the zero start a per-unit probe would read."""
+    cpu, wall = fake_clocks
+
+    def body(probe):
+        probe.rows = 50
+
+        def fit(progress, should_cancel):
+            should_cancel()
+            cpu.now += 0.8
+            wall.now += 0.8
+
+        probe.events(8).run(fit)
+        probe.task_done()
+
+    price = cost_probe._run_probe(body, soft=1e9, hard=1e9, cancel=None, per_unit=True)
+    assert price.start == 0.0  # the line alone would price the stage at nothing
+    assert price.cost(Stage("fit", 0, 1, 50, "estimator", "estimator")) == pytest.approx(0.8)
 
 
 def test_a_probe_cut_short_gives_a_lower_bound(fake_clocks):

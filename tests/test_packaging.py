@@ -69,7 +69,7 @@ def test_compile_notice_speaks_once_before_a_compile_and_never_for_a_cache_load(
         ).stdout.strip()
         for _ in range(2)
     ]
-    assert runs == [f"1 {warmup.COMPILE_MESSAGE}", "0"]
+    assert runs == [f"1 {warmup.compile_message('tinykernels')}", "0"]
     assert any((tmp_path / "cache").rglob("tinykernels.double-*.nbi"))
 
 
@@ -81,9 +81,37 @@ def test_compile_notice_hears_a_compile_on_another_thread_and_only_inside_the_bl
         worker = threading.Thread(target=lambda: njit("int64(int64)")(lambda x: x + 1))
         worker.start()
         worker.join()
-    assert said == [warmup.COMPILE_MESSAGE]
+    assert said == ["compiling numba kernels (once)"]
     njit("int64(int64)")(lambda x: x + 2)  # after the block: not announced
-    assert said == [warmup.COMPILE_MESSAGE]
+    assert said == ["compiling numba kernels (once)"]
+
+
+def _kernel_of(module: str):
+    """A fresh function (always a compile) that numba reads as defined in ``module``."""
+
+    def kernel(x):
+        return x + 1
+
+    kernel.__module__ = module
+    return kernel
+
+
+def test_compile_notice_names_what_compiles_once_per_group():
+    """The joint fit's kernels compiling is not "the path engine": each group is named by
+    the package of the kernel numba compiles, once however many of its kernels compile."""
+    from numba import njit
+
+    said: list[str] = []
+    with warmup.compile_notice(said.append):
+        for module in ("wsvmgui.joint._as_face", "wsvmgui.joint._as_steps"):
+            njit("int64(int64)")(_kernel_of(module))
+        for module in ("wsvmgui.ladder._path_kernel", "wsvmgui.ladder._path_start"):
+            njit("int64(int64)")(_kernel_of(module))
+    assert said == [
+        "compiling the joint fit's solver (once, about 25-60 s)",
+        "compiling the path engine (once, about 15-50 s)",
+    ]
+    assert said[1] == warmup.COMPILE_MESSAGE  # the first fit's, which the wheel check greps
 
 
 def test_warm_up_accounts_for_every_compiled_kernel():
@@ -199,7 +227,7 @@ def test_fit_commands_announce_a_compile_on_stderr(monkeypatch, capsys, argv, ex
     from numba import njit
 
     def compiles(args):
-        njit("int64(int64)")(lambda x: x * 3)  # a fresh function: always a compile
+        njit("int64(int64)")(_kernel_of("wsvmgui.ladder._path_kernel"))  # always a compile
         return 0
 
     monkeypatch.setitem(cli.COMMANDS, argv[0], compiles)

@@ -190,3 +190,69 @@ def test_the_status_line_elides_at_1024_by_700(qtbot, window):
     window.show_info("Ready.")
     qtbot.wait(50)
     assert label.shown_text() == "Ready."
+
+
+def test_a_jobs_warning_elides_at_1024_by_700_and_gives_the_message_back(
+    qtbot, window, monkeypatch
+):
+    """A job's warning longer than the status bar holds shows its start and "\u2026" in
+    place of the message, the whole text in its tooltip, nothing over the progress text;
+    after its time the message (and its Details button) shows again."""
+    from wsvmgui.gui import status_bar
+
+    monkeypatch.setattr(status_bar, "WARNING_MS", 200)
+    window.resize(*SMALL)
+    qtbot.waitExposed(window)
+    window.show_error("Short.", "details of it")
+    bar = window.status
+    assert bar.details_button.isVisible()
+    text = (
+        "the grid ladder answered for 2 of 21 ladders whose exact path broke down (large "
+        "elbows near the ends of the weight range); their estimates come from the grid"
+    )
+    bar.show_warning("run", f"UserWarning: {text}")
+    qtbot.wait(50)
+    warning = bar.warning
+    full = f"Warning (run): UserWarning: {text}"
+    assert warning.isVisible() and not bar.message.isVisible()
+    assert not bar.details_button.isVisible()
+    assert warning.text() == full and warning.toolTip() == full
+    shown = warning.shown_text()
+    assert shown.endswith("\u2026") and full.startswith(shown[:-1]) and len(shown) > 20
+    assert warning.fontMetrics().horizontalAdvance(shown) <= warning.contentsRect().width()
+    assert warning.geometry().right() < bar.progress_label.geometry().left()
+    assert not [p for p in cut_labels(window) if "Warning (run)" in p]
+    qtbot.waitUntil(lambda: bar.message.isVisible(), timeout=10000)
+    assert not warning.isVisible() and bar.message.text() == "Error: Short."
+    assert bar.details_button.isVisible()
+
+
+def test_the_data_choice_elides_at_1024_by_700(qtbot, window):
+    """The Data combo's longest built-in name at 1024 x 700: drawn as its start and
+    "\u2026" within its field, the whole name first in its tooltip (then what the box is
+    for); the list opens wide enough for every name; a name that fits shows whole."""
+    window.resize(*SMALL)
+    qtbot.waitExposed(window)
+    combo = window.data_panel.source
+    names = [combo.itemText(i) for i in range(combo.count())]
+    longest = max(range(len(names)), key=lambda i: len(names[i]))
+    combo.setCurrentIndex(longest)
+    qtbot.wait(50)
+    full = names[longest]
+    shown = combo.shown_text()
+    assert combo.currentText() == full
+    assert shown != full and shown.endswith("\u2026") and full.startswith(shown[:-1])
+    assert combo.fontMetrics().horizontalAdvance(shown) <= combo._field_width()
+    assert combo.toolTip().startswith(full + "\n\n") and "Built-in data sets" in combo.toolTip()
+    combo.showPopup()
+    qtbot.wait(50)
+    view = combo.view()
+    widest = max(view.fontMetrics().horizontalAdvance(n) for n in names)
+    assert view.width() >= widest
+    combo.hidePopup()
+    window.resize(1600, 900)
+    shortest = min(range(len(names)), key=lambda i: len(names[i]))
+    combo.setCurrentIndex(shortest)
+    qtbot.wait(50)
+    assert combo.shown_text() == names[shortest]
+    assert combo.toolTip().startswith("Built-in data sets")

@@ -117,6 +117,7 @@ def test_a_warning_in_a_job_shows_in_the_status_bar(qtbot, window):
         warnings.simplefilter("always")
         window.runs.runner.start("score", careful, on_result=done.append)
         qtbot.waitUntil(lambda: done == ["done"], timeout=WAIT)
-    text = window.status.currentMessage()
+    text = window.status.warning.text()
     assert "baselines did not converge" in text and "RuntimeWarning" in text
+    assert window.status.warning.isVisible() and not window.status.message.isVisible()
     assert window.messages.level == "info"  # the message line keeps its message

@@ -135,6 +135,9 @@ def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> No
             sigma=_sigma(sigma),
             solver=getattr(estimator, "solver", "libsvm"),
             n_jobs=1,
+            # the ladder alone: a recalibration's cross-fits are a stage of their own, and
+            # their units after the ladder's would be read as the ladder's
+            calibration="none",
         )
         probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))  # noqa: B023
         _, _, cut_short = probe.task_done()

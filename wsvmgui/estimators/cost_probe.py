@@ -26,6 +26,14 @@ a task's start (kernel matrix, feature map, a path's whole trace) and of each fu
 unit.  A stage then costs ``tasks x start + fits x unit``, scaled by ``(rows / probe
 rows) ** ROW_EXPONENT`` where its rows differ from the probe's.
 
+The split between start and unit is the fragile part: two readings of one task's clock
+decide it, and a task whose work all comes before its first event (or after it) puts
+the start at 0 (or the unit).  A stage whose tasks have fewer units than the probe's
+(a path traced once, one SVM per level, a fit that reports no units) would then be priced
+at almost nothing.  So no task is priced below what the probe *measured* a task of no
+more units to cost (:meth:`Price.task_floor`: the CPU at its events, and at its end when
+it finished), whatever the split says.
+
 A probe runs on a thread of its own, timed by that thread's CPU clock, and is left at its
 share of the wall-clock budget even inside a unit that does not stop (a QP solve): the
 thread stops at its next unit.  A probe that has not finished a unit by then gives a
@@ -91,6 +99,11 @@ class Price:
         Wall seconds the unfinished first unit (``wall_unit``) or task (``wall_start``)
         of a lower bound has taken: on a machine too busy to give the probe CPU time,
         the slowness is the evidence (0 when a unit finished).
+    exponent : float
+        Exponent of the cost in the rows.
+    steps : tuple of tuple of (int, float)
+        Per probe task, ``(units done, CPU seconds)`` as measured: at each progress event,
+        and at its end when it finished (:meth:`task_floor`).
     """
 
     start: float
@@ -102,13 +115,27 @@ class Price:
     wall_start: float = 0.0
     wall_unit: float = 0.0
     exponent: float = ROW_EXPONENT
+    steps: tuple[tuple[tuple[int, float], ...], ...] = ()
 
     def _scale(self, stage: Stage) -> float:
         return (max(stage.rows, 1) / max(self.rows, 1)) ** self.exponent
 
+    def task_floor(self, units: float) -> float:
+        """CPU seconds a task of ``units`` units costs at least, on the probe's rows: the
+        median over the probe's tasks of the CPU each had spent on reaching at most that
+        many units (0 where none had: the split's start is all there is)."""
+        if not self.steps:
+            return 0.0
+        reached = [max((c for d, c in task if d <= units), default=0.0) for task in self.steps]
+        return float(np.median(reached))
+
     def cost(self, stage: Stage) -> float:
-        """CPU seconds of ``stage``."""
-        return float(stage.tasks * self.start + stage.fits * self.unit) * self._scale(stage)
+        """CPU seconds of ``stage``: ``tasks x start + fits x unit``, each task at least
+        its :meth:`task_floor`."""
+        cpu = stage.tasks * self.start + stage.fits * self.unit
+        if stage.tasks > 0:
+            cpu = max(cpu, stage.tasks * self.task_floor(stage.fits / stage.tasks))
+        return float(cpu) * self._scale(stage)
 
     def wall_floor(self, stage: Stage) -> float:
         """Wall seconds ``stage`` takes at least, as busy as the machine is now, by what
@@ -187,6 +214,8 @@ class Probe:
         self.exponent = ROW_EXPONENT
         self.known_start = 0.0
         self.tasks: list[tuple[float, float, bool]] = []
+        #: Per task, ``(units, CPU)`` measured (:meth:`_Events.steps`).
+        self.steps: list[tuple[tuple[int, float], ...]] = []
         self.current: _Events | None = None
         self._unfinished = 0.0  # wall seconds of a task that ended without a unit
         self._clock: Callable[[], float] = time.process_time
@@ -251,8 +280,21 @@ class Probe:
             self._unfinished = max(self._unfinished, wall_clock() - self.current.wall0)
         line = self.current.line(self.known_start, self.per_unit)
         self.tasks.append(line)
+        self.steps.append(self.current.steps())
         self.current = None
         return line
+
+    def measured(self) -> tuple[tuple[tuple[int, float], ...], ...]:
+        """The ``(units, CPU)`` steps of the tasks :meth:`price` reads (times the
+        :attr:`factor`, as the price is), for :meth:`Price.task_floor`."""
+        if self.factor is not None and self.tasks:
+            f = self.factor(self.tasks)
+            return (tuple((d, c * f) for d, c in self.steps[0]),)
+        finished = [s for t, s in zip(self.tasks, self.steps, strict=True) if not t[2]]
+        if finished or self.steps:
+            return tuple(finished or self.steps)
+        current = self.current
+        return (current.steps(),) if current is not None else ()
 
     def price(self) -> tuple[float, float, bool]:
         """``(start, unit, lower_bound)`` of a task: the median over the finished tasks
@@ -301,6 +343,14 @@ class _Events:
     def should_cancel(self) -> bool:
         self.probe.check()
         return False
+
+    def steps(self) -> tuple[tuple[int, float], ...]:
+        """``(units done, CPU seconds)`` measured: at each event, and at the end of a task
+        that finished (with its last event's units, or none)."""
+        steps = tuple((d, c) for c, d in self.points)
+        if self.finished:
+            steps += ((steps[-1][0] if steps else 0, self.cpu),)
+        return steps
 
     def run(self, fit: Callable[..., Any]) -> None:
         """``fit(progress=..., should_cancel=...)`` until it ends or is stopped."""
@@ -384,6 +434,7 @@ def _run_probe(
             wall_clock() - wall0,
             *floor,
             probe.exponent,
+            probe.measured(),
         )
 
     # not a daemon: left at its deadline, it stops at its next unit; the interpreter waits
@@ -538,19 +589,31 @@ def price_plan(
     return _priced(plan, prices, machine_busy())
 
 
+#: The groups of compiled kernels (:data:`wsvmgui.joint.kernels.ENGINE_KERNELS`, the
+#: warm-up's) each kind of work uses, when its engine is not libsvm's grid.
+KIND_KERNELS: dict[str, tuple[str, ...]] = {
+    "ladder": ("ladder",),
+    "noncrossing": ("ladder",),
+    "joint": ("joint",),
+}
+
+
 def _load_compiled(plan: FitPlan) -> None:
     """Load the compiled kernels the plan's fits use (numba's cache: a second or more of
     CPU, once per process) before a probe's clock starts: the first estimate of a session
     must not price its fits as if they paid for loading them (a ladder's read 16 times its
     repeat; a joint fit's probe finished no unit and gave a lower bound of a tenth of
-    the estimate that followed)."""
+    the estimate that followed).
+
+    The kernels are the warm-up's own groups (:data:`KIND_KERNELS` of
+    :data:`wsvmgui.joint.kernels.ENGINE_KERNELS`), so a kernel added to a group is loaded
+    here too.
+    """
+    from ..joint.kernels import ENGINE_KERNELS
+
     kinds = {s.kind for s in plan.stages if s.engine != "grid"}
-    if kinds & {"ladder", "noncrossing"}:
-        from ..ladder import _path_kernel, _path_predict, _path_start  # noqa: F401
-    if "noncrossing" in kinds:
-        from ..ladder import _noncrossing_kernel  # noqa: F401
-    if "joint" in kinds:
-        from ..joint import _active_set_kernel  # noqa: F401
+    for group in dict.fromkeys(g for kind in sorted(kinds) for g in KIND_KERNELS.get(kind, ())):
+        ENGINE_KERNELS[group]()
 
 
 def _bound(body: Callable[..., None], *args: Any) -> Callable[[Probe], None]:

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +30,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QWidget,
 )
 
@@ -55,6 +59,61 @@ FILE_ITEM = "__file__"
 NO_ID = "(none: row numbers)"
 #: Pause after the last change of n or seed before the simulation is drawn again (ms).
 RELOAD_DELAY_MS = 500
+
+
+class ElidedComboBox(QComboBox):
+    """A combo box whose current text ends in "\u2026" where its width does not hold it
+    (Qt cuts it off), with the whole text first in its tooltip; its list opens wide enough
+    for the longest item.
+
+    ``currentText()`` is the whole text; :meth:`shown_text` what is drawn.  The tooltip
+    set with :meth:`setToolTip` follows the whole text when it is elided.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._about = ""
+        self.currentTextChanged.connect(self._retip)
+
+    def setToolTip(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._about = text
+        self._retip()
+
+    def _field_width(self) -> int:
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        return field.width()
+
+    def shown_text(self) -> str:
+        """The current text as drawn: whole, or its start and "\u2026"."""
+        return self.fontMetrics().elidedText(
+            self.currentText(), Qt.TextElideMode.ElideRight, max(self._field_width(), 0)
+        )
+
+    def _retip(self, *_args) -> None:
+        full, about = self.currentText(), self._about
+        cut = bool(full) and self.shown_text() != full
+        super().setToolTip(f"{full}\n\n{about}" if cut and about else full if cut else about)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._retip()
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt override
+        view = self.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 2 * view.frameWidth() + 24)
+        super().showPopup()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.currentText = self.shown_text()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
 class ColumnDialog(QDialog):
@@ -163,7 +222,7 @@ class DataPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.confirm_change: Callable[[], bool] = lambda: True
-        self.source = QComboBox()
+        self.source = ElidedComboBox()
         for name in builtin_names():
             self.source.addItem(builtin_label(name), name)
         self.source.setToolTip(

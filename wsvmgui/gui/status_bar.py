@@ -4,13 +4,13 @@ Progress updates repaint two small fixed-size widgets and never re-lay out the b
 progress bar moves in steps of 2% (each repaint costs a few milliseconds).  The message
 and the progress text are :class:`ElidedLabel`: on a narrow window (1024 px) they end in
 "\u2026" where they do not fit, the whole text in their tooltip (and the message in the
-message log).  A warning raised inside a job shows for a while in place of the message
-(Qt's temporary message).
+message log).  A warning raised inside a job shows for a while in place of the message,
+elided the same way (Qt's own temporary message would cut it).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QSizePolicy, QStatusBar, QWidget
 
@@ -80,7 +80,15 @@ class RunStatusBar(QStatusBar):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the run (Esc)")
         self.cancel_button.setEnabled(False)
+        #: A job's warning, shown for :data:`WARNING_MS` in place of the message.
+        self.warning = ElidedLabel("")
+        self.warning.setVisible(False)
+        self._has_details = False
+        self._warning_timer = QTimer(self)
+        self._warning_timer.setSingleShot(True)
+        self._warning_timer.timeout.connect(self.clear_warning)
         self.addWidget(self.message, 1)
+        self.addWidget(self.warning, 1)
         self.addWidget(self.details_button)
         self.addPermanentWidget(self.progress_label)
         self.addPermanentWidget(self.progress_bar)
@@ -97,8 +105,22 @@ class RunStatusBar(QStatusBar):
         """Show the message area's latest message (its colour; Details when it has some)."""
         self.message.setText(messages.text())  # (the whole text in its tooltip)
         self.message.setStyleSheet(messages.label.styleSheet())
-        self.details_button.setVisible(bool(messages.details.toPlainText()))
+        self._has_details = bool(messages.details.toPlainText())
+        self.details_button.setVisible(self._has_details and not self.warning.isVisible())
 
     def show_warning(self, source: str, text: str) -> None:
-        """A warning raised inside a job of kind ``source``, for :data:`WARNING_MS`."""
-        self.showMessage(f"Warning ({source}): {app_wording(text)}", WARNING_MS)
+        """A warning raised inside a job of kind ``source``, for :data:`WARNING_MS` in place
+        of the message (elided, the whole text in its tooltip); a later one replaces it."""
+        self.warning.setText(f"Warning ({source}): {app_wording(text)}")
+        self.message.setVisible(False)
+        self.details_button.setVisible(False)
+        self.warning.setVisible(True)
+        self._warning_timer.start(WARNING_MS)
+
+    def clear_warning(self) -> None:
+        """The message again in place of a job's warning."""
+        self._warning_timer.stop()
+        self.warning.setVisible(False)
+        self.warning.setText("")
+        self.message.setVisible(True)
+        self.details_button.setVisible(self._has_details)

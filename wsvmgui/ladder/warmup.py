@@ -3,14 +3,16 @@
 The exact path's inner loops (:mod:`wsvmgui.ladder._path_kernel`,
 :mod:`wsvmgui.ladder._path_start` and :mod:`wsvmgui.ladder._path_predict`) are compiled
 by numba for this machine the first time they are imported (about
-:data:`COMPILE_SECONDS` s, from a quiet machine to a busy one) and cached on disk (where:
+:data:`COMPILE_SECONDS` s, from a quiet machine to a busy one; the joint fit's solver as
+long again) and cached on disk (where:
 :func:`wsvmgui.ladder._path_jit._jit`); a later process loads them from the cache in
 about a second.  :func:`warm_up` does that import on purpose, for every group of kernels
 it is given (the joint fit's too: :data:`wsvmgui.joint.kernels.ENGINE_KERNELS`), and
 counts them by group: ``wsvmgui --warm-up``, which ``scripts/setup.sh`` runs after
 installing, and the app at start-up, so that the first fit is a warm one.
 Wherever the compile happens anyway (a wheel installed without the warm-up, a cache
-made stale by an upgrade, another CPU), :func:`compile_notice` says so before the wait.
+made stale by an upgrade, another CPU), :func:`compile_notice` says so before the wait,
+naming what compiles (:data:`COMPILING`).
 
 Compiled kernels cannot ship in the wheel: numba keys a cache entry by the exact numba
 version, the Python version, the source's content hash and the CPU model and features
@@ -28,17 +30,36 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-#: Seconds ``wsvmgui --warm-up`` takes to compile every kernel (the ladder's and the joint
-#: fit's), least and most seen on the shared 2-core development machine: 18.5 s
-#: (2026-11-26, second sitting), 44 s of CPU and 56 s wall at a load average of about 10
-#: (third sitting), 47.8 s of CPU for all 71 (ladder 39, joint 32) at a load average of
-#: 8.5 (fourth sitting, empty ``NUMBA_CACHE_DIR``, 232 s wall under ``nice``); 13-16 s of
-#: CPU for the first 24 kernels on an AMD Zen 4 core (``benchmarks/results/first_run.md``).
-COMPILE_SECONDS = (20, 60)
-#: What the command line and the app say before a compile.
-COMPILE_MESSAGE = (
-    f"compiling the path engine (once, about {COMPILE_SECONDS[0]}-{COMPILE_SECONDS[1]} s)"
-)
+#: What compiles, by the package of the kernel numba compiles: its name in the notice and
+#: the seconds it takes, least and most seen on the shared 2-core development machine.
+#: The ladder's 39 kernels: 16.5 and 18.9 s of CPU, 30 and 47 s wall at a load average of
+#: about 6 (fifth sitting, empty ``NUMBA_CACHE_DIR``, under ``nice``); the joint fit's 32:
+#: 25 s of CPU, 50 and 56 s wall, in the same runs.  All 71 together: 49.9 s of CPU
+#: (``wsvmgui --warm-up`` of a fresh install, ``benchmarks/results/first_run.md``; the
+#: ladder's alone 20-22 s there) and 47.8 s of CPU, 232 s wall under ``nice`` at a load
+#: average of 8.5 (fourth sitting).  The first fit on a fresh install without the warm-up
+#: (the ladder's kernels compiled inside it) took 14.4 s of CPU.
+COMPILING: Mapping[str, tuple[str, tuple[int, int]]] = {
+    "wsvmgui.ladder": ("the path engine", (15, 50)),
+    "wsvmgui.joint": ("the joint fit's solver", (25, 60)),
+}
+#: Seconds the path engine (the ladder's kernels) takes to compile, from a quiet machine
+#: to a busy one.
+COMPILE_SECONDS = COMPILING["wsvmgui.ladder"][1]
+
+
+def compile_message(module: str | None = "wsvmgui.ladder") -> str:
+    """The notice before numba compiles a kernel of ``module``: what compiles, by its
+    package (:data:`COMPILING`), and about how long it takes."""
+    for package, (what, (least, most)) in COMPILING.items():
+        if module is not None and (module == package or module.startswith(f"{package}.")):
+            return f"compiling {what} (once, about {least}-{most} s)"
+    return "compiling numba kernels (once)"
+
+
+#: What the command line and the app say before the path engine compiles (the first fit's
+#: kernels, a binary ladder's); :func:`compile_message` for the others.
+COMPILE_MESSAGE = compile_message()
 #: Imports the modules of a group of compiled kernels (compiling or loading them) and
 #: returns them.
 KernelLoader = Callable[[], Sequence[ModuleType]]
@@ -142,7 +163,8 @@ class WarmUp:
 
 @contextmanager
 def compile_notice(announce: Callable[[str], None]) -> Iterator[None]:
-    """Call ``announce(COMPILE_MESSAGE)`` once, before numba's first compile in the block.
+    """Call ``announce(compile_message(...))`` before numba's first compile in the block of
+    each group of kernels (the path engine, the joint fit's solver, any other), once.
 
     A compile in any thread counts (the path may first run on a tuning worker); loading
     compiled kernels from the cache is no compile and says nothing.  Imports numba.
@@ -150,15 +172,18 @@ def compile_notice(announce: Callable[[str], None]) -> Iterator[None]:
     from numba.core import event
 
     lock = threading.Lock()
-    said: list[bool] = []
+    said: set[str] = set()
 
     class _FirstCompile(event.Listener):
         def on_start(self, ev: event.Event) -> None:
+            dispatcher = (ev.data or {}).get("dispatcher")
+            function = getattr(dispatcher, "py_func", None)
+            text = compile_message(getattr(function, "__module__", None))
             with lock:
-                if said:
+                if text in said:
                     return
-                said.append(True)
-            announce(COMPILE_MESSAGE)
+                said.add(text)
+            announce(text)
 
         def on_end(self, ev: event.Event) -> None:
             pass
@@ -192,7 +217,7 @@ def warm_up(
     Parameters
     ----------
     announce : callable, optional
-        Called with :data:`COMPILE_MESSAGE` before the first compile of any group.
+        Called with :func:`compile_message` before the first compile of each group.
     groups : mapping of str to callable, optional
         Name -> loader of the group's kernel modules; default :data:`LADDER_KERNELS`
         (``wsvmgui --warm-up`` and the app pass
