@@ -13,6 +13,9 @@ labels) into ``benchmarks/results/map_study.{md,json}``.  Offline, so cheap::
 
     nice -n 5 python benchmarks/map_study.py --fit      # ~ the default's fits
     python benchmarks/map_study.py --eval
+    # a check on fresh draws (results in map_study_seeds5_9.{md,json})
+    nice -n 5 python benchmarks/map_study.py --fit --seeds 5 6 7 8 9
+    python benchmarks/map_study.py --eval --seeds 5 6 7 8 9 --name map_study_seeds5_9
 """
 
 from __future__ import annotations
@@ -407,22 +410,25 @@ def main(argv=None) -> int:
     ap.add_argument("--report", action="store_true", help="rewrite the .md from the .json")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--seeds", nargs="*", type=int, default=list(SEEDS))
-    ap.add_argument("--out", default=str(RESULTS / "map_study"))
+    ap.add_argument("--out-dir", default=str(RESULTS))
+    ap.add_argument("--name", default="map_study", help="results file name (no suffix)")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
+    out = Path(args.out_dir) / args.name
+    out.parent.mkdir(parents=True, exist_ok=True)
     if args.fit:
         fit_stage(cache, args.seeds)
     if args.report:
         from wsvmgui.io.atomic import atomic_write_text
 
-        res = json.loads(Path(args.out + ".json").read_text())
-        atomic_write_text(Path(args.out + ".md"), report(res))
+        res = json.loads(Path(str(out) + ".json").read_text())
+        atomic_write_text(Path(str(out) + ".md"), report(res))
     if args.eval:
         res = eval_stage(cache, args.only, args.seeds)
         from wsvmgui.io.atomic import atomic_write_text
 
-        atomic_write_text(Path(args.out + ".json"), json.dumps(res, indent=1))
-        atomic_write_text(Path(args.out + ".md"), report(res))
+        atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
+        atomic_write_text(Path(str(out) + ".md"), report(res))
         print(report(res))
     return 0
 
