@@ -286,6 +286,7 @@ def candidates() -> dict:
         "splineS_cv": lambda p, y, s: spline_cv(
             p, y, (0.01, 0.1, 1, 10, 100), sqrt_knots(y.size), s
         ),
+        "auto_si": lambda p, y, s: rc.choose_map(p, y, maps=("sigmoid", "isotonic"), seed=s),
         "one_se": lambda p, y, s: one_se(p, y, base, s),
         "blend": lambda p, y, s: blend(p, y, base, s),
     }
