@@ -132,7 +132,8 @@ class Spline:
 def fit_spline(p, y, n_knots=5, lam=3.0, ridge=1e-4) -> Spline:
     """Penalised logistic fit of y on the ramp basis of logit p, knots at the
     ``n_knots`` interior quantiles, slopes >= 0; penalty ``lam / m`` times the squared
-    differences of adjacent slopes (lam -> infinity: the sigmoid map)."""
+    differences of adjacent slopes (lam -> infinity: the sigmoid map), plus the sigmoid
+    map's ridge on a common slope."""
     from scipy.optimize import minimize
 
     t = logit(np.clip(p, EPS, 1 - EPS))
@@ -141,7 +142,9 @@ def fit_spline(p, y, n_knots=5, lam=3.0, ridge=1e-4) -> Spline:
     m, d = y.size, B.shape[1]
     Z = np.column_stack([np.ones(m), B])
     D = np.diff(np.eye(d), axis=0)
-    P = lam / m * (D.T @ D) + ridge * np.eye(d)
+    # the ridge is spread over the d slopes (d * (ridge / d) c^2 for a common slope c, the
+    # sigmoid map's ridge): a ridge per slope would shrink the slope with the knot count
+    P = lam / m * (D.T @ D) + ridge / d * np.eye(d)
 
     def f(w):
         z = Z @ w
