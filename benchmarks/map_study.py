@@ -15,7 +15,10 @@ labels) into ``benchmarks/results/map_study.{md,json}``.  Offline, so cheap::
     python benchmarks/map_study.py --eval
     # a check on fresh draws (results in map_study_seeds5_9.{md,json})
     nice -n 5 python benchmarks/map_study.py --fit --seeds 5 6 7 8 9
-    python benchmarks/map_study.py --eval --seeds 5 6 7 8 9 --name map_study_seeds5_9
+    python benchmarks/map_study.py --eval --seeds 5 6 7 8 9 --name map_study_seeds5_9 \
+        --only sigmoid isotonic bagged_iso splineS_cv auto_si one_se blend min_S1_0.1_1_10 \
+        min_S1_0.03_0.3_3 min_si_S1_0.1_1_10 guard1_S1_0.03_0.3_3 guard1_S0.75_0.03_0.3_3 \
+        guard0.5_S1_0.03_0.3_3
 """
 
 from __future__ import annotations
