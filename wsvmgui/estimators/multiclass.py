@@ -81,9 +81,9 @@ VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 #: :data:`PAIR_SIGMA_FACTORS` sigma_M (16 cells instead of 7 x 6 on a 30% hold-out).
 #: The recalibration maps then cross-fit on the same folds.  Chosen by
 #: ``benchmarks/multiclass_cv_study.py`` (5 seeds; docs/notes/multiclass_accuracy.md
-#: section 4): lower L1 on 6 of the 7 multiclass designs and lower log loss on iris,
-#: wine, penguins and digits than the 30% hold-out over the full grid, for 1.1-1.4x the
-#: CPU of the default before issue 23.
+#: section 4): lower L1 on all 7 multiclass designs (0.77-0.97x) and lower log loss on
+#: iris, wine and penguins (digits +1%) than the 30% hold-out over the full grid, for
+#: 1.15-1.32x the CPU of the default before issue 23.
 PAIR_TUNING_FOLDS = 3
 #: Values of the ``pair_tuning`` parameter.
 PAIR_TUNINGS = ("folds", "holdout")
