@@ -81,7 +81,7 @@ VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 #: :data:`PAIR_SIGMA_FACTORS` sigma_M (16 cells instead of 7 x 6 on a 30% hold-out).
 #: The recalibration maps then cross-fit on the same folds.  Chosen by
 #: ``benchmarks/multiclass_cv_study.py`` (5 seeds; docs/notes/multiclass_accuracy.md
-#: section 4): lower L1 on all 7 multiclass designs (0.77-0.97x) and lower log loss on
+#: section 3): lower L1 on all 7 multiclass designs (0.77-0.97x) and lower log loss on
 #: iris, wine and penguins (digits +1%) than the 30% hold-out over the full grid, for
 #: 1.15-1.32x the CPU of the default before issue 23.
 PAIR_TUNING_FOLDS = 3
@@ -156,7 +156,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         points than folds: as for One-vs-All); the recalibration maps cross-fit on the
         same folds.  On the multiclass designs this is more accurate than a hold-out
         over the full grid for 1.1-1.4x its CPU (docs/notes/multiclass_accuracy.md,
-        section 4).  For One-vs-All a stratified 30% hold-out at every size: its K
+        section 3).  For One-vs-All a stratified 30% hold-out at every size: its K
         sub-problems each have every row, and 3 folds took 1.9-5.5x the CPU.
     screen : {"auto"} or None, default="auto"
         Screened tuning, as in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier`;
