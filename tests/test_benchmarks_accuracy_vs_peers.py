@@ -74,6 +74,7 @@ def test_pinned_variants_keep_the_old_default(acc):
         assert plain["calibration"] == "none"
         assert plain.get("coupling", "baseline") == "baseline"
         assert plain.get("tuning_extend", 0) == 0
+        assert plain.get("pair_tuning", "holdout") == "holdout"
     key5 = json.loads(acc._method_definition("wsvmgui_key", 5))
     plain5 = json.loads(acc._method_definition("wsvmgui_plain", 5))
     assert key5["ties"] == "key" and plain5["ties"] == RunSettings().ties

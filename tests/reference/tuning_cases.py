@@ -31,6 +31,8 @@ RECORD = Path(__file__).with_name("tuning_main.json")
 #: The record predates the recalibration default (and P-SVM's least-squares coupling):
 #: its fits are the ladders' own estimates.
 PLAIN = "none"
+#: ... and the pair schemes' 3-fold coarse-grid defaults: their grid was the full one.
+HOLDOUT = "holdout"
 
 
 def _cases() -> dict[str, tuple[Any, str, int, int]]:
@@ -71,7 +73,12 @@ def _cases() -> dict[str, tuple[Any, str, int, int]]:
         ),
         "pairwise_cv3": (
             MulticlassWeightedSVMClassifier(
-                scheme="pairwise", engine="grid", cv=3, calibration=PLAIN, coupling="baseline"
+                scheme="pairwise",
+                engine="grid",
+                cv=3,
+                calibration=PLAIN,
+                coupling="baseline",
+                pair_tuning=HOLDOUT,
             ),
             "wu2010_ex1",
             120,
@@ -80,7 +87,11 @@ def _cases() -> dict[str, tuple[Any, str, int, int]]:
         "baseline2": (
             # ties="key": the record predates the tie pairs (main's default since)
             MulticlassWeightedSVMClassifier(
-                scheme="baseline2", sigmas=[0.5, 1.0, 2.0], ties="key", calibration=PLAIN
+                scheme="baseline2",
+                sigmas=[0.5, 1.0, 2.0],
+                ties="key",
+                calibration=PLAIN,
+                pair_tuning=HOLDOUT,
             ),
             "zeng_ex1",
             150,

@@ -151,7 +151,10 @@ def default_scheme(n_classes: int) -> str:
     1.10x, zeng_ex2 1.54x against 1.91x) but 1.3-2.5x BP1's CPU, over the 1.5x budget of
     issue 23; with three classes it won on wu2010_ex1 / ex2 and lost on iris (1.24x the
     best peer's log loss against pairwise's 0.89x) and wine
-    (docs/notes/multiclass_accuracy.md).
+    (docs/notes/multiclass_accuracy.md).  Both pair schemes tune on 3 folds over a coarse
+    grid (the estimator's ``pair_tuning="folds"``); with it they beat their hold-out
+    tuning on every multiclass design, while One-vs-All on 3 folds cost 1.9-5.5x the old
+    default's CPU (benchmarks/results/multiclass_cv_study.md).
     """
     if n_classes <= 2:
         return "binary"

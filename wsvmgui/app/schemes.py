@@ -223,8 +223,10 @@ _JOINT_TUNING = (
     "hold-out (every candidate costs a whole simplex grid)"
 )
 _DC_TUNING = (
-    "lambda x sigma per sub-problem by EGKL, grids as binary; auto: a 30% hold-out (k-fold "
-    "CV costs about k times as much; choose cv for it); two classes: the binary ladder"
+    "lambda x sigma per sub-problem by EGKL; pair schemes: C in {0.1, 1, 10, 100} x sigma "
+    "in {0.25, 0.5, 1, 1.5} sigma_M, auto: 3-fold CV; One-vs-All: grids as binary, auto: a "
+    "30% hold-out (its K sub-problems on every row cost about K binary ones); two classes: "
+    "the binary ladder"
 )
 #: What the engine setting does in the ladder schemes (printed by ``wsvmgui schemes``).
 _ENGINE_NOTE = (

@@ -78,7 +78,8 @@ class RunSettings:
         Tune on a stratified ``tune_fraction`` split of the training data, by stratified
         ``cv_folds``-fold cross-validation, on a given tuning set, or "auto" (each
         scheme's default, stated by ``wsvmgui schemes``: cross-validation for small data
-        and a split for large data for the binary ladders, a split for the costlier
+        and a split for large data for the binary ladders, 3-fold cross-validation over
+        a coarse grid for the multiclass pair schemes, a split for the costlier
         schemes).  Every scheme receives it as its estimator's ``cv``.
     tune_fraction : float
         Share of the training data held out in "split" mode.

@@ -54,10 +54,10 @@ from ..ladder.gridsearch import Extension, rescale_lambda
 from ..ladder.problems import LadderProblem
 from ..ladder.screening import Screening, screened_search
 from ..ladder.splits import Fold, resolve_cv
-from ..ladder.tuning import TuningResult, default_lambda_grid, default_n_weights
+from ..ladder.tuning import DEFAULT_C_GRID, TuningResult, default_lambda_grid, default_n_weights
 from ..ladder.weights import check_weights, weight_grid
 from ..progress import ProgressTracker
-from ..solvers.kernels import Kernel, default_sigma_grid
+from ..solvers.kernels import DEFAULT_SIGMA_FACTORS, Kernel, default_sigma_grid
 from ._base import (
     KERNEL_CONSTRAINTS,
     LADDER_CONSTRAINTS,
@@ -146,6 +146,13 @@ class LadderParams:
     classes_: np.ndarray
     #: ``cv="auto"`` means the 30% hold-out at every size (see ladder.splits).
     _auto_holdout = False
+    #: ``cv="auto"`` means this many stratified folds where every class has that many
+    #: points (None: ladder.splits' rule, with ``_auto_holdout``); see :meth:`_cv`.
+    _auto_folds: int | None = None
+    #: C grid (``1 / (2 n lambda)``) of the default lambdas and widths (times sigma_M) of
+    #: the default sigmas.
+    _default_c_grid: tuple[float, ...] = DEFAULT_C_GRID
+    _default_sigma_factors: tuple[float, ...] = DEFAULT_SIGMA_FACTORS
     #: The tuning score of the ladder search (:data:`wsvmgui.ladder.search.LADDER_SCORES`).
     _tuning_score = "egkl"
     #: Training rows per fold from which ``screen="auto"`` screens (:class:`Screening`).
@@ -185,7 +192,7 @@ class LadderParams:
         if self.lam is not None:
             return np.array([float(self.lam)])
         grid = check_positive_grid("lambdas", self.lambdas)
-        return default_lambda_grid(n) if grid is None else grid
+        return default_lambda_grid(n, self._default_c_grid) if grid is None else grid
 
     def _fixed_lambda(self, n: float) -> float:
         """Lambda of an untuned fit on ``n`` points: ``lam``, the middle of the given
@@ -216,7 +223,18 @@ class LadderParams:
         given = check_positive_grid("sigmas", self.sigmas)
         if given is not None:
             return given
-        return default_sigma_grid(X, codes, seed=seed_of(self.random_state), sample_weight=sw)
+        return default_sigma_grid(
+            X, codes, self._default_sigma_factors, seed_of(self.random_state), sw
+        )
+
+    def _cv(self, y: np.ndarray) -> Any:
+        """The ``cv`` to resolve for labels ``y`` (n,): ``cv``, or ``_auto_folds`` for
+        ``"auto"`` where that is set and every class has at least that many points (else
+        ``"auto"``, which adapts to small classes)."""
+        k = self._auto_folds
+        if k is None or not (isinstance(self.cv, str) and self.cv == "auto"):
+            return self.cv
+        return k if np.unique(y, return_counts=True)[1].min() >= k else self.cv
 
     def _plan(
         self, X: np.ndarray, codes: np.ndarray, sample_weight: np.ndarray | None = None
@@ -233,7 +251,10 @@ class LadderParams:
         if self._needs_tuning():
             folds = (
                 resolve_cv(
-                    self.cv, self.classes_[codes], self.random_state, holdout=self._auto_holdout
+                    self._cv(codes),
+                    self.classes_[codes],
+                    self.random_state,
+                    holdout=self._auto_holdout,
                 )
                 or None
             )

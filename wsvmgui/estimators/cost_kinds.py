@@ -87,7 +87,8 @@ def _grids(
         sigmas = sorted(float(v) for v in np.ravel(estimator.sigmas))
     else:
         scale = median_between_class_distance(X, y, max_pairs=200_000)
-        sigmas = [f * scale if scale > 0 else f for f in DEFAULT_SIGMA_FACTORS]
+        factors = getattr(estimator, "_default_sigma_factors", DEFAULT_SIGMA_FACTORS)
+        sigmas = [f * scale if scale > 0 else f for f in factors]
     return lams, sigmas
 
 
@@ -126,7 +127,9 @@ def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> No
     Xp = X[idx]
     per_task = max(stage.fits // max(stage.tasks, 1), 1)
     M = min(per_task, PROBE_UNITS) + 1
-    for lam, sigma in _cells(estimator, Xp, y, DEFAULT_C_GRID):
+    for lam, sigma in _cells(
+        estimator, Xp, y, getattr(estimator, "_default_c_grid", DEFAULT_C_GRID)
+    ):
         fitter = WeightedSVMClassifier(
             **_kernel_params(estimator),
             engine=stage.engine if stage.engine in ("path", "auto", "grid") else "path",

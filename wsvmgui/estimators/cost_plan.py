@@ -135,7 +135,8 @@ def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list | None:
     tune on (the fit itself warns about that, so the plan stays quiet)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TuningWarning)
-        folds = resolve_cv(estimator.cv, labels, _random_state(estimator), **kwargs)
+        cv = estimator._cv(labels) if hasattr(estimator, "_cv") else estimator.cv
+        folds = resolve_cv(cv, labels, _random_state(estimator), **kwargs)
     return folds or None
 
 
@@ -152,14 +153,18 @@ def _n_sigmas(estimator: Any) -> int:
     """Widths tuned over (1 for kernels without one or a fixed width)."""
     if estimator.kernel != "rbf" or estimator.sigma is not None:
         return 1
-    return _grid_size(estimator.sigmas) or len(DEFAULT_SIGMA_FACTORS)
+    return _grid_size(estimator.sigmas) or len(
+        getattr(estimator, "_default_sigma_factors", DEFAULT_SIGMA_FACTORS)
+    )
 
 
 def _n_lambdas(estimator: Any) -> int:
     """Lambdas tuned over (the ladder schemes' grid)."""
     if getattr(estimator, "lam", None) is not None:
         return 1
-    return _grid_size(estimator.lambdas) or len(DEFAULT_C_GRID)
+    return _grid_size(estimator.lambdas) or len(
+        getattr(estimator, "_default_c_grid", DEFAULT_C_GRID)
+    )
 
 
 def _ladder_size(estimator: Any, rows: np.ndarray) -> np.ndarray:

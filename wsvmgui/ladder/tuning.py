@@ -27,14 +27,15 @@ __all__ = [
 DEFAULT_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-def default_lambda_grid(n: float) -> np.ndarray:
-    """Default lambdas for ``n`` training points: ``1 / (2 n C)`` over ``DEFAULT_C_GRID``.
+def default_lambda_grid(n: float, c_grid: tuple[float, ...] = DEFAULT_C_GRID) -> np.ndarray:
+    """Default lambdas for ``n`` training points: ``1 / (2 n C)`` over ``c_grid``
+    (increasing; default :data:`DEFAULT_C_GRID`).
 
     Returns
     -------
-    ndarray, shape (7,), decreasing (from least to most flexible fit).
+    ndarray, shape (len(c_grid),), decreasing (from least to most flexible fit).
     """
-    return 1.0 / (2.0 * n * np.asarray(DEFAULT_C_GRID))
+    return 1.0 / (2.0 * n * np.asarray(c_grid, dtype=float))
 
 
 def default_n_weights(n: float) -> int:
