@@ -771,13 +771,15 @@ def report(state: dict) -> str:
 
 
 def _short_rows(tab: dict) -> list[str]:
-    """Which (data, n, method) rows have fewer than 5 seeds or splits."""
+    """Which (data, n, method) rows have fewer than 5 seeds or splits (the methods of a
+    default run that have none at a (data, n) run at all counted as 0)."""
     lines = ["## Rows with fewer than 5 seeds or splits", ""]
+    default = {m for g in DEFAULT_GROUPS for m in GROUPS[g]}
     for (data, n), methods in sorted(tab.items()):
         by_count: dict[int, list[str]] = {}
-        for m in sorted(methods, key=_order):
-            if len(methods[m]) < 5:
-                by_count.setdefault(len(methods[m]), []).append(m)
+        for m in sorted(default | set(methods), key=_order):
+            if len(methods.get(m, [])) < 5:
+                by_count.setdefault(len(methods.get(m, [])), []).append(m)
         if by_count:
             parts = [f"{k} of 5: {', '.join(ms)}" for k, ms in sorted(by_count.items())]
             lines.append(f"- {data}, n = {n}: " + "; ".join(parts))

@@ -155,7 +155,8 @@ def test_report_states_short_rows_and_verdicts(acc):
             _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui_recal", L1=0.25, EGKL=0.1, cpu=4.0)
         ]
     text = acc.report({"runs": runs, "failures": {}})
-    assert "- wuliu2011_ex1, n = 100: 3 of 5: wsvmgui_recal" in text
+    # a default run's methods missing at a row run count as 0 of 5
+    assert "- wuliu2011_ex1, n = 100: 0 of 5: logistic, hgb; 3 of 5: wsvmgui_recal\n" in text
     cells = next(line for line in text.splitlines() if line.startswith("| wuliu2011_ex1 | 100 | 0"))
     assert "0.90 ✓" in cells and "1.25 ✗ [3]" in cells
     lines = text.split("### Verdict per method")[1].splitlines()
