@@ -81,6 +81,7 @@ class _FinalSpec:
     inner_jobs: int
     label: str
     context: str
+    stage: str
 
 
 def _final_task(
@@ -99,7 +100,7 @@ def _final_task(
     def step(_done: int, _total: int, fit: Any) -> None:
         event = None
         if fit is not None and X_r is not None:
-            event = FitEvent("final", fit, X_r, kern, spec.label)
+            event = FitEvent(spec.stage, fit, X_r, kern, spec.label)
         ctx.step(partial=event)
 
     ladder = fit_binary_ladder(
@@ -142,6 +143,7 @@ def fit_ladders(
     tracker: ProgressTracker,
     executor: Executor | None = None,
     sample_weight: np.ndarray | None = None,
+    stage: str = "final",
 ) -> list[FittedLadder]:
     """The final ladder of every problem on its part of ``rows``, at its chosen (lambda, sigma).
 
@@ -149,7 +151,7 @@ def fit_ladders(
     sigma at a time).  A single grid ladder is fitted locally with ``n_jobs`` threads over
     its weights, several problems with one task each.  Every weighted fit of a local
     grid ladder is reported to the tracker with a :class:`~wsvmgui.ladder.grid.FitEvent`
-    (stage ``"final"``, label the problem's name) for live views, and so is a path's fit
+    (stage ``stage``, label the problem's name) for live views, and so is a path's fit
     at every other weight once it is traced; a cluster reports each ladder when it is
     done.
 
@@ -175,6 +177,10 @@ def fit_ladders(
         Default: :func:`~wsvmgui.executor.current_executor`.
     sample_weight : ndarray, shape (n,), optional
         Weight of every data row (multiplies its bound ``C S(y_i)``).
+    stage : str
+        The stage its fit events report: ``"final"`` for the model's own ladders (live
+        views draw them), ``"calibration"`` for a recalibration's fold fits (they are not
+        the model's boundaries).
 
     Returns
     -------
@@ -202,7 +208,7 @@ def fit_ladders(
         sg = float(sigma) if kernel.name == "rbf" else float("nan")
         spec = _FinalSpec(
             float(lam), sg, weights[i], engine_name, solver, qp_solver, inner_jobs,
-            problems[i].name, _context(problems[i], lam, kern),
+            problems[i].name, _context(problems[i], lam, kern), stage,
         )  # fmt: skip
         tasks.append((kern, i, spec, "none" if np.isnan(sg) else sg))
     run = Shared.new(LadderRun(X, storage, held, _Final(sel, sample_weight)))

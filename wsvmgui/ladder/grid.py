@@ -29,7 +29,7 @@ class FitEvent:
     ----------
     stage : str
         ``"tune"`` for fits of the tuning grid, ``"final"`` for the fits of the model
-        that is being built.
+        that is being built, ``"calibration"`` for a recalibration's fold fits.
     fit : WeightedFit
         Its ``coef`` has shape (n,) over the rows of ``X``.
     X : ndarray, shape (n, p)

@@ -431,7 +431,7 @@ def fold_fits(
         fit = fit_ladders(
             X, [problem], tr, kernel, [(lam_tr, kernel.sigma)], [weights],
             engine=engine, solver=solver, n_jobs=n_jobs, tracker=tracker,
-            sample_weight=sample_weight,
+            sample_weight=sample_weight, stage="calibration",
         )[0]  # fmt: skip
         yield fit, te, y_te
 
