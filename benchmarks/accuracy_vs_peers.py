@@ -67,7 +67,11 @@ old multiclass ``wsvmgui`` rows became ``wsvmgui_key``), otherwise stale.
 Resumable: every finished (data, n, seed, method group) is saved at once to
 ``benchmarks/results/accuracy_vs_peers.json`` and the tables ``.md`` rebuilt; a re-run
 skips what is there.  ``--designs``, ``--real``, ``--methods``, ``--seeds``, ``--sizes``
-filter; ``--quick`` is 1 seed, n = 2000 designs replaced by 500, ``--n-test 2000``::
+filter; ``--quick`` is 1 seed, n = 2000 designs replaced by 500, ``--n-test 2000``.
+The record is of ``--n-test`` 10,000 (:data:`RECORD_N_TEST`): a run of another
+``n_test`` (``--quick`` included) would mark every design record of the folder stale, so
+it writes to ``--out-dir`` (by default a folder of the system's temporary directory,
+:func:`off_record_dir`) and refuses the record's folder with a message::
 
     python benchmarks/accuracy_vs_peers.py                       # everything (many hours)
     python benchmarks/accuracy_vs_peers.py --designs wuliu2011_ex1 --sizes 2000 --seeds 0 1
@@ -380,6 +384,8 @@ PEER_DEFINITIONS = {
 LEGACY_PINNED = {"calibration": "none", "ties": "key", "tuning_score": "egkl", "tuning_rule": "min"}
 #: ``n_test`` of the records written before records stored a definition (the default).
 LEGACY_N_TEST = 10_000
+#: ``n_test`` of the benchmark of record (``--n-test``'s default; ``--quick``: 2000).
+RECORD_N_TEST = 10_000
 #: Pinned variants of the default (registered here, away from the variant block above).
 #: The default before the fourth sitting: the ladder's own estimate, the papers' coupling
 #: (registered before ``wsvmgui_key``: on two classes, where ties do not arise, the two
@@ -575,6 +581,38 @@ def _key(data: str, n: int | None, seed: int, group: str) -> str:
     return f"{data}|{n if n is not None else 'split'}|{seed}|{group}"
 
 
+def off_record_dir(n_test: int, quick: bool) -> Path:
+    """The default results folder of a run off the record (``--quick``, another n_test)."""
+    import tempfile
+
+    tag = "quick" if quick else f"n_test_{n_test}"
+    return Path(tempfile.gettempdir()) / f"{NAME}_{tag}"
+
+
+def results_dir(out_dir: str | None, n_test: int, quick: bool) -> Path:
+    """Where a run writes: ``out_dir``, or by default the record's folder (:data:`RESULTS`)
+    for a run of the record and :func:`off_record_dir` for one off it.
+
+    Raises
+    ------
+    ValueError
+        If a run off the record (``quick``, or ``n_test`` other than :data:`RECORD_N_TEST`)
+        names the record's folder: its records of the other n_test would all go stale.
+    """
+    off = quick or n_test != RECORD_N_TEST
+    if out_dir is None:
+        return off_record_dir(n_test, quick) if off else RESULTS
+    path = Path(out_dir)
+    if off and path.resolve() == RESULTS.resolve():
+        what = "--quick" if quick else f"--n-test {n_test}"
+        raise ValueError(
+            f"{what} into {RESULTS} (the benchmark of record, n_test {RECORD_N_TEST}) would "
+            f"mark every design record there stale; give another --out-dir, or none for "
+            f"{off_record_dir(n_test, quick)}"
+        )
+    return path
+
+
 def _save(path: Path, state: dict) -> None:
     from wsvmgui.io.atomic import atomic_write_text
 
@@ -589,10 +627,15 @@ def main(argv=None) -> int:
                     choices=list(GROUPS))  # fmt: skip
     ap.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
     ap.add_argument("--sizes", nargs="*", default=["paper", "2000"])
-    ap.add_argument("--n-test", type=int, default=10_000)
+    ap.add_argument("--n-test", type=int, default=RECORD_N_TEST)
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out-dir", default=str(RESULTS))
+    ap.add_argument(
+        "--out-dir",
+        default=None,
+        help="results folder (default: benchmarks/results, or for --quick or another "
+        "--n-test a folder of the temporary directory; the record's folder is refused)",
+    )
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--merge", nargs="*", default=[], help="add the runs of these JSON files")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -605,7 +648,12 @@ def main(argv=None) -> int:
         args.seeds = args.seeds[:1]
         args.sizes = ["paper" if s == "paper" else "500" for s in args.sizes]
         args.n_test = min(args.n_test, 2000)
-    out_dir = Path(args.out_dir)
+    try:
+        out_dir = results_dir(args.out_dir, args.n_test, args.quick)
+    except ValueError as exc:
+        ap.error(str(exc))
+    if not args.report_only:
+        print(f"results: {out_dir}", flush=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{NAME}.json"
     state = json.loads(path.read_text()) if path.exists() else {"runs": {}, "failures": {}}
@@ -740,13 +788,15 @@ def report(state: dict) -> str:
 
 
 def _short_rows(tab: dict) -> list[str]:
-    """Which (data, n, method) rows have fewer than 5 seeds or splits."""
+    """Which (data, n, method) rows have fewer than 5 seeds or splits (the methods of a
+    default run that have none at a (data, n) run at all counted as 0)."""
     lines = ["## Rows with fewer than 5 seeds or splits", ""]
+    default = {m for g in DEFAULT_GROUPS for m in GROUPS[g]}
     for (data, n), methods in sorted(tab.items()):
         by_count: dict[int, list[str]] = {}
-        for m in sorted(methods, key=_order):
-            if len(methods[m]) < 5:
-                by_count.setdefault(len(methods[m]), []).append(m)
+        for m in sorted(default | set(methods), key=_order):
+            if len(methods.get(m, [])) < 5:
+                by_count.setdefault(len(methods.get(m, [])), []).append(m)
         if by_count:
             parts = [f"{k} of 5: {', '.join(ms)}" for k, ms in sorted(by_count.items())]
             lines.append(f"- {data}, n = {n}: " + "; ".join(parts))

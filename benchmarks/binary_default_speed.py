@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _worker import WorkerFailed, run_worker  # noqa: E402
 
 VARIANTS = {
     "today": {"calibration": "none", "tuning_extend": 0},
@@ -108,21 +109,10 @@ def worker(case: str, variant: str) -> dict:
 
 
 def _run(case: str, variant: str) -> dict:
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = "1"
-    env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run(
-        [sys.executable, __file__, "--worker", case, variant],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        return {"case": case, "variant": variant, "status": lines[-1] if lines else "failed"}
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        out = run_worker(__file__, [case, variant], ROOT)
+    except WorkerFailed as exc:
+        return {"case": case, "variant": variant, "status": str(exc) or "failed"}
     print(json.dumps(out), flush=True)
     return out
 

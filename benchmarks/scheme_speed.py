@@ -48,7 +48,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -56,6 +55,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 N_TEST = 2000
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _worker import WorkerFailed, run_worker  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ workers
@@ -266,21 +268,11 @@ def _run(spec: dict, code: Path | None = None, fn: str = "worker") -> dict:
         if not BASELINE:
             return {**spec, "status": "skipped: no --baseline"}
         code = BASELINE[0]
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = "1"
-    env["PYTHONPATH"] = str(code or ROOT)
-    proc = subprocess.run(
-        [sys.executable, __file__, "--worker", fn, json.dumps(spec)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        return {**spec, "status": "failed: " + (lines[-1] if lines else "no message")}
-    out = {**spec, **json.loads(proc.stdout.strip().splitlines()[-1])}
+    try:
+        res = run_worker(__file__, [fn, json.dumps(spec)], code or ROOT)
+    except WorkerFailed as exc:
+        return {**spec, "status": "failed: " + (str(exc) or "no message")}
+    out = {**spec, **res}
     print(json.dumps({k: v for k, v in out.items() if k != "p"}), flush=True)
     return out
 

@@ -156,7 +156,8 @@ def test_report_states_short_rows_and_verdicts(acc):
             _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui_recal", L1=0.25, EGKL=0.1, cpu=4.0)
         ]
     text = acc.report({"runs": runs, "failures": {}})
-    assert "- wuliu2011_ex1, n = 100: 3 of 5: wsvmgui_recal" in text
+    # a default run's methods missing at a row run count as 0 of 5
+    assert "- wuliu2011_ex1, n = 100: 0 of 5: logistic, hgb; 3 of 5: wsvmgui_recal\n" in text
     cells = next(line for line in text.splitlines() if line.startswith("| wuliu2011_ex1 | 100 | 0"))
     assert "0.90 ✓" in cells and "1.25 ✗ [3]" in cells
     lines = text.split("### Verdict per method")[1].splitlines()
@@ -168,3 +169,46 @@ def test_report_states_short_rows_and_verdicts(acc):
         in verdicts["wsvmgui_recal"]
     )
     assert "missed (1 of 1 rows over; worst 2.00, wuliu2011_ex1 100)" in verdicts["wsvmgui_recal"]
+
+
+def test_runs_off_the_record_stay_out_of_its_folder(acc, tmp_path, monkeypatch, capsys):
+    """``--quick`` or another ``--n-test`` would mark the record's design records stale (a
+    definition holds n_test): refused in the record's folder with a message saying why, and
+    written to a temporary folder by default; the record's own runs still go to it."""
+    import tempfile
+
+    record = tmp_path / "results"
+    record.mkdir()
+    current = acc.definition("wsvmgui", 2, "wang2008_ex1", acc.RECORD_N_TEST)
+    row = _row("wang2008_ex1", 100, 0, 2, "wsvmgui", L1=0.1, definition=current)
+    state = {"runs": {"wang2008_ex1|100|0|wsvmgui": [row]}, "failures": {}}
+    (record / "accuracy_vs_peers.json").write_text(json.dumps(state))
+    before = (record / "accuracy_vs_peers.json").read_text()
+    monkeypatch.setattr(acc, "RESULTS", record)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    for argv in (["--quick"], ["--n-test", "2000"], ["--quick", "--n-test", "500"]):
+        with pytest.raises(SystemExit) as exc:
+            acc.main([*argv, "--report-only", "--out-dir", str(record / ".." / "results")])
+        assert exc.value.code == 2
+        assert "would mark every design record there stale" in capsys.readouterr().err
+    assert (record / "accuracy_vs_peers.json").read_text() == before
+    assert not (record / "accuracy_vs_peers.md").exists()
+    # by default a temporary folder per kind of run; the record's folder untouched
+    (tmp_path / "tmp").mkdir()
+    assert acc.main(["--n-test", "2000", "--report-only"]) == 0
+    assert acc.main(["--quick", "--report-only"]) == 0
+    for tag in ("n_test_2000", "quick"):
+        assert (tmp_path / "tmp" / f"accuracy_vs_peers_{tag}" / "accuracy_vs_peers.md").exists()
+    assert (record / "accuracy_vs_peers.json").read_text() == before
+    assert not (record / "accuracy_vs_peers.md").exists()
+    # a run of the record writes to its folder, keeping its records current
+    assert acc.results_dir(None, acc.RECORD_N_TEST, False) == record
+    assert acc.main(["--report-only"]) == 0
+    assert (
+        "| wang2008_ex1 | 100 | 2 | wsvmgui | 1 | 0.1000 |"
+        in (record / "accuracy_vs_peers.md").read_text()
+    )
+    assert json.loads((record / "accuracy_vs_peers.json").read_text())["runs"] == state["runs"]
+    # another folder may take any n_test
+    other = tmp_path / "mine"
+    assert acc.results_dir(str(other), 2000, True) == other
