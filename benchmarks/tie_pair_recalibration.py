@@ -17,7 +17,6 @@ from sklearn.preprocessing import StandardScaler
 from wsvmgui.estimators._base import seed_of
 from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
 from wsvmgui.ladder.recalibration import cross_fitted, fit_calibration
-from wsvmgui.multiclass import coupling
 from wsvmgui.multiclass.subproblems import as_ladder_problem
 
 
@@ -46,22 +45,12 @@ class TieRecal(MulticlassWeightedSVMClassifier):
                 )
         return out
 
-    def _share_ties(self, proba, tied, X):
-        K = self.classes_.size
-        Q = coupling.empty_table(X.shape[0], K)
-        known = np.eye(K, dtype=bool)
-        maps = getattr(self, "tie_maps_", None) or [lambda p: p] * len(self.tie_pairs_.fitted)
-        for f, e, g in zip(
-            self.tie_pairs_.fitted, self.tie_pairs_.estimates(X, self.rule), maps, strict=True
-        ):
-            a, b = f.spec.positive, f.spec.negative[0]
-            coupling.set_pair(Q, a, b, coupling.clip_pair(g(e.p)))
-            known[a, b] = known[b, a] = True
-        ok = np.array([known[np.ix_(t, t)].all() for t in tied])
-        out = proba.copy()
-        if ok.any():
-            out[ok] = coupling.resolve_ties(proba[ok], tied[ok], Q[ok])
-        return out
+    def _tie_pair_estimates(self, X):
+        pairs = super()._tie_pair_estimates(X)
+        maps = getattr(self, "tie_maps_", None)
+        if not maps:
+            return pairs
+        return [(a, b, g(p)) for (a, b, p), g in zip(pairs, maps, strict=True)]
 
 
 def data(name):

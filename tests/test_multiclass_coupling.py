@@ -24,6 +24,16 @@ def _true_table(p: np.ndarray) -> np.ndarray:
     return Q
 
 
+def _random_table(n: int, K: int, bounds: tuple[float, float], seed: int) -> np.ndarray:
+    """An inconsistent pairwise table (n, K, K): every pair uniform on ``bounds``."""
+    rng = np.random.default_rng(seed)
+    Q = coupling.empty_table(n, K)
+    for j in range(K):
+        for k in range(j + 1, K):
+            coupling.set_pair(Q, j, k, rng.uniform(*bounds, n))
+    return Q
+
+
 @pytest.fixture
 def p_true():
     return np.random.default_rng(0).dirichlet(np.ones(5), size=200)
@@ -56,12 +66,7 @@ def test_rebuilt_table_is_consistent_for_noisy_baseline_pairs():
 
 
 def test_coupled_rows_sum_to_one_for_inconsistent_tables():
-    rng = np.random.default_rng(2)
-    n, K = 100, 4
-    Q = coupling.empty_table(n, K)
-    for j in range(K):
-        for k in range(j + 1, K):
-            coupling.set_pair(Q, j, k, rng.uniform(0.02, 0.98, n))
+    Q = _random_table(100, 4, (0.02, 0.98), seed=2)
     p = coupling.couple(Q)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(p > 0)
@@ -77,12 +82,8 @@ def test_least_squares_coupling_is_the_constrained_minimiser_of_its_objective():
     # An independent computation: SLSQP on the simplex, for inconsistent random tables.
     from scipy.optimize import minimize
 
-    rng = np.random.default_rng(3)
     n, K = 12, 4
-    Q = coupling.empty_table(n, K)
-    for j in range(K):
-        for k in range(j + 1, K):
-            coupling.set_pair(Q, j, k, rng.uniform(0.05, 0.95, n))
+    Q = _random_table(n, K, (0.05, 0.95), seed=3)
     P = coupling.couple_least_squares(Q)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(P >= 0)

@@ -628,6 +628,17 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         beat[:, k] = False
         return tied | (beat & (beat.sum(axis=1, keepdims=True) > 1))
 
+    def _tie_pair_estimates(self, X: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+        """Each fitted tie pair's classes ``(a, b)`` and its estimate of
+        P(a | a or b, x) at ``X`` (m, p), shape (m,)."""
+        assert self.tie_pairs_ is not None
+        return [
+            (f.spec.positive, f.spec.negative[0], e.p)
+            for f, e in zip(
+                self.tie_pairs_.fitted, self.tie_pairs_.estimates(X, self.rule), strict=True
+            )
+        ]
+
     def _share_ties(self, proba: np.ndarray, tied: np.ndarray, X: np.ndarray) -> np.ndarray:
         """The probabilities ``proba`` (m, K) with each row's ``tied`` classes (m, K)
         sharing their total by the tie pairs' coupling.
@@ -635,15 +646,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         Rows whose tied classes include a pair without a fitted ladder are returned
         unchanged (a top tie among them then goes to the decision-value key).
         """
-        assert self.tie_pairs_ is not None
         K = self.classes_.size
         Q = coupling.empty_table(X.shape[0], K)
         known = np.eye(K, dtype=bool)
-        for f, e in zip(
-            self.tie_pairs_.fitted, self.tie_pairs_.estimates(X, self.rule), strict=True
-        ):
-            a, b = f.spec.positive, f.spec.negative[0]
-            coupling.set_pair(Q, a, b, coupling.clip_pair(e.p))
+        for a, b, p in self._tie_pair_estimates(X):
+            coupling.set_pair(Q, a, b, coupling.clip_pair(p))
             known[a, b] = known[b, a] = True
         ok = np.array([known[np.ix_(t, t)].all() for t in tied])
         out = proba.copy()
