@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.special import expit
 
 from wsvmgui.errors import InputError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
-from wsvmgui.ladder.recalibration import MAPS, choose_map, fit_map, map_scores
+from wsvmgui.ladder.recalibration import AUTO_MAPS, MAPS, choose_map, fit_map, map_scores
 
 
 def _distorted(n: int, seed: int):
@@ -54,7 +55,19 @@ def test_choose_map_picks_the_smallest_cross_validated_loss():
     _, y, q = _distorted(1000, 3)
     scores = map_scores(q, y, seed=0)
     g = choose_map(q, y, seed=0)
-    assert g.name == min(MAPS, key=lambda m: (scores[m], MAPS.index(m)))
+    assert g.name == min(AUTO_MAPS, key=lambda m: (scores[m], AUTO_MAPS.index(m)))
+
+
+def test_auto_never_chooses_beta_even_where_it_scores_best():
+    # labels drawn from a beta-calibration curve that no sigmoid in logit(q) fits:
+    # g(q) = expit(1 + 3 log q - 0.3 log(1 - q)), far from symmetric in logit(q)
+    rng = np.random.default_rng(4)
+    q = rng.uniform(0.01, 0.99, 3000)
+    y = (rng.uniform(size=q.size) < expit(1 + 3 * np.log(q) - 0.3 * np.log1p(-q))).astype(float)
+    scores = map_scores(q, y, seed=0)
+    assert min(MAPS, key=scores.get) == "beta"  # beta would win a choice among all three
+    assert choose_map(q, y, seed=0).name in AUTO_MAPS
+    assert fit_map("beta", q, y).name == "beta"  # still offered by name
 
 
 def test_bad_inputs():

@@ -77,8 +77,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         training points (the ladder at the final (C, sigma) refitted on the training part
         of each tuning fold, or of 3 stratified folds when tuning holds one split out or
         nothing is tuned, estimating the fold's other rows) and applied to the estimate and
-        its bracket: ``"auto"`` chooses the map by its cross-validated log loss on those
-        points.  Costs one ladder per fold.  The default since the fourth sitting: on 5
+        its bracket: ``"auto"`` chooses the sigmoid or the isotonic map by its
+        cross-validated log loss on those points (beta calibration only by name).  Costs one ladder per fold.  The default since the fourth sitting: on 5
         seeds it beat ``"none"`` on every binary design of :mod:`wsvmgui.evaluation.designs`
         at the papers' n (L1 3-22 % lower) and n = 2000 (28-52 % lower), for 0.98-1.32x the
         CPU, and lost 7 % log loss on breast cancer; docs/notes/calibration.md.
