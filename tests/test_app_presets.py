@@ -85,3 +85,38 @@ def test_unknown_names_are_refused(demo):
         preset_settings("fast", "binary", demo.train.X, demo.train.y)
     with pytest.raises(InputError, match="scheme"):
         preset_settings("quick", "nope", demo.train.X, demo.train.y)
+
+
+@pytest.mark.parametrize("preset", ["quick", "standard", "thorough"])
+@pytest.mark.parametrize(
+    ("scheme", "kernel"), [("pairwise", "rbf"), ("bp1", "linear"), ("ova", "rbf")]
+)
+def test_what_pair_tuning_decides_is_what_it_changes_in_the_estimator(preset, scheme, kernel):
+    """pair_tuning_decides (the settings panel's note, and whether its field is enabled)
+    names exactly the parts of the tuning plan that differ between pair_tuning "folds" and
+    "holdout" in the estimator each preset's settings build: the quick preset's split and
+    grids leave it nothing; the standard one leaves it all; thorough sets the folds."""
+    from dataclasses import replace
+
+    from wsvmgui.app.schemes import pair_tuning_decides
+    from wsvmgui.evaluation.designs import simulate
+
+    d = simulate("wu2010_ex1", 150, seed=1)
+    codes = np.unique(d.y, return_inverse=True)[1]
+    base = RunSettings(kernel=kernel)
+    s = preset_settings(preset, scheme, d.X, d.y, base=base)
+    seen = {}
+    for choice in ("folds", "holdout"):
+        est = make_estimator(replace(s, pair_tuning=choice), 3)
+        est.classes_ = np.unique(d.y)
+        plan = est._plan(d.X, codes)
+        seen[choice] = {
+            "split": len(plan.folds),
+            "lambda grid": tuple(est._lambda_grid(100)),
+            "sigma grid": tuple(plan.sigmas) if kernel == "rbf" else (),
+        }
+    changed = {k for k in seen["folds"] if seen["folds"][k] != seen["holdout"][k]}
+    assert changed == set(pair_tuning_decides(s, 3))
+    if preset == "quick" or scheme == "ova":
+        assert pair_tuning_decides(s, 3) == ()
+    assert pair_tuning_decides(s, 2) == ()  # two classes: the binary ladder

@@ -579,3 +579,41 @@ def test_without_scheme_three_classes_get_the_k3_default_and_a_note(capsys, tmp_
     assert f"scheme {default_scheme(3)}" in err and "--scheme" in err
     p = frame[["p_a", "p_b", "p_c"]].to_numpy()
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("choice", [None, "holdout"])
+def test_pair_tuning_reaches_the_fitted_estimator_and_the_sidecar(capsys, tmp_path, choice):
+    """--pair-tuning sets the pair schemes' tuning: the saved model's estimator has it, and
+    its tuning tables show it (holdout: one 30% split over 7 C x 6 sigma per pair; the
+    default, folds: 3 folds over 4 x 4); the sidecar's settings record it."""
+    d = simulate("wu2010_ex1", 90, seed=0)
+    train = _csv(
+        tmp_path / "k3.csv", d.X, np.array(["a", "b", "c"])[np.unique(d.y, return_inverse=True)[1]]
+    )
+    out, model = tmp_path / "p.csv", tmp_path / "m.wsvm"
+    extra = [] if choice is None else ["--pair-tuning", choice]
+    _fit(capsys, train, out, "--scheme", "pairwise", "--model", model, "--quiet", *extra)
+    est = load_model(model).estimator
+    assert est.get_params()["pair_tuning"] == (choice or "folds")
+    cells, folds = (42, 1) if choice == "holdout" else (16, 3)
+    assert len(est.tuning_) == 3  # one table per pair
+    for table in est.tuning_.values():
+        assert table.score.size == cells
+        assert sum(table.engines.values()) == cells * folds  # (cell, fold) fits
+    _, settings, _meta = read_probabilities_csv(out)
+    assert settings["pair_tuning"] == choice
+    assert RunSettings.from_dict(settings).pair_tuning == choice
+
+
+def test_a_bad_pair_tuning_is_named(capsys, tmp_path, train_csv):
+    out = tmp_path / "o.csv"
+    code, _, err = _run(
+        capsys, ["fit", train_csv, "--label", "label", "--out", out, "--pair-tuning", "fold"]
+    )
+    _assert_one_line_error(code, err, "--pair-tuning", "'fold'", "folds", "holdout")
+    settings = tmp_path / "s.json"
+    settings.write_text('{"pair_tuning": "3folds"}')
+    code, _, err = _run(
+        capsys, ["fit", train_csv, "--label", "label", "--out", out, "--settings", settings]
+    )
+    _assert_one_line_error(code, err, "s.json", "pair_tuning", "'3folds'", "folds, holdout")

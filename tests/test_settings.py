@@ -178,3 +178,43 @@ def test_tuning_extend_reaches_the_binary_estimator_and_none_keeps_its_default()
     # the multiclass schemes have no such parameter: the setting is the binary scheme's
     multi = make_estimator(RunSettings(scheme="pairwise", tuning_extend=3).validate(), 3)
     assert "tuning_extend" not in multi.get_params()
+
+
+@pytest.mark.parametrize("value", [None, "folds", "holdout"])
+def test_pair_tuning_round_trips_and_reaches_the_pair_schemes(value):
+    from wsvmgui.app.schemes import make_estimator
+
+    s = RunSettings(scheme="bp1", pair_tuning=value).validate()
+    assert (
+        RunSettings.from_json(s.to_json()) == s and json.loads(s.to_json())["pair_tuning"] == value
+    )
+    est = make_estimator(s, 3)
+    assert est.get_params()["pair_tuning"] == (value or "folds")  # None: the estimator's
+    # two classes: every divide-and-conquer scheme is the binary ladder, which has none
+    assert "pair_tuning" not in make_estimator(s, 2).get_params()
+
+
+def test_a_settings_file_written_before_pair_tuning_loads_as_the_estimators_default():
+    """Files saved before the setting existed have no key: they load as None, which the
+    pair schemes run as the estimator's default ("folds": what such a file has run as
+    since the multiclass default changed)."""
+    from wsvmgui.app.schemes import make_estimator
+    from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+
+    old = RunSettings(scheme="pairwise", seed=4).to_dict()
+    del old["pair_tuning"]
+    s = RunSettings.from_json(json.dumps(old))
+    assert s.pair_tuning is None and s.seed == 4
+    default = MulticlassWeightedSVMClassifier().get_params()["pair_tuning"]
+    assert make_estimator(s, 3).get_params()["pair_tuning"] == default == "folds"
+
+
+@pytest.mark.parametrize(
+    ("value", "needles"),
+    [("fold", ["unknown pair_tuning 'fold'", "folds, holdout"]), (3, ["pair_tuning", "name"])],
+)
+def test_a_bad_pair_tuning_is_named(value, needles):
+    with pytest.raises(InputError) as info:
+        RunSettings.from_dict({"pair_tuning": value})
+    for needle in needles:
+        assert needle in str(info.value)

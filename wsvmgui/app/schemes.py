@@ -180,6 +180,8 @@ def _build_multiclass(name: str) -> Callable[[RunSettings], Any]:
         extra = {}
         if name == "ova":
             extra["ova_normalise"] = SCHEMES["ova"].option(s, "normalise")
+        if s.pair_tuning is not None:  # None: the estimator's default
+            extra["pair_tuning"] = s.pair_tuning
         return MulticlassWeightedSVMClassifier(
             scheme=name,
             **_ladder_params(s),
@@ -224,7 +226,8 @@ _JOINT_TUNING = (
 )
 _DC_TUNING = (
     "lambda x sigma per sub-problem by EGKL; pair schemes: C in {0.1, 1, 10, 100} x sigma "
-    "in {0.25, 0.5, 1, 1.5} sigma_M, auto: 3-fold CV; One-vs-All: grids as binary, auto: a "
+    "in {0.25, 0.5, 1, 1.5} sigma_M, auto: 3-fold CV (pair tuning holdout: grids as "
+    "binary, auto: a 30% hold-out); One-vs-All: grids as binary, auto: a "
     "30% hold-out (its K sub-problems on every row cost about K binary ones); two classes: "
     "the binary ladder"
 )
@@ -356,6 +359,30 @@ _SCHEME_LIST = [
 ]
 
 SCHEMES: dict[str, Scheme] = {s.name: s for s in _SCHEME_LIST}
+
+
+def is_pair_scheme(name: str) -> bool:
+    """Whether scheme ``name`` is a multiclass pair scheme (pairwise, the baseline schemes
+    and their pairwise rebuilds), whose tuning ``pair_tuning`` sets on 3+ classes."""
+    scheme = SCHEMES.get(name)
+    return scheme is not None and scheme.module == "wsvmgui.multiclass" and name != "ova"
+
+
+def pair_tuning_decides(settings: RunSettings, n_classes: int) -> tuple[str, ...]:
+    """What ``settings.pair_tuning`` decides for data of ``n_classes`` classes: any of
+    "split" (tuning "auto": 3 folds or a 30% hold-out), "lambda grid" and "sigma grid"
+    (left blank); empty where it decides nothing (another scheme, two classes, or the
+    tuning mode and the grids all set, as the app's quick preset sets them)."""
+    if not is_pair_scheme(settings.scheme) or n_classes < 3:
+        return ()
+    decides = []
+    if settings.tuning == "auto":
+        decides.append("split")
+    if settings.lambdas is None:
+        decides.append("lambda grid")
+    if settings.sigmas is None and settings.kernel == "rbf":
+        decides.append("sigma grid")
+    return tuple(decides)
 
 
 def get_scheme(name: str) -> Scheme:

@@ -40,6 +40,7 @@ _FIELDS = {
     "ties": "ties",
     "tuning_score": "tuning_score",
     "tuning_extend": "tuning_extend",
+    "pair_tuning": "pair_tuning",
 }
 
 

@@ -17,6 +17,7 @@ from ..app.settings import (
     TUNING_SCORES,
 )
 from ..estimators.cost import DEFAULT_MAX_MINUTES, ENV_VAR
+from ..estimators.multiclass import PAIR_TUNINGS
 from ..io.preprocessing import MISSING_CHOICES
 from ..ladder.engines import ENGINES
 from .argtypes import floats, fraction, int_in, key_value, minutes, tokens
@@ -191,6 +192,14 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         metavar="N",
         help="binary scheme: grow the lambda x sigma grid by one value past an edge the "
         "tuned cell sits on, at most N times (0: the grid as given)",
+    )
+    fit.add_argument(
+        "--pair-tuning",
+        choices=list(PAIR_TUNINGS),
+        help="multiclass pair schemes (pairwise, baseline1/2, bp1/2) on 3+ classes: folds "
+        "(default: 3 stratified folds over C in {0.1, 1, 10, 100} x sigma in {0.25, 0.5, 1, "
+        "1.5} sigma_M) or holdout (a 30%% hold-out over 7 C x 6 sigma, as one-vs-all); "
+        "--cv, --tune-fraction, --tune, --lambda and --sigma override its split or grid",
     )
     fit.add_argument(
         "--intervals",

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_settings, with_scheme
-from ..app.schemes import SCHEMES
+from ..app.schemes import SCHEMES, is_pair_scheme, pair_tuning_decides
 from ..app.settings import (
     CALIBRATION_CHOICES,
     TIES_CHOICES,
@@ -39,6 +39,7 @@ from ..app.settings import (
     RunSettings,
 )
 from ..errors import InputError
+from ..estimators.multiclass import PAIR_TUNINGS
 from ..ladder.engines import ENGINES
 from ..ladder.rules import RULES
 from ..ladder.tuning import default_n_weights
@@ -97,6 +98,9 @@ TIPS = {
     "within one standard error of it (one_se)",
     "ties": "How the baseline schemes resolve tied classes: pairs (the pairwise ladders "
     "among the tied classes) or key (the decision value at pi = 1/2)",
+    "pair_tuning": "How the multiclass pair schemes (pairwise, B1, B2, BP1, BP2) tune on 3 "
+    "or more classes when tuning is auto and the \u03bb and \u03c3 grids are blank: "
+    "folds (default) or holdout; hover over an entry for what it does",
     "intervals": "Add a 90% interval for each point's probabilities (the binary scheme "
     "with a calibration): drawn on the probability bars, exported as p_<class>_lo/hi",
 }
@@ -236,6 +240,12 @@ class SettingsPanel(QWidget):
         self.ties = QComboBox()
         self.ties.addItems(list(TIES_CHOICES))
         self.intervals = QCheckBox("per-point 90% intervals")
+        self.pair_tuning = _choices(PAIR_TUNINGS)
+        for row, tip in enumerate(PAIR_TUNING_TIPS):
+            self.pair_tuning.setItemData(row, tip, Qt.ItemDataRole.ToolTipRole)
+        self.pair_note = QLabel("")
+        self.pair_note.setWordWrap(True)
+        self.pair_note.setEnabled(False)
         for name, tip in TIPS.items():
             getattr(self, name).setToolTip(tip)
         for combo in (self.scheme, self.preset):
@@ -267,6 +277,8 @@ class SettingsPanel(QWidget):
             ("tuning", self.tuning),
             ("tune fraction", self.tune_fraction),
             ("CV folds", self.cv_folds),
+            ("pair tuning", self.pair_tuning),
+            ("", self.pair_note),
             ("", self.compare),
         ]
         for label, widget in rows:
@@ -318,7 +330,13 @@ class SettingsPanel(QWidget):
         """Every edit of a field marks the settings changed."""
         for combo in (self.scheme, self.kernel, self.rule, self.tuning, self.solver, self.engine):
             combo.currentIndexChanged.connect(self._on_change)
-        for combo in (self.calibration, self.tuning_score, self.tuning_rule, self.ties):
+        for combo in (
+            self.calibration,
+            self.tuning_score,
+            self.tuning_rule,
+            self.ties,
+            self.pair_tuning,
+        ):
             combo.currentIndexChanged.connect(self._on_change)
         self.intervals.toggled.connect(self._on_change)
         for spin in (self.degree, self.n_weights, self.joint_n, self.seed, self.n_jobs):
@@ -465,6 +483,7 @@ class SettingsPanel(QWidget):
                 (self.calibration, s.calibration),
                 (self.tuning_score, s.tuning_score),
                 (self.tuning_rule, s.tuning_rule),
+                (self.pair_tuning, s.pair_tuning),
             ):
                 combo.setCurrentIndex(max(combo.findData(value), 0))
             self.ties.setCurrentText(s.ties)
@@ -509,6 +528,7 @@ class SettingsPanel(QWidget):
             ties=self.ties.currentText(),
             tuning_score=self.tuning_score.currentData(),
             tuning_rule=self.tuning_rule.currentData(),
+            pair_tuning=self.pair_tuning.currentData(),
             intervals=self.intervals.isChecked() and self.intervals.isEnabled(),
         )
         return s.validate()
@@ -548,6 +568,37 @@ class SettingsPanel(QWidget):
         mode = self.tuning.currentText()
         self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
         self._set_row_visible(self.cv_folds, mode in ("auto", "cv"))
+        self._update_pair_tuning(name, mode)
+
+    def _update_pair_tuning(self, scheme: str, mode: str) -> None:
+        """Show the pair tuning for a pair scheme on 3+ classes; enable it, and say what it
+        sets, where the tuning mode and the grids leave it something to set."""
+        shown = is_pair_scheme(scheme) and self._n_classes >= 3
+        self._set_row_visible(self.pair_tuning, shown)
+        self._set_row_visible(self.pair_note, shown)
+        if not shown:
+            return
+        shape = RunSettings(  # what decides it: the mode, and whether grids are given
+            scheme=scheme,
+            kernel=self.kernel.currentText(),
+            tuning=mode,
+            lambdas=[1.0] if _grid_given(self.lambdas) else None,
+            sigmas=[1.0] if _grid_given(self.sigmas) else None,
+        )
+        decides = pair_tuning_decides(shape, self._n_classes)
+        self.pair_tuning.setEnabled(bool(decides))
+        if decides:
+            names = [PAIR_TUNING_SETS[d] for d in decides]
+            what = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+            every = 3 if shape.kernel == "rbf" else 2  # sigma only with the RBF kernel
+            text = f"sets {what}" + ("" if len(decides) == every else "; the rest is set above")
+        else:
+            text = (
+                "no effect: the split and the grids are set above (as the quick preset sets "
+                "them); tuning auto or a blank grid lets it choose"
+            )
+        self.pair_note.setText(text)
+        self.pair_tuning.setToolTip(f"{TIPS['pair_tuning']}.\nNow: {text}")
 
     def _on_change(self, *_args) -> None:
         if self._programmatic:
@@ -560,6 +611,31 @@ class SettingsPanel(QWidget):
         self._set_preset_label(CUSTOM)
         self._update_visibility()
         self.changed.emit()
+
+
+#: Tooltips of the pair tuning's entries, in the combo's order (default, folds, holdout).
+PAIR_TUNING_TIPS = (
+    "The library's default: folds",
+    "3 stratified folds over the coarse grid C \u2208 {0.1, 1, 10, 100} \u00d7 \u03c3 \u2208 "
+    "{0.25, 0.5, 1, 1.5} \u03c3_M (16 cells); the recalibration cross-fits on the same folds",
+    "A 30% hold-out over the full grid, 7 C \u00d7 6 \u03c3 (as One-vs-All; the pair "
+    "schemes' default before)",
+)
+#: What :func:`pair_tuning_decides` names, in the panel's words.
+PAIR_TUNING_SETS = {
+    "split": "the split",
+    "lambda grid": "the \u03bb grid",
+    "sigma grid": "the \u03c3 grid",
+}
+
+
+def _grid_given(edit: QLineEdit) -> bool:
+    """Whether a grid field holds values (a text that does not parse counts: it is not
+    blank, and :meth:`SettingsPanel.settings` names the problem)."""
+    try:
+        return parse_grid(edit.text(), "grid") is not None
+    except InputError:
+        return True
 
 
 def _choices(names: tuple[str, ...]) -> QComboBox:

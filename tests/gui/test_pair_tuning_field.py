@@ -1,0 +1,73 @@
+"""The settings panel's pair tuning field: shown for the pair schemes on 3+ classes only,
+bound to RunSettings.pair_tuning both ways, and disabled, saying why, where the tuning
+mode and the grids leave it nothing to set (the quick preset)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+
+from wsvmgui.app.schemes import make_estimator
+from wsvmgui.app.settings import RunSettings
+from wsvmgui.evaluation.designs import simulate
+from wsvmgui.gui.settings_panel import SettingsPanel
+
+
+def _panel(qtbot, n_classes: int) -> SettingsPanel:
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    panel.refresh_availability(n_classes)
+    panel.show()
+    return panel
+
+
+def test_pair_tuning_round_trips_and_reaches_the_estimator(qtbot):
+    panel = _panel(qtbot, 3)
+    for value in (None, "folds", "holdout"):
+        panel.set_settings(replace(RunSettings(), scheme="pairwise", pair_tuning=value))
+        assert panel.pair_tuning.isVisible() and panel.pair_tuning.isEnabled()
+        assert panel.settings().pair_tuning == value
+    panel.pair_tuning.setCurrentIndex(panel.pair_tuning.findData("holdout"))  # as a user
+    s = panel.settings()
+    assert s.pair_tuning == "holdout" and panel.preset_name() == "custom"
+    assert make_estimator(s, 3).get_params()["pair_tuning"] == "holdout"
+    tips = {
+        panel.pair_tuning.itemData(i): panel.pair_tuning.itemData(i, Qt.ItemDataRole.ToolTipRole)
+        for i in range(panel.pair_tuning.count())
+    }
+    assert "3 stratified folds" in tips["folds"] and "30% hold-out" in tips["holdout"]
+    assert "folds" in tips[None]
+    assert panel.pair_note.text() == "sets the split, the \u03bb grid and the \u03c3 grid"
+
+
+def test_pair_tuning_is_hidden_where_it_does_nothing(qtbot):
+    panel = _panel(qtbot, 3)
+    panel.set_settings(replace(RunSettings(), scheme="ova"))
+    assert not panel.pair_tuning.isVisible() and not panel.pair_note.isVisible()
+    panel.set_settings(replace(RunSettings(), scheme="bp2"))
+    assert panel.pair_tuning.isVisible()
+    two = _panel(qtbot, 2)
+    two.set_settings(replace(RunSettings(), scheme="pairwise"))
+    assert not two.pair_tuning.isVisible()
+
+
+def test_presets_that_set_the_split_and_grids_disable_it_and_say_so(qtbot):
+    panel = _panel(qtbot, 3)
+    d = simulate("wu2010_ex1", 90, seed=0)
+    panel.set_settings(replace(RunSettings(), scheme="pairwise"), preset="quick")
+    panel.set_training_data(d.X, d.y)  # applies the quick preset: a split and 3 x 3 grids
+    s = panel.settings()
+    assert s.tuning == "split" and s.lambdas and s.sigmas
+    assert not panel.pair_tuning.isEnabled() and panel.pair_tuning.isVisible()
+    assert panel.pair_note.text().startswith("no effect")
+    assert "no effect" in panel.pair_tuning.toolTip()
+    assert panel.apply_preset("thorough")  # 10 folds, blank grids: it sets the grids only
+    assert panel.pair_tuning.isEnabled()
+    assert (
+        panel.pair_note.text() == "sets the \u03bb grid and the \u03c3 grid; the rest is set above"
+    )
+    panel.lambdas.setText("0.01, 0.001")  # a grid typed in: the sigma grid is left
+    assert panel.pair_note.text() == "sets the \u03c3 grid; the rest is set above"
+    panel.sigmas.setText("1")
+    assert not panel.pair_tuning.isEnabled()
