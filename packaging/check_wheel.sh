@@ -115,7 +115,7 @@ grep -E "^(scheme|  L1)" demo1.out | sed 's/^/[wheel]   /'
 "$APP" --warm-up >warm1.out 2>&1 || { cat warm1.out >&2; die "wsvmgui --warm-up"; }
 sed 's/^/[wheel]   /' warm1.out
 "$APP" --warm-up >warm.out 2>&1 || { cat warm.out >&2; die "second wsvmgui --warm-up"; }
-grep -q "path engine ready" warm.out || { cat warm.out >&2; die "warm-up after a compile"; }
+grep -q "path engine and joint fit's solver ready" warm.out || { cat warm.out >&2; die "warm-up after a compile"; }
 grep -q "joint [0-9]" warm.out || { cat warm.out >&2; die "the warm-up did not count the joint fit's kernels"; }
 sed 's/^/[wheel]   /' warm.out
 cpu_of "wsvmgui demo, warm" "$APP" demo >demo2.out 2>demo2.err \

@@ -178,7 +178,7 @@ def _stub_group(name: str, kernels: list[tuple[int, int]], imported=()):
 
 def test_warm_up_counts_every_group_and_is_ready_only_when_none_compiled():
     """On a stub registry (no compiling): counts by group and in all, a kernel imported
-    from another module counted once, and "path engine ready" only when no group
+    from another module counted once, and "<what it covers> ready" only when no group
     compiled (the wheel check greps for it after a second warm-up)."""
     foreign = _Kernel("stub.elsewhere", 1, 0, "/cache/elsewhere")
     warm = {
@@ -192,7 +192,9 @@ def test_warm_up_counts_every_group_and_is_ready_only_when_none_compiled():
     ]
     assert (result.compiled, result.loaded) == (0, 5)
     text = result.describe()
-    assert text.startswith("path engine ready: 5 compiled kernels (ladder 2, joint 3) loaded")
+    assert text.startswith(
+        "path engine and joint fit's solver ready: 5 compiled kernels (ladder 2, joint 3) loaded"
+    )
     assert "/cache/ladder and /cache/joint" in text
     # the ladder's kernels cached, the joint fit's compiled: not ready
     cold = {**warm, "joint": _stub_group("joint", [(0, 1), (0, 1), (1, 0)])}
@@ -200,15 +202,30 @@ def test_warm_up_counts_every_group_and_is_ready_only_when_none_compiled():
     assert (result.compiled, result.loaded) == (2, 3)
     text = result.describe()
     assert "ready" not in text
-    assert text.startswith("path engine compiled in") and "(2 kernels: joint 2; 3 loaded)" in text
+    assert text.startswith("path engine and joint fit's solver compiled in")
+    assert "(2 kernels: joint 2; 3 loaded)" in text
     # the default is the ladder's group alone (this layer cannot know the joint fit's)
     assert list(warmup.LADDER_KERNELS) == ["ladder"]
+
+
+def test_the_warm_up_line_names_the_groups_it_covers():
+    """A warm-up of the ladder's group alone is the path engine's; another group is named
+    by its name; without a writable cache the line says every process compiles again."""
+    ladder = warmup.warm_up(groups={"ladder": _stub_group("ladder", [(1, 0)])})
+    assert ladder.describe().startswith("path engine ready: 1 compiled kernels loaded")
+    other = warmup.warm_up(groups={"ladder": _stub_group("ladder", [(1, 0)]),
+                                   "gpu": _stub_group("gpu", [(0, 1)])})  # fmt: skip
+    assert other.covers == "path engine and gpu"
+    assert other.describe().startswith("path engine and gpu compiled in")
+    uncached = warmup.WarmUp(3, 0, 1.0, None, ladder.groups)
+    assert uncached.describe().startswith("path engine compiled in 1.0 s, in memory only")
 
 
 def test_warm_up_command(capsys):
     assert cli.main(["--warm-up"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert out[-1].startswith(("path engine ready", "path engine compiled"))
+    covers = "path engine and joint fit's solver"  # both groups: ladder and joint
+    assert out[-1].startswith((f"{covers} ready", f"{covers} compiled"))
     assert cli.main(["--warm-up", "schemes"]) == 2
     assert "take no command" in capsys.readouterr().err
 

@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--warm-up",
         action="store_true",
-        help="compile the path engine now (once per machine; scripts/setup.sh does it) and exit",
+        help="compile the path engine and the joint fit's solver now (once per machine; "
+        "scripts/setup.sh does it) and exit",
     )
     parser.add_argument(
         "--install-desktop",

@@ -39,6 +39,6 @@ def start_warm_up(window: MainWindow) -> int:
         on_result=done,
         on_partial=window.show_info,
         on_error=lambda message, details: window.show_error(
-            f"The path engine could not be prepared: {message}", details
+            f"The path engine and joint fit's solver could not be prepared: {message}", details
         ),
     )

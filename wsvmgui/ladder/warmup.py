@@ -137,12 +137,20 @@ class WarmUp:
             return ""
         return ", ".join(f"{g.name} {count(g)}" for g in self.groups if count(g))
 
+    @property
+    def covers(self) -> str:
+        """What the groups warmed up are, by :data:`COMPILING`'s names: "path engine" (the
+        ladder's group alone) or "path engine and joint fit's solver" (both groups)."""
+        names = [group_label(g.name) for g in self.groups] or [group_label("ladder")]
+        return " and ".join(dict.fromkeys(names))
+
     def describe(self) -> str:
-        """One line for the user ("path engine ready" only when nothing was compiled)."""
+        """One line for the user, naming what it covers (:attr:`covers`); "<covers>
+        ready" only when nothing was compiled."""
         if self.cache_dir is None:
             return (
-                f"path engine compiled in {self.seconds:.1f} s, in memory only: no writable "
-                "cache location, so every process compiles it again (set NUMBA_CACHE_DIR "
+                f"{self.covers} compiled in {self.seconds:.1f} s, in memory only: no writable "
+                "cache location, so every process compiles them again (set NUMBA_CACHE_DIR "
                 "to a writable directory)"
             )
         if self.compiled:
@@ -150,15 +158,22 @@ class WarmUp:
             which = f": {which}" if which else ""
             loaded = f"; {self.loaded} loaded" if self.loaded else ""
             return (
-                f"path engine compiled in {self.seconds:.1f} s ({self.compiled} kernels"
+                f"{self.covers} compiled in {self.seconds:.1f} s ({self.compiled} kernels"
                 f"{which}{loaded}) and cached in {self._where}"
             )
         which = self._by_group(lambda g: g.loaded)
         which = f" ({which})" if which else ""
         return (
-            f"path engine ready: {self.loaded} compiled kernels{which} loaded in "
+            f"{self.covers} ready: {self.loaded} compiled kernels{which} loaded in "
             f"{self.seconds:.1f} s from {self._where}"
         )
+
+
+def group_label(name: str) -> str:
+    """What the kernel group ``name`` ("ladder", "joint": package ``wsvmgui.<name>``) is,
+    by :data:`COMPILING` without its article ("path engine"); the name itself if unknown."""
+    what = COMPILING.get(f"wsvmgui.{name}", (name, (0, 0)))[0]
+    return what.removeprefix("the ")
 
 
 @contextmanager
