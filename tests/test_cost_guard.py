@@ -488,3 +488,38 @@ def test_a_probe_without_cpu_time_prices_by_its_wall_seconds(fake_clocks):
     fit_plan = FitPlan("X", (Stage("grid fits", 5130, 30, 50, "joint", "joint"),), 50, 3)
     priced = cost_probe._priced(fit_plan, {("joint", "joint"): price}, 1.0)
     assert priced.seconds(cores=2) >= 5130 * 4.0
+
+
+def test_the_preconditioned_svm_stages_are_priced_by_svm_fits(fake_clocks, monkeypatch):
+    """Every plain SVM the preconditioned scheme fits costs 0.01 s on the fake clock and
+    nothing else costs anything: each stage of plain SVMs is then priced at its SVMs --
+    a level's 7 lambdas chosen by hinge loss, one SVM per level on all rows, 6 x 7 for the
+    kernel width -- and not at the estimator's first units, which are its ladder's (the
+    old probe priced the levels at the kernel width's SVMs and the ladder's first units)."""
+    from wsvmgui.estimators import preconditioned
+    from wsvmgui.estimators.preconditioned import PreconditionedSVC
+    from wsvmgui.ladder import precondition
+
+    cpu, wall = fake_clocks
+    real = precondition.fit_plain_svm
+
+    def timed(*args, **kwargs):
+        cpu.now += 0.01
+        wall.now += 0.01
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(precondition, "fit_plain_svm", timed)  # the probes' and fit_svm_by_hinge's
+    monkeypatch.setattr(preconditioned, "fit_plain_svm", timed)  # the estimator's own
+    d = DESIGNS["wuliu2011_ex1"].sample(200, 0)
+    est = PreconditionedSVC(n_weights=10)  # 8 levels, 7 lambdas, 6 widths, a 30% hold-out
+    found = estimate_fit(est, d.X, d.y, budget=100.0)
+    stages = {s.name: (s, c) for s, c in zip(found.plan.stages, found.priced.cpu, strict=True)}
+    levels, L, S = len(est._levels()), 7, 6
+    (tuning, tuned), (refit, refitted) = stages["SVMs"], stages["SVMs on all rows"]
+    assert tuned == pytest.approx(levels * L * 0.01)
+    assert refitted == pytest.approx(levels * 0.01)
+    assert (tuning.fits, tuning.kind, tuning.engine) == (levels, "svm", "hinge")
+    width, chosen = stages["kernel width"]
+    assert (width.fits, width.tasks) == (0, S * L)  # the width search reports no units
+    assert chosen == pytest.approx(S * L * 0.01 * (width.rows / refit.rows) ** 2)
+    assert width.rows == tuning.rows == 140 and refit.rows == 200

@@ -282,6 +282,7 @@ _PESSIMISTIC = {
     "ladder": (0.2, 0.01),
     "noncrossing": (0.2, 0.2),
     "joint": (2.0, 5.0),
+    "svm": (0.2, 0.0),  # a task: a preconditioned level's plain SVMs over its lambdas
     "estimator": (1.0, 0.5),  # a learner's fit (Probing), a constrained ladder's
 }
 

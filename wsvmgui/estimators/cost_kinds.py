@@ -256,10 +256,58 @@ def _probe_estimator(estimator: Any, X, codes, K, stage: Stage, probe: Probe) ->
     probe.task_done()
 
 
+def _probe_svm(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    """Plain SVMs as the preconditioned SVM fits them
+    (:mod:`wsvmgui.ladder.precondition`), at the middle of its width grid on a stage's
+    rows, each task ending in one progress event (its units are the stage's tasks):
+    engine ``"hinge"``, a level's SVMs over the lambda grid chosen by the hinge loss on
+    held-out rows; ``"plain"``, one SVM at the middle lambda.  The labels are the data's
+    (a level relabels some points; the problem's size is the same)."""
+    from ..ladder.precondition import fit_plain_svm, fit_svm_by_hinge
+    from ..ladder.tuning import DEFAULT_C_GRID, kernel_with_sigma
+
+    idx, codes_fit = _cut(np.arange(codes.size), codes, min(stage.rows, PROBE_ROWS), 0)
+    probe.rows = idx.size
+    y = np.where(codes_fit == 1, 1.0, -1.0)
+    lams, sigmas = _grids(estimator, X[idx], codes_fit, DEFAULT_C_GRID)
+    kernel = kernel_with_sigma(estimator._kernel_template(), sigmas[len(sigmas) // 2])
+    K_fit = kernel(X[idx])
+    solvers = (estimator.solver, estimator.qp_solver)
+    if stage.engine == "hinge":  # the tuning rows: rows left, at a 30% hold-out's share
+        rest = np.setdiff1d(np.arange(codes.size), idx)
+        te = _cut(rest, codes[rest], max(idx.size * 3 // 7, 2), 1)[0] if rest.size else idx
+        K_te, y_te = kernel(X[te], X[idx]), np.where(codes[te] == 1, 1.0, -1.0)
+        grid = np.array(sorted(lams, reverse=True))  # large lambda first, as the fit's
+
+        def task() -> None:
+            fit_svm_by_hinge(K_fit, y, K_te, y_te, grid, None, None, *solvers)
+
+    else:
+        lam = lams[len(lams) // 2]
+
+        def task() -> None:
+            fit_plain_svm(K_fit, y, lam, None, *solvers)
+
+    def run(progress, should_cancel) -> None:
+        should_cancel()
+        task()
+        progress(1, 1, None)
+
+    for _ in range(SVM_TASKS):
+        probe.events(1).run(run)
+        probe.task_done()
+        if probe.spent():
+            break
+
+
+#: Tasks an SVM probe fits at most (the price is their median).
+SVM_TASKS = 3
+
 #: Kind of work -> (probe, whether a unit not finished prices the unit (else the task)).
 PROBES = {
     "ladder": (_probe_ladder, False),
     "noncrossing": (_probe_noncrossing, True),
     "joint": (_probe_joint, True),
+    "svm": (_probe_svm, False),
     "estimator": (_probe_estimator, True),
 }

@@ -57,7 +57,7 @@ class Stage:
         Independent fits that each pay a start-up (ladders, grid fits, learners).
     rows : int
         Training rows of one task (the largest sub-problem's).
-    kind : {"ladder", "noncrossing", "joint", "estimator"}
+    kind : {"ladder", "noncrossing", "joint", "svm", "estimator"}
         What a probe fits to price it.
     engine : str
         The ladder engine ("path", "auto", "grid"), or the kind again.
@@ -462,8 +462,13 @@ def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPl
 
 
 def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
-    """Ladder on the training split (lambda per weight), one SVM per level, and again on
-    all rows with ``refit`` (the tracker's units)."""
+    """The RBF width chosen by plain SVMs over sigma x lambda (no units), the ladder on the
+    training split (lambda per weight), every level's SVMs (a unit per level: each over
+    the lambda grid, chosen by hinge loss, when tuned), and again on all rows with
+    ``refit`` (one SVM per level at its tuned lambda).  The SVM stages are priced by
+    plain SVM fits (kind ``"svm"``: engine ``"hinge"``, a level's SVMs over the lambda
+    grid; ``"plain"``, one SVM), not by the estimator's first units, which are the
+    ladder's."""
     n = codes.size
     levels = len(estimator._levels())
     tuned = estimator._needs_tuning()
@@ -482,14 +487,18 @@ def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> Fi
         kind, engine = "noncrossing", "noncrossing"
     else:
         kind, engine = "ladder", str(estimator.engine)
-    stages = [
+    stages = []
+    S = _n_sigmas(estimator)
+    if folds is not None and S > 1:  # _choose_kernel: reports no units
+        stages.append(Stage("kernel width", 0, S * per_weight, tr.size, "svm", "plain"))
+    stages += [
         Stage("ladder", M1 * per_weight, 1, tr.size, kind, engine),
-        Stage("SVMs", levels, levels, tr.size, "estimator", "preconditioned"),
+        Stage("SVMs", levels, levels, tr.size, "svm", "hinge" if folds is not None else "plain"),
     ]
     if refit:
         stages += [
             Stage("ladder on all rows", M1, 1, n, kind, engine),
-            Stage("SVMs on all rows", levels, levels, n, "estimator", "preconditioned"),
+            Stage("SVMs on all rows", levels, levels, n, "svm", "plain"),
         ]
     return FitPlan(
         type(estimator).__name__,

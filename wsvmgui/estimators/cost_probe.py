@@ -18,8 +18,11 @@ seconds):
     The joint fit's feature map, then its fits of the simplex grid's first weights at
     the middle of its penalty and width grids (and at the narrowest width, if the budget
     allows); the other widths priced by their feature counts.
+``"svm"``
+    The preconditioned SVM's plain SVMs on a stage's rows: a level's SVMs over the lambda
+    grid chosen by hinge loss (engine ``"hinge"``), or one SVM (``"plain"``), a task each.
 ``"estimator"``
-    The estimator itself on the data (Probing, the preconditioned SVM), its first units.
+    The estimator itself on the data (Probing), its first units.
 
 Each probe reads ``(CPU, units done)`` at every progress event and fits a line: the CPU of
 a task's start (kernel matrix, feature map, a path's whole trace) and of each further
