@@ -48,7 +48,9 @@ def test_an_id_column_is_no_feature_and_names_every_export(qtbot, window, tmp_pa
 
     out = tmp_path / "probs.csv"
     assert window.files.export_csv(str(out))
-    frame, _settings, meta = read_probabilities_csv(out)
+    frame, settings, meta = read_probabilities_csv(out)
+    assert "pair_tuning" in settings  # the sidecar records every setting of the run
+    assert RunSettings.from_dict(settings) == result.settings
     np.testing.assert_array_equal(frame["sample_id"].astype(int), 1001 + test)
     np.testing.assert_array_equal(frame["observed"].astype(str), y[test])
     assert meta["id"] == "sample_id" and meta["features"] == ["x1", "x2"]
