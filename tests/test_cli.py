@@ -617,3 +617,22 @@ def test_a_bad_pair_tuning_is_named(capsys, tmp_path, train_csv):
         capsys, ["fit", train_csv, "--label", "label", "--out", out, "--settings", settings]
     )
     _assert_one_line_error(code, err, "s.json", "pair_tuning", "'3folds'", "folds, holdout")
+
+
+def test_a_pair_tuning_that_changes_nothing_says_so(capsys, tmp_path, train_csv):
+    """Two classes (the binary ladder), or a pair scheme given its split and grids: the
+    fit runs and a note says the setting changed nothing; where it applies, no note."""
+    out = tmp_path / "o.csv"
+    base = ["fit", train_csv, "--label", "label", "--out", out, *FAST[:-1]]
+    code, _, err = _run(capsys, [*base, "--pair-tuning", "holdout"])
+    assert code == 0, err
+    assert "pair tuning 'holdout' changes nothing" in err and "scheme binary on 2" in err
+    d = simulate("wu2010_ex1", 60, seed=0)
+    k3 = _csv(tmp_path / "k3.csv", d.X, d.y.astype(int))
+    given = ["fit", k3, "--label", "label", "--out", out, "--scheme", "bp1", *FAST[:-1]]
+    code, _, err = _run(capsys, [*given, "--tune-fraction", "0.3", "--pair-tuning", "holdout"])
+    assert code == 0, err
+    assert "changes nothing: the tuning mode" in err
+    code, _, err = _run(capsys, [*given, "--pair-tuning", "holdout"])  # it sets the split
+    assert code == 0, err
+    assert "pair tuning" not in err

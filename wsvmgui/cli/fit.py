@@ -19,7 +19,7 @@ from ..io.preprocessing import check_kernel_scale, prepare_rows, prepare_trainin
 from ..io.results import plain_json, sidecar_path
 from ..io.tables import read_data
 from .console import Progress, interrupt_cancels, note, note_dropped
-from .fit_settings import check_classes, settings_from_args, with_default_scheme
+from .fit_settings import check_classes, pair_tuning_note, settings_from_args, with_default_scheme
 from .limits import run_cost_limit
 from .output import write
 
@@ -63,6 +63,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
             )
     settings = with_default_scheme(args, settings, train)
     check_classes(train, settings)
+    unused = pair_tuning_note(settings, train)
+    if unused:
+        note(args, unused)
     progress = Progress(enabled=not args.quiet and sys.stderr.isatty())
     with run_cost_limit(args), interrupt_cancels() as cancelled:
         estimator = fit_scheme(

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..app.presets import default_scheme
+from ..app.schemes import is_pair_scheme, pair_tuning_decides
 from ..app.settings import RunSettings
 from ..errors import InputError
 from ..io.atomic import check_input
@@ -102,6 +103,24 @@ def with_default_scheme(
         return settings
     note(args, f"{k} classes: scheme {scheme} (the default for {k} classes; --scheme chooses)")
     return replace(settings, scheme=scheme).validate()
+
+
+def pair_tuning_note(settings: RunSettings, train: PreparedRows) -> str | None:
+    """What to say when ``--pair-tuning`` (or the settings file's) changes nothing: the
+    scheme or the classes are not a pair scheme's on 3+, or the tuning mode and the grids
+    are all given (:func:`wsvmgui.app.schemes.pair_tuning_decides`); None otherwise."""
+    if settings.pair_tuning is None:
+        return None
+    k = int(np.unique(np.asarray(train.data.y).astype(str)).size)
+    if pair_tuning_decides(settings, k):
+        return None
+    head = f"pair tuning {settings.pair_tuning!r} changes nothing"
+    if not is_pair_scheme(settings.scheme) or k < 3:
+        return (
+            f"{head}: it applies to the pair schemes (pairwise, baseline1/2, bp1/2) on 3+ "
+            f"classes, not scheme {settings.scheme} on {k}"
+        )
+    return f"{head}: the tuning mode (--cv, --tune-fraction or --tune) and the grids are given"
 
 
 def check_classes(train: PreparedRows, settings: RunSettings) -> None:
