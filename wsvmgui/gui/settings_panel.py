@@ -67,8 +67,9 @@ TIPS = {
     "lambdas": "Penalties \u03bb = 1/(2nC) to tune over, separated by commas; one value "
     "fixes \u03bb; blank: C = 0.1 \u2026 100 (7 values)",
     "tuning": "How \u03bb and \u03c3 are chosen: split: hold out a share of the training "
-    "rows; cv: k-fold cross-validation (k times the fits); auto: cv up to 500 points, "
-    "else split; tune-set: the data's tuning part",
+    "rows; cv: k-fold cross-validation (k times the fits); auto: each scheme's default "
+    "(binary ladders: cv up to 500 points, else split; multiclass pair schemes: see pair "
+    "tuning); tune-set: the data's tuning part",
     "tune_fraction": "Share of the training rows held out for tuning (split mode), or of "
     "all rows as the tuning part (tune-set mode)",
     "cv_folds": "Folds of cross-validated tuning: each adds a full tuning grid of fits",
