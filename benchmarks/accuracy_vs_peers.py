@@ -53,7 +53,9 @@ Brier score (sum over classes), top-label ECE (15 equal-width bins), accuracy, a
 seconds (``time.process_time`` of a worker process, import and JIT cache load excluded).
 
 Records: every row stores its ``definition`` (for the wsvmgui methods the estimator's
-class and every parameter but ``n_jobs`` as built for that K; for the peers the
+class and every parameter but ``n_jobs`` as built for that K, and what a parameter's
+named choice chooses among today (:data:`NAMED_CHOICES`: ``calibration="auto"`` records
+``recalibration.AUTO_MAPS``); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported) and
@@ -422,10 +424,25 @@ def _settings(group: str, K: int):
     return settings, {k: v for k, v in params.items() if k not in fields_}
 
 
+#: Parameter values that name a choice the library makes among alternatives, and where
+#: those alternatives are listed (module, attribute).  A definition with such a value also
+#: records the alternatives (key ``"<parameter>=<value>"``), so that a change of what the
+#: name chooses among (e.g. main 89b3625: ``calibration="auto"`` no longer tries beta)
+#: makes the records computed before it stale although no parameter changed.
+NAMED_CHOICES = {("calibration", "auto"): ("wsvmgui.ladder.recalibration", "AUTO_MAPS")}
+
+
 def _estimator_definition(est) -> dict:
-    """An unfitted estimator's class and parameters (all but ``n_jobs``), JSON-plain."""
+    """An unfitted estimator's class and parameters (all but ``n_jobs``), with what each
+    of its :data:`NAMED_CHOICES` values chooses among today; JSON-plain."""
+    import importlib
+
     params = est.get_params(deep=False)
     params.pop("n_jobs", None)
+    for (name, value), (module, attribute) in NAMED_CHOICES.items():
+        if params.get(name) == value:
+            choices = getattr(importlib.import_module(module), attribute)
+            params[f"{name}={value}"] = list(choices)
     return json.loads(json.dumps({"estimator": type(est).__name__, **params}, default=repr))
 
 
