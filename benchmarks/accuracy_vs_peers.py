@@ -53,7 +53,9 @@ Brier score (sum over classes), top-label ECE (15 equal-width bins), accuracy, a
 seconds (``time.process_time`` of a worker process, import and JIT cache load excluded).
 
 Records: every row stores its ``definition`` (for the wsvmgui methods the estimator's
-class and every parameter but ``n_jobs`` as built for that K; for the peers the
+class and every parameter but ``n_jobs`` as built for that K, and what a parameter's
+named choice chooses among today (:data:`NAMED_CHOICES`: ``calibration="auto"`` records
+``recalibration.AUTO_MAPS``); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported) and
@@ -422,10 +424,25 @@ def _settings(group: str, K: int):
     return settings, {k: v for k, v in params.items() if k not in fields_}
 
 
+#: Parameter values that name a choice the library makes among alternatives, and where
+#: those alternatives are listed (module, attribute).  A definition with such a value also
+#: records the alternatives (key ``"<parameter>=<value>"``), so that a change of what the
+#: name chooses among (e.g. main 89b3625: ``calibration="auto"`` no longer tries beta)
+#: makes the records computed before it stale although no parameter changed.
+NAMED_CHOICES = {("calibration", "auto"): ("wsvmgui.ladder.recalibration", "AUTO_MAPS")}
+
+
 def _estimator_definition(est) -> dict:
-    """An unfitted estimator's class and parameters (all but ``n_jobs``), JSON-plain."""
+    """An unfitted estimator's class and parameters (all but ``n_jobs``), with what each
+    of its :data:`NAMED_CHOICES` values chooses among today; JSON-plain."""
+    import importlib
+
     params = est.get_params(deep=False)
     params.pop("n_jobs", None)
+    for (name, value), (module, attribute) in NAMED_CHOICES.items():
+        if params.get(name) == value:
+            choices = getattr(importlib.import_module(module), attribute)
+            params[f"{name}={value}"] = list(choices)
     return json.loads(json.dumps({"estimator": type(est).__name__, **params}, default=repr))
 
 
@@ -742,10 +759,13 @@ def report(state: dict) -> str:
         "",
     ]
     if state.get("stale"):
+        counts: dict[str, int] = {}
+        for key in state["stale"]:
+            counts[key.rsplit("|", 1)[1]] = counts.get(key.rsplit("|", 1)[1], 0) + 1
         lines += [
             f"{len(state['stale'])} records of other definitions are kept out of every table "
-            "(the JSON's `stale`; see the docstring): "
-            + ", ".join(f"`{k}`" for k in sorted(state["stale"]))
+            "but the last (the JSON's `stale`; see the docstring), by method group: "
+            + ", ".join(f"`{g}` {c}" for g, c in sorted(counts.items(), key=lambda t: -t[1]))
             + ".",
             "",
         ]
@@ -784,7 +804,49 @@ def report(state: dict) -> str:
         lines += ["## Not run yet", "", ", ".join(missing) + ".", ""]
     if state.get("failures"):
         lines += ["## Failures", ""] + [f"- `{k}`: {v}" for k, v in state["failures"].items()]
+        lines.append("")
+    lines += _recomputed(state, tab)
     return "\n".join(lines) + "\n"
+
+
+def _recomputed(state: dict, tab: dict) -> list[str]:
+    """Rows recomputed after their definition changed: the stale records against
+    today's, paired over the seeds both ran, with today's SVM peers."""
+    from wsvmgui.evaluation.designs import DESIGNS
+
+    lines = []
+    for (data, n), methods in sorted(_table({"runs": state.get("stale", {})}).items()):
+        peers = tab.get((data, n), {})
+        if not all(p in peers for p in SVM_PEERS):
+            continue
+        key = "L1" if data in DESIGNS else "log_loss"
+        for m in sorted(set(methods) & set(peers), key=_order):
+            seeds = {r["seed"] for r in methods[m]} & {r["seed"] for r in peers[m]}
+            if not seeds:
+                continue
+            before = [r for r in methods[m] if r["seed"] in seeds]
+            after = [r for r in peers[m] if r["seed"] in seeds]
+            (rb, k), (ra, _) = (_ratio({**peers, m: rows}, m, key) for rows in (before, after))
+            lines.append(
+                f"| {data} | {n} | {m} | {len(seeds)} | {_mean(before, key):.4f} -> "
+                f"{_mean(after, key):.4f} | {rb:.2f} -> {ra:.2f} ({k}) | "
+                f"{_mean(before, 'cpu'):.1f} -> {_mean(after, 'cpu'):.1f} |"
+            )
+    if not lines:
+        return []
+    return [
+        "## Recomputed rows: stale records -> today's",
+        "",
+        "Rows whose records went stale (another definition: e.g. main 89b3625, where",
+        '`calibration="auto"` stopped trying beta) and were run again: means over the seeds',
+        "both ran; ratio to the best SVM-based peer of today's records (paired, seeds in",
+        "brackets); L1 for designs, log loss for real data.",
+        "",
+        "| data | n | method | runs | L1 or log loss | ratio | CPU s |",
+        "|---|---|---|---|---|---|---|",
+        *lines,
+        "",
+    ]
 
 
 def _short_rows(tab: dict) -> list[str]:

@@ -212,3 +212,69 @@ def test_runs_off_the_record_stay_out_of_its_folder(acc, tmp_path, monkeypatch, 
     # another folder may take any n_test
     other = tmp_path / "mine"
     assert acc.results_dir(str(other), 2000, True) == other
+
+
+def test_a_change_of_what_auto_chooses_among_stales_the_auto_records(acc, monkeypatch):
+    """Records computed while ``calibration="auto"`` chose among other maps (before main
+    89b3625 it also tried beta) go stale, although no parameter changed; the peers' and
+    the ``calibration="none"`` variants' records of the same time stay current."""
+    import wsvmgui.ladder.recalibration as recalibration
+
+    today = tuple(recalibration.AUTO_MAPS)
+    data = {2: ("wuliu2011_ex1", 100), 3: ("wu2010_ex1", 400)}
+    groups = ("wsvmgui", "wsvmgui_ova", "wsvmgui_recal", "wsvmgui_plain", "wsvmgui_key", "svm")
+
+    def records() -> dict:
+        runs = {}
+        for K, (d, n) in data.items():
+            for g in groups:
+                if g == "wsvmgui_ova" and K == 2:
+                    continue
+                methods = acc.GROUPS[g]
+                what = acc.definition(g, K, d, 10_000)
+                runs[f"{d}|{n}|0|{g}"] = [_row(d, n, 0, K, m, definition=what) for m in methods]
+        return runs
+
+    acc._method_definition.cache_clear()
+    monkeypatch.setattr(recalibration, "AUTO_MAPS", (*today, "beta"))
+    try:
+        old = records()
+    finally:
+        monkeypatch.undo()
+        acc._method_definition.cache_clear()
+    assert json.loads(acc._method_definition("wsvmgui", 2))["calibration=auto"] == list(today)
+    state = {"runs": copy.deepcopy(old), "failures": {}}
+    acc.reconcile(state, n_test=10_000)
+    auto = {k for k in old if k.rsplit("|", 1)[1] in ("wsvmgui", "wsvmgui_ova", "wsvmgui_recal")}
+    assert set(state["stale"]) == auto and len(auto) == 5
+    assert state["stale"] == {k: old[k] for k in auto}  # kept as they were, for audit
+    assert state["runs"] == {k: v for k, v in old.items() if k not in auto}
+    # the none variants record no choice: a change of AUTO_MAPS cannot touch them
+    for K in data:
+        assert "calibration=auto" not in json.loads(acc._method_definition("wsvmgui_plain", K))
+    # records of today's maps are current
+    fresh = {"runs": records(), "failures": {}}
+    assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
+
+
+def test_report_gives_recomputed_rows_before_and_after(acc):
+    """A row recomputed after its records went stale is reported stale -> today's, paired
+    over the seeds both ran, with its ratio to the best SVM peer before and after."""
+    runs, stale = {}, {}
+    for seed in range(3):
+        peers = [_row("wuliu2011_ex1", 100, seed, 2, m, L1=0.2 + 0.1 * i)
+                 for i, m in enumerate(acc.SVM_PEERS)]  # fmt: skip
+        runs[f"wuliu2011_ex1|100|{seed}|svm"] = peers
+        runs[f"wuliu2011_ex1|100|{seed}|wsvmgui"] = [
+            _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui", L1=0.3, cpu=2.0)
+        ]
+    for seed in range(2, 5):  # seeds 3, 4 have no record today: left out of the pairing
+        stale[f"wuliu2011_ex1|100|{seed}|wsvmgui"] = [
+            _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui", L1=0.1 * seed, cpu=1.0)
+        ]
+    stale["wuliu2011_ex1|100|0|gone"] = [_row("wuliu2011_ex1", 100, 0, 2, "gone", L1=9.0)]
+    text = acc.report({"runs": runs, "stale": stale, "failures": {}})
+    section = text.split("## Recomputed rows")[1]
+    assert "| wuliu2011_ex1 | 100 | wsvmgui | 1 | 0.2000 -> 0.3000 | 1.00 -> 1.50 (1) | " in section
+    assert "gone" not in section
+    assert "`wsvmgui` 3, `gone` 1." in text
