@@ -52,8 +52,8 @@ def run(tag: str, methods: list[str], seeds: list[int], bench: str | None) -> No
     path = _runs_path(tag)
     rows = json.loads(path.read_text()) if path.exists() else []
     done = {(r["data"], r["seed"], r["method"]) for r in rows}
-    for data, n in DATA:
-        for seed in seeds:
+    for seed in seeds:  # every data set on one seed first: a partial run covers them all
+        for data, n in DATA:
             X, codes, Xt, yt, P, K = avp.load(data, n, seed, avp.RECORD_N_TEST)
             for method in methods:
                 if (data, seed, method) in done:

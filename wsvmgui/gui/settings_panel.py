@@ -95,8 +95,10 @@ TIPS = {
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min, default), or the smoothest cell "
     "within one standard error of it (one_se)",
-    "ties": "How the baseline schemes resolve tied classes: pairs (the pairwise ladders "
-    "among the tied classes) or key (the decision value at pi = 1/2)",
+    "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
+    "among them join the pairs against the baseline in one coupled table), pairs (the "
+    "tied classes share by their pairwise ladders alone) or key (the decision value at "
+    "pi = 1/2)",
     "intervals": "Add a 90% interval for each point's probabilities (the binary scheme "
     "with a calibration): drawn on the probability bars, exported as p_<class>_lo/hi",
 }
