@@ -279,8 +279,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         """The map every sub-problem is recalibrated by: ``calibration``, except that
         ``"auto"`` is :data:`PAIR_AUTO_MAP` under the pair schemes' tuning
         (``pair_tuning="folds"``, three or more classes)."""
-        pairs = self._pair_tuning
-        return PAIR_AUTO_MAP if pairs and self.calibration == "auto" else self.calibration
+        auto = self.calibration == "auto"
+        return PAIR_AUTO_MAP if auto and self._pair_tuning else self.calibration
 
     @property
     def _auto_folds(self) -> int | None:  # type: ignore[override]
