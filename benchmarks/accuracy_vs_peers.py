@@ -397,7 +397,9 @@ VARIANTS["wsvmgui_plain"] = {
     "coupling": "baseline",
     "tuning_extend": 0,
     "pair_tuning": "holdout",
+    "ties": "pairs",  # what its records computed (the default before the sixth sitting)
 }
+VARIANTS["wsvmgui_ova"] = {"ties": "pairs"}  # One-vs-All has no ties: its records' value
 GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
 GROUPS["wsvmgui_key"] = ("wsvmgui_key",)
 VARIANTS["wsvmgui_key"] = {

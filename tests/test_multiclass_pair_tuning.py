@@ -155,3 +155,29 @@ def test_a_bad_pair_tuning_is_refused_by_name(ex2, bad):
     est = MulticlassWeightedSVMClassifier(scheme="pairwise", pair_tuning=bad)
     with pytest.raises((InputError, ValueError), match="pair_tuning"):
         est.fit(train.X, train.y)
+
+
+def test_auto_map_of_the_pair_schemes_is_the_sigmoid_on_the_cross_fits(ex2, pairwise_fit):
+    """Under the pair schemes' tuning ``calibration="auto"`` fits the sigmoid map to each
+    pair's cross-fitted estimates on the tuning folds at its final cell; One-vs-All and
+    ``pair_tuning="holdout"`` keep the cross-validated choice among the maps."""
+    from wsvmgui.ladder.recalibration import cross_fitted, fit_map
+    from wsvmgui.multiclass.subproblems import as_ladder_problem
+    from wsvmgui.progress import ProgressTracker
+
+    train, test = ex2
+    est = pairwise_fit
+    assert est.fit_info_["calibration"] == "sigmoid"
+    codes = np.unique(train.y, return_inverse=True)[1]
+    folds = est._plan(train.X, codes).folds
+    p_test = np.linspace(0.0, 1.0, 101)
+    for f, g in zip(est.subproblems_.fitted, est.calibrations_, strict=True):
+        p, y = cross_fitted(
+            train.X, as_ladder_problem(f.spec, codes, None), folds, f.kernel, f.lam,
+            f.n_train, f.weights, tracker=ProgressTracker(1, None, None),
+        )  # fmt: skip
+        np.testing.assert_allclose(g(p_test), fit_map("sigmoid", p, y)(p_test), atol=1e-12)
+    for kw in ({"scheme": "ova"}, {"scheme": "pairwise", "pair_tuning": "holdout"}):
+        other = MulticlassWeightedSVMClassifier(**kw)
+        other.classes_ = np.unique(train.y)
+        assert other._map_name == "auto"

@@ -31,7 +31,7 @@ MAX_EXTEND = 10
 #: ``calibration`` of the ladder schemes that have it (:mod:`wsvmgui.ladder.recalibration`).
 CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic")
 #: ``ties`` of the baseline schemes; the tuning scores and rules of the ladder searches.
-TIES_CHOICES = ("pairs", "key")
+TIES_CHOICES = ("table", "pairs", "key")
 TUNING_SCORES = ("egkl", "brier", "log_loss")
 TUNING_RULES = ("min", "one_se")
 SETTINGS_VERSION = 1
@@ -114,7 +114,7 @@ class RunSettings:
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
         settings below): the estimator's default ("auto", "egkl", "min").
-    ties : {"pairs", "key"}
+    ties : {"table", "pairs", "key"}
         How the baseline schemes resolve tied classes.
     tuning_score : {"egkl", "brier", "log_loss"} or None
         What the ladder schemes' tuning minimises (of the recalibrated estimate when
@@ -164,7 +164,7 @@ class RunSettings:
     standardize: bool = True
     na_values: list[str] = field(default_factory=list)
     calibration: str | None = None
-    ties: str = "pairs"
+    ties: str = "table"
     tuning_score: str | None = None
     tuning_rule: str | None = None
     tuning_extend: int | None = None

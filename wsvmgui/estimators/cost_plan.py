@@ -406,12 +406,12 @@ def _ladder_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
 def _tie_pairs_stage(
     estimator: Any, codes: np.ndarray, fit_rows: np.ndarray, K: int, engine: str
 ) -> Stage | None:
-    """At most: a baseline scheme with ``ties="pairs"`` fits a ladder for each pair of
-    classes in contest at some training point, known only after the fit; planned as
-    every pair of classes (``Stage.at_most``)."""
+    """At most: a baseline scheme with ``ties="table"`` or ``"pairs"`` fits a ladder for
+    each pair of classes in contest at some training point, known only after the fit;
+    planned as every pair of classes (``Stage.at_most``)."""
     if getattr(estimator, "scheme", None) not in ("baseline1", "baseline2", "bp1", "bp2"):
         return None
-    if K < 3 or getattr(estimator, "ties", None) != "pairs":
+    if K < 3 or getattr(estimator, "ties", None) not in ("table", "pairs"):
         return None
     counts = _count(codes, fit_rows, K)
     a, b = np.triu_indices(K, 1)

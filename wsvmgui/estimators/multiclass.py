@@ -85,9 +85,17 @@ VOTING_SCHEMES = ("pairwise", "bp1", "bp2")
 #: iris, wine and penguins (digits +1%) than the 30% hold-out over the full grid, for
 #: 1.15-1.32x the CPU of the default before issue 23.
 PAIR_TUNING_FOLDS = 3
+#: Values of the ``ties`` parameter (the baseline schemes' classes in contest).
+TIES = ("table", "pairs", "key")
 #: Values of the ``pair_tuning`` parameter.
 PAIR_TUNINGS = ("folds", "holdout")
 PAIR_C_GRID = (0.1, 1.0, 10.0, 100.0)
+#: The map of ``calibration="auto"`` for the pair schemes on three or more classes: the
+#: sigmoid.  On a pair's few cross-fitted rows the cross-validated choice between the
+#: sigmoid and isotonic maps (:data:`~wsvmgui.ladder.recalibration.AUTO_MAPS`) is noisy
+#: (on wu2010_ex2, n = 100, it flipped with the order of the rows) and picked isotonic
+#: where the sigmoid was closer to the truth (docs/notes/multiclass_accuracy.md, section 5).
+PAIR_AUTO_MAP = "sigmoid"
 PAIR_SIGMA_FACTORS = (0.25, 0.5, 1.0, 1.5)
 
 
@@ -139,6 +147,9 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         before coupling or normalising; ``"none"`` is the papers' plain estimate.  The
         default since the multiclass default study
         (benchmarks/results/multiclass_default_study.md; docs/notes/multiclass_accuracy.md).
+        Under the pair schemes' tuning (``pair_tuning="folds"``, three or more classes)
+        ``"auto"`` is the sigmoid map (:data:`PAIR_AUTO_MAP`): on a pair's few
+        cross-fitted rows the cross-validated choice of the map was noisy.
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
@@ -168,26 +179,34 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         As in :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (every
         sub-problem refitted keeping its tuned C); ``n_jobs`` threads run one task per
         (sigma, sub-problem) while tuning and one per sub-problem for the final fits.
-    ties : {"pairs", "key"}, default="pairs"
+    ties : {"table", "pairs", "key"}, default="table"
         Baseline schemes with K >= 3.  The pairs against the baseline cannot order two
         classes that both beat the baseline (each pair extrapolates at the other class's
-        points, and saturated pairs tie exactly).  ``"pairs"``: those classes share their
-        probability by coupling the pairwise ladders among just them
-        (:func:`~wsvmgui.multiclass.coupling.resolve_ties`).  The pairs are those among
-        such classes at some training point, each fitted once at the geometric mean of
-        the C and sigma tuned for its two classes' baseline pairs (``tie_pairs_``;
+        points, and saturated pairs tie exactly).  With ``"table"`` and ``"pairs"`` the
+        pairwise ladders among such classes are fitted: the pairs among classes in
+        contest at some training point, each once at the geometric mean of the C and
+        sigma tuned for its two classes' baseline pairs (``tie_pairs_``;
         ``fit_info_["tie_pairs"]`` and ``["tie_points"]`` count them and the training
-        points that needed them).  A remaining tie for the top, and every tie with
-        ``"key"`` (the behaviour before), goes to the decision-value key.  On digits
-        this lifts B1 from 0.86 to 0.957 accuracy (One-vs-All 0.95;
-        benchmarks/results/baseline_collapse.md).
+        points that needed them).  ``"table"``: at every point, the fitted pairs (against
+        the baseline, unsaturated, and the tie pairs) fill a pairwise table whose other
+        pairs are rebuilt from the baseline pairs (Zeng eq. 11), coupled by ``coupling``
+        (:meth:`_full_table`); on the multiclass designs at the papers' n this lowered L1
+        on every baseline-scheme design (zeng_ex3 0.171 -> 0.147, 5 seeds;
+        docs/notes/multiclass_accuracy.md, section 5) for no extra fit.  ``"pairs"``: the
+        classes in contest share their probability by coupling the tie pairs among just
+        them (:func:`~wsvmgui.multiclass.coupling.resolve_ties`), the baseline-coupled
+        probabilities elsewhere (the default of the fifth sitting).  A remaining tie for
+        the top, and every tie with ``"key"`` (the behaviour before the tie pairs), goes
+        to the decision-value key.  On digits the tie pairs lift B1 from 0.86 to 0.957
+        accuracy (One-vs-All 0.95; benchmarks/results/baseline_collapse.md).
     coupling : {"least_squares", "baseline"}, default="least_squares"
         How P-SVM (``scheme="pairwise"``) couples its table
         (:mod:`wsvmgui.multiclass.coupling`): Wu, Lin & Weng's least squares (libsvm's),
         in which every pair weighs in at every point, or the papers' ratios to a
         per-point baseline class.  Least squares was closer to the truth on 6 of 6 draws
         of wu2010_ex1 / ex2 (L1 2-3% lower; docs/notes/multiclass_accuracy.md).  The
-        baseline schemes' rebuilt tables are consistent, so they do not depend on it.
+        baseline schemes' tables with ``ties="table"`` are coupled by it too; their rebuilt
+        tables without tie pairs are consistent, so they do not depend on it.
     pair_tuning : {"folds", "holdout"}, default="folds"
         The defaults of the pair schemes' tuning on three or more classes.  ``"folds"``:
         ``cv="auto"`` is :data:`PAIR_TUNING_FOLDS` (3) stratified folds and the default
@@ -217,7 +236,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     calibrations_ : list of MonotoneMap, or None
         Every sub-problem's recalibration map (None with ``calibration="none"``).
     tie_pairs_ : SubproblemSet or None
-        The pairs fitted among classes in contest (``ties="pairs"``; None otherwise).
+        The pairs fitted among classes in contest (``ties="table"`` or ``"pairs"``; None
+        otherwise).
     fit_info_ : dict
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
         kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
@@ -232,7 +252,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "scheme": [StrOptions(set(SCHEMES))],
         "final_n_weights": [Interval(Integral, 2, None, closed="left"), None],
         "ova_normalise": [StrOptions(set(OVA_NORMALISATIONS))],
-        "ties": [StrOptions({"pairs", "key"})],
+        "ties": [StrOptions(set(TIES))],
         "coupling": [StrOptions(set(coupling.COUPLINGS))],
         "pair_tuning": [StrOptions(set(PAIR_TUNINGS))],
         "calibration": [StrOptions(set(CALIBRATIONS))],
@@ -253,6 +273,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             and self.scheme != "ova"
             and (classes is None or classes.size >= 3)
         )
+
+    @property
+    def _map_name(self) -> str:
+        """The map every sub-problem is recalibrated by: ``calibration``, except that
+        ``"auto"`` is :data:`PAIR_AUTO_MAP` under the pair schemes' tuning
+        (``pair_tuning="folds"``, three or more classes)."""
+        auto = self.calibration == "auto"
+        return PAIR_AUTO_MAP if auto and self._pair_tuning else self.calibration
 
     @property
     def _auto_folds(self) -> int | None:  # type: ignore[override]
@@ -292,7 +320,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         screen: str | None = "auto",
         refit: bool = True,
         ova_normalise: str = "sum",
-        ties: str = "pairs",
+        ties: str = "table",
         coupling: str = "least_squares",
         pair_tuning: str = "folds",
         solver: str = "libsvm",
@@ -437,11 +465,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
                     tracker=tracker, sample_weight=sample_weight,
                 )  # fmt: skip
                 self.calibrations_.append(
-                    fit_calibration(self.calibration, p_cf, y_cf, seed_of(self.random_state))
+                    fit_calibration(self._map_name, p_cf, y_cf, seed_of(self.random_state))
                 )
         self.tie_pairs_: SubproblemSet | None = None
         extra: dict[str, Any] = {}
-        if method is not None and K >= 3 and self.ties == "pairs":
+        if method is not None and K >= 3 and self.ties != "key":
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
@@ -577,10 +605,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
 
         Baseline schemes: with three or more classes the pairs against the baseline are
         saturated at the tuning's EGKL floor (:func:`~wsvmgui.multiclass.coupling.saturate`;
-        two classes have no third class to extrapolate to).  With ``ties="pairs"`` the
-        classes in contest (:meth:`_contest`) then share their probability by the tie
-        pairs (:meth:`_share_ties`).  Where the largest probabilities still tie (pairwise
-        ratios at the grid's cap or saturated, or equal),
+        two classes have no third class to extrapolate to).  With tie pairs fitted,
+        ``ties="table"`` couples the full table of :meth:`_full_table` by ``coupling``,
+        and ``ties="pairs"`` lets the classes in contest (:meth:`_contest`) share their
+        probability by the tie pairs (:meth:`_share_ties`).  Where the largest
+        probabilities still tie (pairwise ratios at the grid's cap or saturated, or equal),
         :func:`~wsvmgui.multiclass.coupling.break_ties` gives the point to the tied class
         whose pair against the baseline has the largest decision value at pi = 1/2,
         instead of to the first in class order.
@@ -596,18 +625,41 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             return {"proba": coupling.COUPLINGS[self.coupling](Q), "table": Q}
         k = self._baseline_index()
         q_base = self._baseline_pairs(Q)
+        table = coupling.rebuild_table(q_base, k)
         proba = coupling.couple_baseline(q_base, k)
         if getattr(self, "tie_pairs_", None) is not None:
-            contest = self._contest(ests)
-            rows = np.flatnonzero(contest.sum(axis=1) > 1)
-            proba[rows] = self._share_ties(proba[rows], contest[rows], X[rows])
+            if self.ties == "table":
+                table = self._full_table(Q, table, X)
+                proba = coupling.COUPLINGS[self.coupling](table)
+            else:
+                contest = self._contest(ests)
+                rows = np.flatnonzero(contest.sum(axis=1) > 1)
+                proba[rows] = self._share_ties(proba[rows], contest[rows], X[rows])
         tied = coupling.tied_rows(proba)
         if tied.size:
             proba[tied] = coupling.break_ties(proba[tied], self._baseline_key(X[tied]))
         if self.scheme in ("baseline1", "baseline2"):
             return {"proba": proba}
-        # BP: the rebuilt table is consistent, so coupling it gives B's probabilities.
-        return {"proba": proba, "table": coupling.rebuild_table(q_base, k)}
+        # BP: without tie pairs the rebuilt table is consistent, so coupling it gives B's
+        # probabilities.
+        return {"proba": proba, "table": table}
+
+    def _full_table(self, Q: np.ndarray, rebuilt: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """The pairwise table (m, K, K) the baseline schemes couple with ``ties="table"``.
+
+        Every fitted pair's own estimate (the pairs against the baseline from the table
+        ``Q`` (m, K, K), unsaturated, and the tie pairs at ``X`` (m, p)); the other pairs
+        from the ``rebuilt`` table (m, K, K)
+        (:func:`~wsvmgui.multiclass.coupling.rebuild_table` of the saturated baseline
+        pairs).
+        """
+        k = self._baseline_index()
+        out = rebuilt.copy()
+        out[:, k, :] = Q[:, k, :]
+        out[:, :, k] = Q[:, :, k]
+        for a, b, p in self._tie_pair_estimates(X):
+            coupling.set_pair(out, a, b, coupling.clip_pair(p))
+        return out
 
     def _baseline_pairs(self, Q: np.ndarray) -> np.ndarray:
         """``q_{j|(j,k*)}`` (n, K) from a table; saturated at the EGKL floor for K >= 3."""

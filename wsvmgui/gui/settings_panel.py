@@ -97,8 +97,10 @@ TIPS = {
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min, default), or the smoothest cell "
     "within one standard error of it (one_se)",
-    "ties": "How the baseline schemes resolve tied classes: pairs (the pairwise ladders "
-    "among the tied classes) or key (the decision value at pi = 1/2)",
+    "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
+    "among them join the pairs against the baseline in one coupled table), pairs (the "
+    "tied classes share by their pairwise ladders alone) or key (the decision value at "
+    "pi = 1/2)",
     "pair_tuning": "How the multiclass pair schemes (pairwise, B1, B2, BP1, BP2) tune on 3 "
     "or more classes when tuning is auto and the \u03bb and \u03c3 grids are blank: "
     "folds (default) or holdout; hover over an entry for what it does",
