@@ -273,8 +273,8 @@ def candidates() -> dict:
     """name -> fit(p, y, seed) -> callable map."""
     from wsvmgui.ladder import recalibration as rc
 
-    base = {m: (lambda a, b, m=m: rc.fit_map(m, a, b)) for m in rc.MAPS}
-    old = tuple(rc.MAPS)
+    old = ("sigmoid", "beta", "isotonic")  # the fifth sitting's auto (with beta)
+    base = {m: (lambda a, b, m=m: rc.fit_map(m, a, b)) for m in old}
 
     def with_splines(div, lams, names=old):
         spl = {f"spline{v:g}": (lambda a, b, v=v: fit_spline(a, b, sqrt_knots(b.size, div), v))
@@ -282,7 +282,10 @@ def candidates() -> dict:
         return {**{m: base[m] for m in names}, **spl}, tuple(spl)
 
     out = {
-        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s),
+        # today's auto without the spline; "library": recalibration.choose_map as built
+        # (the guarded spline with the library's converged fit, knots ceil(sqrt(m) / 0.75))
+        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s, guard=None),
+        "library": lambda p, y, s: rc.choose_map(p, y, seed=s),
         "sigmoid": lambda p, y, s: rc.fit_map("sigmoid", p, y),
         "isotonic": lambda p, y, s: rc.fit_map("isotonic", p, y),
         "bagged_iso": lambda p, y, s: _bagged_isotonic(p, y, seed=s),
@@ -306,6 +309,10 @@ def candidates() -> dict:
             out[f"guard{z:g}_{tag}"] = lambda p, y, s, f=fits, n=new, z=z: guarded(
                 p, y, old, n, f, s, z
             )
+        # the guard against today's auto (sigmoid or isotonic: recalibration.AUTO_MAPS)
+        out[f"guard1si_{tag}"] = lambda p, y, s, f=fits_si, n=new: guarded(
+            p, y, rc.AUTO_MAPS, n, f, s, 1.0
+        )
     return out
 
 
