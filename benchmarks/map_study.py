@@ -103,6 +103,102 @@ def fit_stage(cache: Path, seeds=SEEDS) -> None:
         print(f"{time.strftime('%H:%M:%S')} {out.name} cpu {cpu:.1f} s", flush=True)
 
 
+MC_DATA = ("wu2010_ex1", "wu2010_ex2", "wu2010_ex4", "zeng_ex1", "zeng_ex2", "zeng_ex3",
+           "zeng_ex4", "iris", "wine", "penguins", "digits")  # fmt: skip
+
+
+def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
+    """The multiclass default fitted once per (design at its paper size or real split,
+    seed) with the library's ``auto`` (the guarded spline); its maps then replaced by
+    ``auto`` without the spline refitted on the same captured pairs, and both scored on
+    the same test points (paired).  Also the CPU of each map choice against the fit's."""
+    import accuracy_vs_peers as avp
+
+    from wsvmgui.app.schemes import prepare_scheme
+    from wsvmgui.estimators import multiclass
+    from wsvmgui.evaluation.designs import DESIGNS as D
+    from wsvmgui.ladder import recalibration as rc
+
+    captured: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+    original = multiclass.fit_calibration
+
+    def recording(name, p, y, seed=0):
+        t0 = time.process_time()
+        g = original(name, p, y, seed=seed)
+        captured.append((np.array(p, dtype=float), np.array(y, dtype=float), seed,
+                         time.process_time() - t0))  # fmt: skip
+        return g
+
+    multiclass.fit_calibration = recording
+    rows = []
+    try:
+        for name in data:
+            for seed in seeds:
+                n = D[name].default_n if name in D else None
+                X, codes, Xt, yt, P_true, K = avp.load(name, n, seed, N_TEST)
+                settings, rest = avp._settings("wsvmgui", K)
+                est, X, codes = prepare_scheme(settings, X, codes)
+                est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+                captured.clear()
+                t0 = time.process_time()
+                est.fit(X, codes)
+                cpu = time.process_time() - t0
+                new = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                names_new = [g.name for g in est.calibrations_]
+                t0 = time.process_time()
+                est.calibrations_ = [rc.choose_map(p, y, seed=sd, guard=None)
+                                     for p, y, sd, _ in captured]  # fmt: skip
+                cpu_old = time.process_time() - t0
+                old = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                rows.append({
+                    "data": name, "n": n, "seed": seed, "K": K, "cpu_fit": cpu,
+                    "cpu_maps_guarded": float(sum(c[3] for c in captured)),
+                    "cpu_maps_auto": cpu_old, "pairs": [int(c[0].size) for c in captured],
+                    "maps_guarded": names_new, "guarded": new, "auto": old,
+                })  # fmt: skip
+                key = "L1" if P_true is not None else "log_loss"
+                print(f"{time.strftime('%H:%M:%S')} {name} {seed} {key} {new[key]:.4f} / "
+                      f"{old[key]:.4f} spline {names_new.count('spline')}/{len(names_new)}",
+                      flush=True)  # fmt: skip
+    finally:
+        multiclass.fit_calibration = original
+    return {"rows": rows}
+
+
+def mc_report(res: dict) -> str:
+    rows = res["rows"]
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["data"], r["n"]), []).append(r)
+    lines = [
+        "# Multiclass: the guarded spline in `auto` against `auto` without it (paired)",
+        "",
+        "`benchmarks/map_study.py --mc`: the default multiclass estimator fitted once per"
+        " draw; every sub-problem's map refitted without the spline on the same cross-fitted"
+        " pairs; L1 against the truth (designs, 10,000 test points) or test log loss (real"
+        " sets).  CPU: the map choices' share of the fit (single-threaded, same process).",
+        "",
+        "| data | n | seeds | guarded | auto | ratio | seeds better/worse | spline maps |"
+        " pairs per map (mean) | map CPU guarded / auto / fit (s, mean) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (d, n), rs in groups.items():
+        key = "L1" if "L1" in rs[0]["auto"] else "log_loss"
+        a = np.array([r["guarded"][key] for r in rs])
+        b = np.array([r["auto"][key] for r in rs])
+        spl = sum(r["maps_guarded"].count("spline") for r in rs)
+        tot = sum(len(r["maps_guarded"]) for r in rs)
+        lines.append(
+            f"| {d} | {n or 'split'} | {len(rs)} | {a.mean():.4f} | {b.mean():.4f} | "
+            f"{a.mean() / b.mean():.3f} | {int(np.sum(a < b - 1e-12))}/{int(np.sum(a > b + 1e-12))}"
+            f" | {spl}/{tot} | {np.mean([np.mean(r['pairs']) for r in rs]):.0f} | "
+            f"{np.mean([r['cpu_maps_guarded'] for r in rs]):.2f} / "
+            f"{np.mean([r['cpu_maps_auto'] for r in rs]):.2f} / "
+            f"{np.mean([r['cpu_fit'] for r in rs]):.2f} |"
+        )  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------------ candidates
 #: Logits of estimates are taken after clipping to [EPS, 1 - EPS].
 EPS = 1e-6
@@ -426,12 +522,21 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", nargs="*", type=int, default=list(SEEDS))
     ap.add_argument("--out-dir", default=str(RESULTS))
     ap.add_argument("--name", default="map_study", help="results file name (no suffix)")
+    ap.add_argument("--mc", action="store_true", help="the paired multiclass check")
+    ap.add_argument("--data", nargs="*", default=list(MC_DATA), help="with --mc")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     out = Path(args.out_dir) / args.name
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.fit:
         fit_stage(cache, args.seeds)
+    if args.mc:
+        from wsvmgui.io.atomic import atomic_write_text
+
+        res = mc_stage(args.seeds, args.data)
+        atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
+        atomic_write_text(Path(str(out) + ".md"), mc_report(res))
+        print(mc_report(res))
     if args.report:
         from wsvmgui.io.atomic import atomic_write_text
 

@@ -71,7 +71,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="auto"
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"}, default="auto"
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
