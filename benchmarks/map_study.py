@@ -146,7 +146,7 @@ def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
                 new = avp.metrics(est.predict_proba(Xt), yt, P_true)
                 names_new = [g.name for g in est.calibrations_]
                 t0 = time.process_time()
-                est.calibrations_ = [rc.choose_map(p, y, seed=sd, guard=None)
+                est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=False)
                                      for p, y, sd, _ in captured]  # fmt: skip
                 cpu_old = time.process_time() - t0
                 old = avp.metrics(est.predict_proba(Xt), yt, P_true)
@@ -196,6 +196,89 @@ def mc_report(res: dict) -> str:
             f"{np.mean([r['cpu_maps_auto'] for r in rs]):.2f} / "
             f"{np.mean([r['cpu_fit'] for r in rs]):.2f} |"
         )  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def cpu_stage(
+    plan=(
+        ("wuliu2011_ex2", 100, (0, 1, 2, 3, 4)),
+        ("wang2008_ex1", 100, (0, 1, 2, 3, 4)),
+        ("wuliu2011_ex2", 2000, (0, 1)),
+        ("wang2008_ex1", 2000, (0, 1)),
+    ),
+) -> dict:
+    """The binary default fitted twice per draw in one process, ``auto`` with the guarded
+    spline and without (``recalibration.AUTO_SPLINE_GUARD`` None), the order alternating:
+    CPU of each fit (``time.process_time``) and of its map choice."""
+    import accuracy_vs_peers as avp
+
+    from wsvmgui.app.schemes import prepare_scheme
+    from wsvmgui.estimators import binary
+    from wsvmgui.ladder import recalibration as rc
+
+    spent = [0.0]
+    original = binary.fit_calibration
+
+    def timed(name, p, y, seed=0):
+        t0 = time.process_time()
+        g = original(name, p, y, seed=seed)
+        spent[0] += time.process_time() - t0
+        return g
+
+    binary.fit_calibration = timed
+    guard = rc.AUTO_SPLINE_GUARD
+    rows = []
+    try:
+        X0, codes0, *_ = avp.load(plan[0][0], plan[0][1], 99, 10)  # warm-up: imports, JIT
+        settings, _ = avp._settings("wsvmgui", 2)
+        prepare_scheme(settings, X0, codes0)[0].fit(X0, codes0)
+        for k, (name, n, seeds) in enumerate(plan):
+            for seed in seeds:
+                X0, codes0, Xt, yt, P_true, K = avp.load(name, n, seed, 2000)
+                rec = {"data": name, "n": n, "seed": seed}
+                order = (guard, None) if (k + seed) % 2 == 0 else (None, guard)
+                for g in order:
+                    rc.AUTO_SPLINE_GUARD = g
+                    settings, rest = avp._settings("wsvmgui", K)
+                    est, X, codes = prepare_scheme(settings, X0, codes0)
+                    est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+                    spent[0] = 0.0
+                    t0 = time.process_time()
+                    est.fit(X, codes)
+                    tag = "guarded" if g is not None else "auto"
+                    rec[tag] = {"cpu": time.process_time() - t0, "cpu_map": spent[0],
+                                "map": est.calibration_.name}  # fmt: skip
+                rows.append(rec)
+                done = [f"{t} {rec[t]['cpu']:.2f} (map {rec[t]['cpu_map']:.3f})"
+                        for t in ("guarded", "auto")]  # fmt: skip
+                print(f"{name} {n} {seed} " + " ".join(done), flush=True)
+    finally:
+        rc.AUTO_SPLINE_GUARD = guard
+        binary.fit_calibration = original
+    return {"rows": rows}
+
+
+def cpu_report(res: dict) -> str:
+    groups: dict = {}
+    for r in res["rows"]:
+        groups.setdefault((r["data"], r["n"]), []).append(r)
+    lines = [
+        "# CPU: the binary default with the guarded spline in `auto` and without",
+        "",
+        "`benchmarks/map_study.py --cpu`: both fits of a draw in one single-threaded process,"
+        " order alternating; `time.process_time` of the fit and of its map choice.",
+        "",
+        "| data | n | draws | fit CPU guarded / auto (s, mean) | ratio | map choice guarded /"
+        " auto (s, mean) | map share of the guarded fit |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (d, n), rs in groups.items():
+        a = np.mean([r["guarded"]["cpu"] for r in rs])
+        b = np.mean([r["auto"]["cpu"] for r in rs])
+        ma = np.mean([r["guarded"]["cpu_map"] for r in rs])
+        mb = np.mean([r["auto"]["cpu_map"] for r in rs])
+        lines.append(f"| {d} | {n} | {len(rs)} | {a:.2f} / {b:.2f} | {a / b:.3f} | "
+                     f"{ma:.3f} / {mb:.3f} | {ma / a:.1%} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -380,7 +463,7 @@ def candidates() -> dict:
     out = {
         # today's auto without the spline; "library": recalibration.choose_map as built
         # (the guarded spline with the library's converged fit, knots ceil(sqrt(m) / 0.75))
-        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s, guard=None),
+        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s, spline=False),
         "library": lambda p, y, s: rc.choose_map(p, y, seed=s),
         "sigmoid": lambda p, y, s: rc.fit_map("sigmoid", p, y),
         "isotonic": lambda p, y, s: rc.fit_map("isotonic", p, y),
@@ -523,6 +606,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out-dir", default=str(RESULTS))
     ap.add_argument("--name", default="map_study", help="results file name (no suffix)")
     ap.add_argument("--mc", action="store_true", help="the paired multiclass check")
+    ap.add_argument("--cpu", action="store_true", help="CPU with and without the spline")
     ap.add_argument("--data", nargs="*", default=list(MC_DATA), help="with --mc")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
@@ -530,6 +614,13 @@ def main(argv=None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.fit:
         fit_stage(cache, args.seeds)
+    if args.cpu:
+        from wsvmgui.io.atomic import atomic_write_text
+
+        res = cpu_stage()
+        atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
+        atomic_write_text(Path(str(out) + ".md"), cpu_report(res))
+        print(cpu_report(res))
     if args.mc:
         from wsvmgui.io.atomic import atomic_write_text
 

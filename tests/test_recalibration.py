@@ -77,7 +77,7 @@ def test_auto_never_chooses_beta_even_where_it_scores_best():
     scores = map_scores(q, y, seed=0)
     assert min(MAPS, key=scores.get) == "beta"  # beta would win a choice among all three
     assert choose_map(q, y, seed=0).name in (*AUTO_MAPS, "spline")
-    assert choose_map(q, y, seed=0, guard=None).name in AUTO_MAPS
+    assert choose_map(q, y, seed=0, spline=False).name in AUTO_MAPS
     assert fit_map("beta", q, y).name == "beta"  # still offered by name
 
 
@@ -174,7 +174,7 @@ def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se():
             g = choose_map(q, y, seed=0)
             assert g.name == ("spline" if wins else ordinary)
             # without the guard, auto is the ordinary choice
-            assert choose_map(q, y, seed=0, guard=None).name == ordinary
+            assert choose_map(q, y, seed=0, spline=False).name == ordinary
             # the tuning search's view of "auto" scores the same candidate
             terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
             np.testing.assert_allclose(terms, T[spline if wins else ordinary], rtol=1e-9)
@@ -182,6 +182,19 @@ def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se():
     assert sum(taken["_plateau", s] for s in range(4)) >= 3
     assert sum(taken["_sigmoid_curve", s] for s in range(4)) <= 1
     assert set(taken.values()) == {True, False}
+
+
+def test_without_a_guard_neither_auto_nor_the_tuning_view_takes_the_spline(monkeypatch):
+    from wsvmgui.ladder import recalibration
+
+    q, y = _pairs(_plateau, 1000, 1)
+    assert choose_map(q, y, seed=0).name == "spline"
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", None)
+    T = _cv_terms(q, y)
+    ordinary = min(AUTO_MAPS, key=lambda m: T[m].mean())
+    assert choose_map(q, y, seed=0).name == ordinary
+    terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
+    np.testing.assert_allclose(terms, T[ordinary], rtol=1e-9)
 
 
 def _log_loss_terms(q, y):

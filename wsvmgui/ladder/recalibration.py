@@ -460,17 +460,19 @@ def choose_map(
     y: np.ndarray,
     maps=AUTO_MAPS,
     seed: int = 0,
-    guard: float | None = AUTO_SPLINE_GUARD,
+    spline: bool = True,
 ) -> MonotoneMap:
     """The map ``calibration="auto"`` fits to estimates ``p`` (m,) and 0/1 labels ``y`` (m,).
 
     Of ``maps``, the one with the smallest 5-fold cross-validated log loss on the pairs;
-    with a ``guard`` (not None), the spline at its best penalty of
+    with ``spline`` and a guard (:data:`AUTO_SPLINE_GUARD` not None, read at each call
+    as :func:`recalibrated_terms` reads it), the spline at its best penalty of
     :data:`SPLINE_PENALTIES` on the same folds instead where it beats that map by more
-    than ``guard`` standard errors of the paired per-row difference
+    than the guard's standard errors of the paired per-row difference
     (:func:`guarded_choice`).  The winner is refitted on all pairs.  With fewer than two
     rows of a class: the sigmoid if in ``maps``, else the first.
     """
+    guard = AUTO_SPLINE_GUARD if spline else None
     p, y = _check(p, y)
     folds = _folds(y, 5, seed)
     if not folds:
