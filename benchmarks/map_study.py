@@ -107,9 +107,14 @@ MC_DATA = ("wu2010_ex1", "wu2010_ex2", "wu2010_ex4", "zeng_ex1", "zeng_ex2", "ze
            "zeng_ex4", "iris", "wine", "penguins", "digits")  # fmt: skip
 
 
-def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
+#: Stricter guards scored beside the library's: the spline only with at least ``least``
+#: pairs, or only where it wins by more than ``z`` standard errors.
+GUARD_VARIANTS = {"m150": (150, 1.0), "m300": (300, 1.0), "z2": (0, 2.0)}
+
+
+def mc_stage(seeds=SEEDS, data=MC_DATA, size: int | None = None) -> dict:
     """The multiclass default fitted once per (design at its paper size or real split,
-    seed) with the library's ``auto`` (the guarded spline); its maps then replaced by
+    seed) with ``auto`` and the guarded spline (z = 1); its maps then replaced by
     ``auto`` without the spline refitted on the same captured pairs, and both scored on
     the same test points (paired).  Also the CPU of each map choice against the fit's."""
     import accuracy_vs_peers as avp
@@ -130,11 +135,13 @@ def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
         return g
 
     multiclass.fit_calibration = recording
+    default = rc.AUTO_SPLINE_GUARD
+    rc.AUTO_SPLINE_GUARD = 1.0  # the fit's "auto" is the guarded rule measured
     rows = []
     try:
         for name in data:
             for seed in seeds:
-                n = D[name].default_n if name in D else None
+                n = (size or D[name].default_n) if name in D else None
                 X, codes, Xt, yt, P_true, K = avp.load(name, n, seed, N_TEST)
                 settings, rest = avp._settings("wsvmgui", K)
                 est, X, codes = prepare_scheme(settings, X, codes)
@@ -150,11 +157,20 @@ def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
                                      for p, y, sd, _ in captured]  # fmt: skip
                 cpu_old = time.process_time() - t0
                 old = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                variants = {}
+                for tag, (least, z) in GUARD_VARIANTS.items():
+                    rc.AUTO_SPLINE_GUARD = z
+                    try:
+                        est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=p.size >= least)
+                                             for p, y, sd, _ in captured]  # fmt: skip
+                    finally:
+                        rc.AUTO_SPLINE_GUARD = 1.0
+                    variants[tag] = avp.metrics(est.predict_proba(Xt), yt, P_true)
                 rows.append({
                     "data": name, "n": n, "seed": seed, "K": K, "cpu_fit": cpu,
                     "cpu_maps_guarded": float(sum(c[3] for c in captured)),
                     "cpu_maps_auto": cpu_old, "pairs": [int(c[0].size) for c in captured],
-                    "maps_guarded": names_new, "guarded": new, "auto": old,
+                    "maps_guarded": names_new, "guarded": new, "auto": old, **variants,
                 })  # fmt: skip
                 key = "L1" if P_true is not None else "log_loss"
                 print(f"{time.strftime('%H:%M:%S')} {name} {seed} {key} {new[key]:.4f} / "
@@ -162,6 +178,7 @@ def mc_stage(seeds=SEEDS, data=MC_DATA) -> dict:
                       flush=True)  # fmt: skip
     finally:
         multiclass.fit_calibration = original
+        rc.AUTO_SPLINE_GUARD = default
     return {"rows": rows}
 
 
@@ -179,8 +196,10 @@ def mc_report(res: dict) -> str:
         " sets).  CPU: the map choices' share of the fit (single-threaded, same process).",
         "",
         "| data | n | seeds | guarded | auto | ratio | seeds better/worse | spline maps |"
-        " pairs per map (mean) | map CPU guarded / auto / fit (s, mean) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        " pairs per map (mean) | map CPU guarded / auto / fit (s, mean) | "
+        + " | ".join(f"ratio {v}" for v in GUARD_VARIANTS)
+        + " |",
+        "|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(GUARD_VARIANTS),
     ]
     for (d, n), rs in groups.items():
         key = "L1" if "L1" in rs[0]["auto"] else "log_loss"
@@ -194,7 +213,9 @@ def mc_report(res: dict) -> str:
             f" | {spl}/{tot} | {np.mean([np.mean(r['pairs']) for r in rs]):.0f} | "
             f"{np.mean([r['cpu_maps_guarded'] for r in rs]):.2f} / "
             f"{np.mean([r['cpu_maps_auto'] for r in rs]):.2f} / "
-            f"{np.mean([r['cpu_fit'] for r in rs]):.2f} |"
+            f"{np.mean([r['cpu_fit'] for r in rs]):.2f} | "
+            + " | ".join(f"{np.mean([r[v][key] for r in rs]) / b.mean():.3f}"
+                         for v in GUARD_VARIANTS if v in rs[0]) + " |"
         )  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -226,7 +247,8 @@ def cpu_stage(
         return g
 
     binary.fit_calibration = timed
-    guard = rc.AUTO_SPLINE_GUARD
+    guard = 1.0  # the guard measured (the library's default is None: no spline)
+    default = rc.AUTO_SPLINE_GUARD
     rows = []
     try:
         X0, codes0, *_ = avp.load(plan[0][0], plan[0][1], 99, 10)  # warm-up: imports, JIT
@@ -253,7 +275,7 @@ def cpu_stage(
                         for t in ("guarded", "auto")]  # fmt: skip
                 print(f"{name} {n} {seed} " + " ".join(done), flush=True)
     finally:
-        rc.AUTO_SPLINE_GUARD = guard
+        rc.AUTO_SPLINE_GUARD = default
         binary.fit_calibration = original
     return {"rows": rows}
 
@@ -448,6 +470,18 @@ def _venn_abers(p, y, grid_size=400):
     return lambda q: np.interp(q, grid, v)
 
 
+def _variant(p, y, seed, least, z):
+    """``recalibration.choose_map`` with the guard of a :data:`GUARD_VARIANTS` entry."""
+    from wsvmgui.ladder import recalibration as rc
+
+    guard = rc.AUTO_SPLINE_GUARD
+    rc.AUTO_SPLINE_GUARD = z
+    try:
+        return rc.choose_map(p, y, seed=seed, spline=p.size >= least)
+    finally:
+        rc.AUTO_SPLINE_GUARD = guard
+
+
 def candidates() -> dict:
     """name -> fit(p, y, seed) -> callable map."""
     from wsvmgui.ladder import recalibration as rc
@@ -464,7 +498,11 @@ def candidates() -> dict:
         # today's auto without the spline; "library": recalibration.choose_map as built
         # (the guarded spline with the library's converged fit, knots ceil(sqrt(m) / 0.75))
         "auto": lambda p, y, s: rc.choose_map(p, y, seed=s, spline=False),
-        "library": lambda p, y, s: rc.choose_map(p, y, seed=s),
+        "library": lambda p, y, s: _variant(p, y, s, 0, 1.0),
+        **{
+            f"library_{v}": (lambda p, y, s, v=v: _variant(p, y, s, *GUARD_VARIANTS[v]))
+            for v in GUARD_VARIANTS
+        },  # fmt: skip
         "sigmoid": lambda p, y, s: rc.fit_map("sigmoid", p, y),
         "isotonic": lambda p, y, s: rc.fit_map("isotonic", p, y),
         "bagged_iso": lambda p, y, s: _bagged_isotonic(p, y, seed=s),
@@ -608,6 +646,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mc", action="store_true", help="the paired multiclass check")
     ap.add_argument("--cpu", action="store_true", help="CPU with and without the spline")
     ap.add_argument("--data", nargs="*", default=list(MC_DATA), help="with --mc")
+    ap.add_argument("--n", type=int, default=None, help="with --mc: designs at this n")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     out = Path(args.out_dir) / args.name
@@ -624,7 +663,7 @@ def main(argv=None) -> int:
     if args.mc:
         from wsvmgui.io.atomic import atomic_write_text
 
-        res = mc_stage(args.seeds, args.data)
+        res = mc_stage(args.seeds, args.data, args.n)
         atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
         atomic_write_text(Path(str(out) + ".md"), mc_report(res))
         print(mc_report(res))

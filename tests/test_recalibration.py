@@ -76,8 +76,7 @@ def test_auto_never_chooses_beta_even_where_it_scores_best():
     y = (rng.uniform(size=q.size) < expit(1 + 3 * np.log(q) - 0.3 * np.log1p(-q))).astype(float)
     scores = map_scores(q, y, seed=0)
     assert min(MAPS, key=scores.get) == "beta"  # beta would win a choice among all three
-    assert choose_map(q, y, seed=0).name in (*AUTO_MAPS, "spline")
-    assert choose_map(q, y, seed=0, spline=False).name in AUTO_MAPS
+    assert choose_map(q, y, seed=0).name in AUTO_MAPS
     assert fit_map("beta", q, y).name == "beta"  # still offered by name
 
 
@@ -158,10 +157,14 @@ def _cv_terms(q, y, seed=0):
     return out
 
 
-def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se():
-    """On draws from the plateau curve and from a sigmoid curve, ``auto`` takes the spline
-    exactly where the out-of-fold losses (computed here) say it wins by more than one SE;
-    the plateau's draws are mostly such wins, the sigmoid's mostly not: cases each way."""
+def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se(monkeypatch):
+    """With the guard on (z = 1), on draws from the plateau curve and from a sigmoid curve,
+    ``auto`` takes the spline exactly where the out-of-fold losses (computed here) say it
+    wins by more than one SE; the plateau's draws are mostly such wins, the sigmoid's
+    mostly not: cases each way."""
+    from wsvmgui.ladder import recalibration
+
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", 1.0)
     taken = {}
     for curve in (_plateau, _sigmoid_curve):
         for seed in (0, 1, 2, 3):
@@ -187,7 +190,9 @@ def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se():
 def test_without_a_guard_neither_auto_nor_the_tuning_view_takes_the_spline(monkeypatch):
     from wsvmgui.ladder import recalibration
 
+    assert recalibration.AUTO_SPLINE_GUARD is None  # the default: the spline by name only
     q, y = _pairs(_plateau, 1000, 1)
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", 1.0)
     assert choose_map(q, y, seed=0).name == "spline"
     monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", None)
     T = _cv_terms(q, y)
