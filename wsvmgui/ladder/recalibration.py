@@ -267,9 +267,9 @@ def fit_spline(p: np.ndarray, y: np.ndarray, lam: float) -> MonotoneMap:
     Minimises ``mean(log loss) + (lam / m) sum_j (c_j - c_{j+1})^2 + (RIDGE / d) sum_j
     c_j^2`` over the intercept and the ``d = J + 1`` slopes ``c_j >= 0`` by projected
     Newton steps from the sigmoid map's solution (the map study's L-BFGS-B stopped short
-    of the optimum on some draws).  The
-    ridge is spread over the slopes so that at a common slope ``c`` it is the sigmoid
-    map's ``RIDGE c^2``: as ``lam`` grows the fit tends to :func:`fit_map` ``"sigmoid"``.
+    of the optimum on some draws).  The ridge is spread over the slopes so that at a
+    common slope ``c`` it is the sigmoid map's ``RIDGE c^2``: as ``lam`` grows the fit
+    tends to :func:`fit_map` ``"sigmoid"``.
     """
     p, y = _check(p, y)
     if not (np.isfinite(lam) and lam >= 0):
