@@ -103,6 +103,207 @@ def fit_stage(cache: Path, seeds=SEEDS) -> None:
         print(f"{time.strftime('%H:%M:%S')} {out.name} cpu {cpu:.1f} s", flush=True)
 
 
+MC_DATA = ("wu2010_ex1", "wu2010_ex2", "wu2010_ex4", "zeng_ex1", "zeng_ex2", "zeng_ex3",
+           "zeng_ex4", "iris", "wine", "penguins", "digits")  # fmt: skip
+
+
+#: Stricter guards scored beside the library's: the spline only with at least ``least``
+#: pairs, or only where it wins by more than ``z`` standard errors.
+GUARD_VARIANTS = {"m150": (150, 1.0), "m300": (300, 1.0), "z2": (0, 2.0)}
+
+
+def mc_stage(seeds=SEEDS, data=MC_DATA, size: int | None = None) -> dict:
+    """The multiclass default fitted once per (design at its paper size or real split,
+    seed) with ``auto`` and the guarded spline (z = 1); its maps then replaced by
+    ``auto`` without the spline refitted on the same captured pairs, and both scored on
+    the same test points (paired).  Also the CPU of each map choice against the fit's."""
+    import accuracy_vs_peers as avp
+
+    from wsvmgui.app.schemes import prepare_scheme
+    from wsvmgui.estimators import multiclass
+    from wsvmgui.evaluation.designs import DESIGNS as D
+    from wsvmgui.ladder import recalibration as rc
+
+    captured: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+    original = multiclass.fit_calibration
+
+    def recording(name, p, y, seed=0):
+        t0 = time.process_time()
+        g = original(name, p, y, seed=seed)
+        captured.append((np.array(p, dtype=float), np.array(y, dtype=float), seed,
+                         time.process_time() - t0))  # fmt: skip
+        return g
+
+    multiclass.fit_calibration = recording
+    default = rc.AUTO_SPLINE_GUARD
+    rc.AUTO_SPLINE_GUARD = 1.0  # the fit's "auto" is the guarded rule measured
+    rows = []
+    try:
+        for name in data:
+            for seed in seeds:
+                n = (size or D[name].default_n) if name in D else None
+                X, codes, Xt, yt, P_true, K = avp.load(name, n, seed, N_TEST)
+                settings, rest = avp._settings("wsvmgui", K)
+                est, X, codes = prepare_scheme(settings, X, codes)
+                est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+                captured.clear()
+                t0 = time.process_time()
+                est.fit(X, codes)
+                cpu = time.process_time() - t0
+                new = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                names_new = [g.name for g in est.calibrations_]
+                t0 = time.process_time()
+                est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=False)
+                                     for p, y, sd, _ in captured]  # fmt: skip
+                cpu_old = time.process_time() - t0
+                old = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                variants = {}
+                for tag, (least, z) in GUARD_VARIANTS.items():
+                    rc.AUTO_SPLINE_GUARD = z
+                    try:
+                        est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=p.size >= least)
+                                             for p, y, sd, _ in captured]  # fmt: skip
+                    finally:
+                        rc.AUTO_SPLINE_GUARD = 1.0
+                    variants[tag] = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                rows.append({
+                    "data": name, "n": n, "seed": seed, "K": K, "cpu_fit": cpu,
+                    "cpu_maps_guarded": float(sum(c[3] for c in captured)),
+                    "cpu_maps_auto": cpu_old, "pairs": [int(c[0].size) for c in captured],
+                    "maps_guarded": names_new, "guarded": new, "auto": old, **variants,
+                })  # fmt: skip
+                key = "L1" if P_true is not None else "log_loss"
+                print(f"{time.strftime('%H:%M:%S')} {name} {seed} {key} {new[key]:.4f} / "
+                      f"{old[key]:.4f} spline {names_new.count('spline')}/{len(names_new)}",
+                      flush=True)  # fmt: skip
+    finally:
+        multiclass.fit_calibration = original
+        rc.AUTO_SPLINE_GUARD = default
+    return {"rows": rows}
+
+
+def mc_report(res: dict) -> str:
+    rows = res["rows"]
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["data"], r["n"]), []).append(r)
+    lines = [
+        "# Multiclass: the guarded spline in `auto` against `auto` without it (paired)",
+        "",
+        "`benchmarks/map_study.py --mc`: the default multiclass estimator fitted once per"
+        " draw; every sub-problem's map refitted without the spline on the same cross-fitted"
+        " pairs; L1 against the truth (designs, 10,000 test points) or test log loss (real"
+        " sets).  CPU: the map choices' share of the fit (single-threaded, same process).",
+        "",
+        "| data | n | seeds | guarded | auto | ratio | seeds better/worse | spline maps |"
+        " pairs per map (mean) | map CPU guarded / auto / fit (s, mean) | "
+        + " | ".join(f"ratio {v}" for v in GUARD_VARIANTS)
+        + " |",
+        "|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(GUARD_VARIANTS),
+    ]
+    for (d, n), rs in groups.items():
+        key = "L1" if "L1" in rs[0]["auto"] else "log_loss"
+        a = np.array([r["guarded"][key] for r in rs])
+        b = np.array([r["auto"][key] for r in rs])
+        spl = sum(r["maps_guarded"].count("spline") for r in rs)
+        tot = sum(len(r["maps_guarded"]) for r in rs)
+        lines.append(
+            f"| {d} | {n or 'split'} | {len(rs)} | {a.mean():.4f} | {b.mean():.4f} | "
+            f"{a.mean() / b.mean():.3f} | {int(np.sum(a < b - 1e-12))}/{int(np.sum(a > b + 1e-12))}"
+            f" | {spl}/{tot} | {np.mean([np.mean(r['pairs']) for r in rs]):.0f} | "
+            f"{np.mean([r['cpu_maps_guarded'] for r in rs]):.2f} / "
+            f"{np.mean([r['cpu_maps_auto'] for r in rs]):.2f} / "
+            f"{np.mean([r['cpu_fit'] for r in rs]):.2f} | "
+            + " | ".join(f"{np.mean([r[v][key] for r in rs]) / b.mean():.3f}"
+                         for v in GUARD_VARIANTS if v in rs[0]) + " |"
+        )  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def cpu_stage(
+    plan=(
+        ("wuliu2011_ex2", 100, (0, 1, 2, 3, 4)),
+        ("wang2008_ex1", 100, (0, 1, 2, 3, 4)),
+        ("wuliu2011_ex2", 2000, (0, 1)),
+        ("wang2008_ex1", 2000, (0, 1)),
+    ),
+) -> dict:
+    """The binary default fitted twice per draw in one process, ``auto`` with the guarded
+    spline and without (``recalibration.AUTO_SPLINE_GUARD`` None), the order alternating:
+    CPU of each fit (``time.process_time``) and of its map choice."""
+    import accuracy_vs_peers as avp
+
+    from wsvmgui.app.schemes import prepare_scheme
+    from wsvmgui.estimators import binary
+    from wsvmgui.ladder import recalibration as rc
+
+    spent = [0.0]
+    original = binary.fit_calibration
+
+    def timed(name, p, y, seed=0):
+        t0 = time.process_time()
+        g = original(name, p, y, seed=seed)
+        spent[0] += time.process_time() - t0
+        return g
+
+    binary.fit_calibration = timed
+    guard = 1.0  # the guard measured (the library's default is None: no spline)
+    default = rc.AUTO_SPLINE_GUARD
+    rows = []
+    try:
+        X0, codes0, *_ = avp.load(plan[0][0], plan[0][1], 99, 10)  # warm-up: imports, JIT
+        settings, _ = avp._settings("wsvmgui", 2)
+        prepare_scheme(settings, X0, codes0)[0].fit(X0, codes0)
+        for k, (name, n, seeds) in enumerate(plan):
+            for seed in seeds:
+                X0, codes0, Xt, yt, P_true, K = avp.load(name, n, seed, 2000)
+                rec = {"data": name, "n": n, "seed": seed}
+                order = (guard, None) if (k + seed) % 2 == 0 else (None, guard)
+                for g in order:
+                    rc.AUTO_SPLINE_GUARD = g
+                    settings, rest = avp._settings("wsvmgui", K)
+                    est, X, codes = prepare_scheme(settings, X0, codes0)
+                    est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+                    spent[0] = 0.0
+                    t0 = time.process_time()
+                    est.fit(X, codes)
+                    tag = "guarded" if g is not None else "auto"
+                    rec[tag] = {"cpu": time.process_time() - t0, "cpu_map": spent[0],
+                                "map": est.calibration_.name}  # fmt: skip
+                rows.append(rec)
+                done = [f"{t} {rec[t]['cpu']:.2f} (map {rec[t]['cpu_map']:.3f})"
+                        for t in ("guarded", "auto")]  # fmt: skip
+                print(f"{name} {n} {seed} " + " ".join(done), flush=True)
+    finally:
+        rc.AUTO_SPLINE_GUARD = default
+        binary.fit_calibration = original
+    return {"rows": rows}
+
+
+def cpu_report(res: dict) -> str:
+    groups: dict = {}
+    for r in res["rows"]:
+        groups.setdefault((r["data"], r["n"]), []).append(r)
+    lines = [
+        "# CPU: the binary default with the guarded spline in `auto` and without",
+        "",
+        "`benchmarks/map_study.py --cpu`: both fits of a draw in one single-threaded process,"
+        " order alternating; `time.process_time` of the fit and of its map choice.",
+        "",
+        "| data | n | draws | fit CPU guarded / auto (s, mean) | ratio | map choice guarded /"
+        " auto (s, mean) | map share of the guarded fit |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (d, n), rs in groups.items():
+        a = np.mean([r["guarded"]["cpu"] for r in rs])
+        b = np.mean([r["auto"]["cpu"] for r in rs])
+        ma = np.mean([r["guarded"]["cpu_map"] for r in rs])
+        mb = np.mean([r["auto"]["cpu_map"] for r in rs])
+        lines.append(f"| {d} | {n} | {len(rs)} | {a:.2f} / {b:.2f} | {a / b:.3f} | "
+                     f"{ma:.3f} / {mb:.3f} | {ma / a:.1%} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------------ candidates
 #: Logits of estimates are taken after clipping to [EPS, 1 - EPS].
 EPS = 1e-6
@@ -269,12 +470,24 @@ def _venn_abers(p, y, grid_size=400):
     return lambda q: np.interp(q, grid, v)
 
 
+def _variant(p, y, seed, least, z):
+    """``recalibration.choose_map`` with the guard of a :data:`GUARD_VARIANTS` entry."""
+    from wsvmgui.ladder import recalibration as rc
+
+    guard = rc.AUTO_SPLINE_GUARD
+    rc.AUTO_SPLINE_GUARD = z
+    try:
+        return rc.choose_map(p, y, seed=seed, spline=p.size >= least)
+    finally:
+        rc.AUTO_SPLINE_GUARD = guard
+
+
 def candidates() -> dict:
     """name -> fit(p, y, seed) -> callable map."""
     from wsvmgui.ladder import recalibration as rc
 
-    base = {m: (lambda a, b, m=m: rc.fit_map(m, a, b)) for m in rc.MAPS}
-    old = tuple(rc.MAPS)
+    old = ("sigmoid", "beta", "isotonic")  # the fifth sitting's auto (with beta)
+    base = {m: (lambda a, b, m=m: rc.fit_map(m, a, b)) for m in old}
 
     def with_splines(div, lams, names=old):
         spl = {f"spline{v:g}": (lambda a, b, v=v: fit_spline(a, b, sqrt_knots(b.size, div), v))
@@ -282,7 +495,14 @@ def candidates() -> dict:
         return {**{m: base[m] for m in names}, **spl}, tuple(spl)
 
     out = {
-        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s),
+        # today's auto without the spline; "library": recalibration.choose_map as built
+        # (the guarded spline with the library's converged fit, knots ceil(sqrt(m) / 0.75))
+        "auto": lambda p, y, s: rc.choose_map(p, y, seed=s, spline=False),
+        "library": lambda p, y, s: _variant(p, y, s, 0, 1.0),
+        **{
+            f"library_{v}": (lambda p, y, s, v=v: _variant(p, y, s, *GUARD_VARIANTS[v]))
+            for v in GUARD_VARIANTS
+        },  # fmt: skip
         "sigmoid": lambda p, y, s: rc.fit_map("sigmoid", p, y),
         "isotonic": lambda p, y, s: rc.fit_map("isotonic", p, y),
         "bagged_iso": lambda p, y, s: _bagged_isotonic(p, y, seed=s),
@@ -306,6 +526,10 @@ def candidates() -> dict:
             out[f"guard{z:g}_{tag}"] = lambda p, y, s, f=fits, n=new, z=z: guarded(
                 p, y, old, n, f, s, z
             )
+        # the guard against today's auto (sigmoid or isotonic: recalibration.AUTO_MAPS)
+        out[f"guard1si_{tag}"] = lambda p, y, s, f=fits_si, n=new: guarded(
+            p, y, rc.AUTO_MAPS, n, f, s, 1.0
+        )
     return out
 
 
@@ -419,12 +643,30 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", nargs="*", type=int, default=list(SEEDS))
     ap.add_argument("--out-dir", default=str(RESULTS))
     ap.add_argument("--name", default="map_study", help="results file name (no suffix)")
+    ap.add_argument("--mc", action="store_true", help="the paired multiclass check")
+    ap.add_argument("--cpu", action="store_true", help="CPU with and without the spline")
+    ap.add_argument("--data", nargs="*", default=list(MC_DATA), help="with --mc")
+    ap.add_argument("--n", type=int, default=None, help="with --mc: designs at this n")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     out = Path(args.out_dir) / args.name
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.fit:
         fit_stage(cache, args.seeds)
+    if args.cpu:
+        from wsvmgui.io.atomic import atomic_write_text
+
+        res = cpu_stage()
+        atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
+        atomic_write_text(Path(str(out) + ".md"), cpu_report(res))
+        print(cpu_report(res))
+    if args.mc:
+        from wsvmgui.io.atomic import atomic_write_text
+
+        res = mc_stage(args.seeds, args.data, args.n)
+        atomic_write_text(Path(str(out) + ".json"), json.dumps(res, indent=1))
+        atomic_write_text(Path(str(out) + ".md"), mc_report(res))
+        print(mc_report(res))
     if args.report:
         from wsvmgui.io.atomic import atomic_write_text
 

@@ -9,7 +9,17 @@ from scipy.special import expit
 from wsvmgui.errors import InputError
 from wsvmgui.estimators.binary import WeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
-from wsvmgui.ladder.recalibration import AUTO_MAPS, MAPS, choose_map, fit_map, map_scores
+from wsvmgui.ladder.recalibration import (
+    AUTO_MAPS,
+    MAPS,
+    SPLINE_PENALTIES,
+    choose_map,
+    fit_map,
+    fit_spline,
+    guarded_choice,
+    map_scores,
+    recalibrated_terms,
+)
 
 
 def _distorted(n: int, seed: int):
@@ -76,7 +86,141 @@ def test_bad_inputs():
     with pytest.raises(InputError, match="0/1 labels"):
         fit_map("sigmoid", np.array([0.2, 0.3]), np.array([1.0, 2.0]))
     with pytest.raises(InputError, match="unknown recalibration map"):
-        fit_map("spline", np.array([0.2, 0.3]), np.array([1.0, 0.0]))
+        fit_map("cubic", np.array([0.2, 0.3]), np.array([1.0, 0.0]))
+    with pytest.raises(InputError, match="penalty"):
+        fit_spline(np.array([0.2, 0.3]), np.array([1.0, 0.0]), -1.0)
+    with pytest.raises(InputError, match="penalty"):
+        fit_spline(np.array([0.2, 0.3]), np.array([1.0, 0.0]), np.nan)
+    with pytest.raises(InputError, match="finite estimates"):
+        fit_map("spline", np.array([0.2, np.nan]), np.array([1.0, 0.0]))
+
+
+def _plateau(q: np.ndarray) -> np.ndarray:
+    """A smooth calibration curve no sigmoid in logit(q) fits: flat near 0.15 and 0.85,
+    a steep rise between (the shape of the step designs' curves)."""
+    return 0.15 + 0.7 * expit(4 * np.log(q / (1 - q)))
+
+
+def _pairs(curve, m: int, seed: int):
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(0.01, 0.99, m)
+    return q, (rng.random(m) < curve(q)).astype(float)
+
+
+def _sigmoid_curve(q: np.ndarray) -> np.ndarray:
+    return expit(0.3 + 0.7 * np.log(q / (1 - q)))
+
+
+def test_a_large_spline_penalty_gives_the_sigmoid_map():
+    # the penalty ties the slopes together; all slopes equal is the sigmoid in logit(q)
+    grid = np.linspace(0, 1, 1001)
+    for m, seed in ((200, 0), (2000, 1)):
+        q, y = _pairs(_sigmoid_curve, m, seed)
+        s, g = fit_map("sigmoid", q, y), fit_spline(q, y, 1e6)
+        assert np.max(np.abs(g(grid) - s(grid))) < 1e-3
+        np.testing.assert_allclose(g.coef[1:], s.coef[1], rtol=1e-2)
+        assert g.x.size >= np.ceil(np.sqrt(m) / 0.75) - 2  # knots grow with the pairs
+
+
+def test_the_spline_beats_the_sigmoid_on_a_smooth_non_sigmoid_curve():
+    """Expected log loss against the true curve on a fine grid of estimates."""
+    qt = np.linspace(0.005, 0.995, 2000)
+    truth = _plateau(qt)
+
+    def expected(h):
+        h = np.clip(h, 1e-12, 1 - 1e-12)
+        return float(-np.mean(truth * np.log(h) + (1 - truth) * np.log1p(-h)))
+
+    best = expected(truth)
+    for seed in (0, 1, 2):
+        q, y = _pairs(_plateau, 1000, seed)
+        spline, sigmoid = fit_map("spline", q, y), fit_map("sigmoid", q, y)
+        assert spline.name == "spline"
+        # the sigmoid's excess over the truth's own loss is several times the spline's
+        assert expected(spline(qt)) - best < 0.3 * (expected(sigmoid(qt)) - best)
+        assert np.mean(np.abs(spline(qt) - truth)) < 0.5 * np.mean(np.abs(sigmoid(qt) - truth))
+
+
+def _cv_terms(q, y, seed=0):
+    """Per-row out-of-fold log losses of sigmoid, isotonic and the spline at each penalty,
+    on the folds of choose_map (5 stratified folds of the seed), computed here from the
+    public fits."""
+    from sklearn.model_selection import StratifiedKFold
+
+    fits = {m: (lambda a, b, m=m: fit_map(m, a, b)) for m in AUTO_MAPS}
+    fits |= {f"spline@{v:g}": (lambda a, b, v=v: fit_spline(a, b, v)) for v in SPLINE_PENALTIES}
+    out = {k: np.empty(q.size) for k in fits}
+    for tr, te in StratifiedKFold(5, shuffle=True, random_state=seed).split(q[:, None], y):
+        for k, fit in fits.items():
+            h = np.clip(fit(q[tr], y[tr])(q[te]), 1e-12, 1 - 1e-12)
+            out[k][te] = -(y[te] * np.log(h) + (1 - y[te]) * np.log1p(-h))
+    return out
+
+
+def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se(monkeypatch):
+    """With the guard on (z = 1), on draws from the plateau curve and from a sigmoid curve,
+    ``auto`` takes the spline exactly where the out-of-fold losses (computed here) say it
+    wins by more than one SE; the plateau's draws are mostly such wins, the sigmoid's
+    mostly not: cases each way."""
+    from wsvmgui.ladder import recalibration
+
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", 1.0)
+    taken = {}
+    for curve in (_plateau, _sigmoid_curve):
+        for seed in (0, 1, 2, 3):
+            q, y = _pairs(curve, 1000, seed)
+            T = _cv_terms(q, y)
+            ordinary = min(AUTO_MAPS, key=lambda m: T[m].mean())
+            spline = min((k for k in T if k.startswith("spline@")), key=lambda k: T[k].mean())
+            d = T[spline] - T[ordinary]
+            wins = bool(d.mean() < -d.std(ddof=1) / np.sqrt(d.size))
+            g = choose_map(q, y, seed=0)
+            assert g.name == ("spline" if wins else ordinary)
+            # without the guard, auto is the ordinary choice
+            assert choose_map(q, y, seed=0, spline=False).name == ordinary
+            # the tuning search's view of "auto" scores the same candidate
+            terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
+            np.testing.assert_allclose(terms, T[spline if wins else ordinary], rtol=1e-9)
+            taken[curve.__name__, seed] = wins
+    assert sum(taken["_plateau", s] for s in range(4)) >= 3
+    assert sum(taken["_sigmoid_curve", s] for s in range(4)) <= 1
+    assert set(taken.values()) == {True, False}
+
+
+def test_without_a_guard_neither_auto_nor_the_tuning_view_takes_the_spline(monkeypatch):
+    from wsvmgui.ladder import recalibration
+
+    assert recalibration.AUTO_SPLINE_GUARD is None  # the default: the spline by name only
+    q, y = _pairs(_plateau, 1000, 1)
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", 1.0)
+    assert choose_map(q, y, seed=0).name == "spline"
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", None)
+    T = _cv_terms(q, y)
+    ordinary = min(AUTO_MAPS, key=lambda m: T[m].mean())
+    assert choose_map(q, y, seed=0).name == ordinary
+    terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
+    np.testing.assert_allclose(terms, T[ordinary], rtol=1e-9)
+
+
+def _log_loss_terms(q, y):
+    q = np.clip(q, 1e-12, 1 - 1e-12)
+    return -(y * np.log(q) + (1 - y) * np.log1p(-q))
+
+
+def test_guarded_choice_follows_its_definition():
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0.2, 1.0, 400)
+    noise = rng.normal(0, 0.1, 400)  # SE of the paired difference: about 0.1 / 20
+    se = noise.std(ddof=1) / 20
+    for shift, expected in ((-0.5 * se, "isotonic"), (-2.0 * se, "spline@0.3")):
+        terms = {
+            "sigmoid": base + 0.01,
+            "isotonic": base,
+            "spline@0.03": base + noise + shift + 0.001,
+            "spline@0.3": base + noise + shift - noise.mean(),
+        }
+        assert guarded_choice(terms, AUTO_MAPS, 1.0) == expected
+        assert guarded_choice(terms, AUTO_MAPS, None) == "isotonic"
 
 
 def test_binary_estimator_calibration_on_a_step_design():
@@ -127,6 +271,41 @@ def test_calibrated_fit_round_trips_through_the_model_file():
     np.testing.assert_array_equal(back.predict_proba(new), est.predict_proba(new))
     for a, b in zip(back.predict_interval(new), est.predict_interval(new), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_spline_calibrated_fit_round_trips_and_a_bad_spline_is_refused():
+    import dataclasses
+
+    from wsvmgui.io import schema
+    from wsvmgui.io.modelfile import FittedModel, model_from_bytes, model_to_bytes
+    from wsvmgui.io.preprocessing import Preprocessing
+    from wsvmgui.io.schema import SchemaError
+
+    MAP_TYPE = "wsvmgui.ladder.recalibration:MonotoneMap"
+
+    d = simulate("wang2008_ex1", 200, 3)
+    pre = Preprocessing.fit(d.X, ["a", "b"])
+    X = pre.transform(d.X)
+    est = WeightedSVMClassifier(calibration="spline", lam=0.01, sigma=1.0, n_jobs=1).fit(X, d.y)
+    g = est.calibration_
+    assert g is not None and g.name == "spline" and est.fit_info_["calibration"] == "spline"
+    assert g.coef.size == g.x.size + 2 and np.all(g.coef[1:] >= 0)
+    back = model_from_bytes(model_to_bytes(FittedModel(est, pre, "y"))).estimator
+    new = pre.transform(simulate("wang2008_ex1", 40, 4).X)
+    np.testing.assert_array_equal(back.predict_proba(new), est.predict_proba(new))
+    # the model file's schema refuses a spline that is not a monotone map of this form
+    good = dataclasses.asdict(g)
+    schema.validate_state(MAP_TYPE, good, "calibration_", str)
+    bad = {
+        "slopes of a monotone map": {**good, "coef": np.r_[g.coef[:-1], -0.5]},
+        "coef": {**good, "coef": g.coef[:-1]},
+        "increasing knots": {**good, "x": g.x[::-1].copy()},
+        "strictly inside": {**good, "x": np.r_[0.0, g.x[1:]]},
+        "y": {**good, "y": np.full(g.x.shape, 0.5)},
+    }
+    for message, state in bad.items():
+        with pytest.raises(SchemaError, match=message):
+            schema.validate_state(MAP_TYPE, state, "calibration_", str)
 
 
 def test_predict_interval_needs_a_calibration_and_a_valid_level():

@@ -71,17 +71,19 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic"}, default="auto"
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"}, default="auto"
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
         of each tuning fold, or of 3 stratified folds when tuning holds one split out or
         nothing is tuned, estimating the fold's other rows) and applied to the estimate and
         its bracket: ``"auto"`` chooses the sigmoid or the isotonic map by its
-        cross-validated log loss on those points (beta calibration only by name).  Costs one ladder per fold.  The default since the fourth sitting: on 5
-        seeds it beat ``"none"`` on every binary design of :mod:`wsvmgui.evaluation.designs`
-        at the papers' n (L1 3-22 % lower) and n = 2000 (28-52 % lower), for 0.98-1.32x the
-        CPU, and lost 7 % log loss on breast cancer; docs/notes/calibration.md.
+        cross-validated log loss on those points (beta calibration and the monotone
+        spline in logit p only by name).  Costs one ladder per fold.  The default since
+        the fourth sitting: on 5 seeds it beat ``"none"`` on every binary design of
+        :mod:`wsvmgui.evaluation.designs` at the papers' n (L1 3-22 % lower) and n = 2000
+        (28-52 % lower), for 0.98-1.32x the CPU, and lost 7 % log loss on breast cancer;
+        docs/notes/calibration.md.
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log

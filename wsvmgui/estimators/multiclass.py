@@ -140,7 +140,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"auto", "none", "sigmoid", "beta", "isotonic"}, default="auto"
+    calibration : {"auto", "none", "sigmoid", "beta", "isotonic", "spline"}, default="auto"
         Recalibration of every sub-problem's estimate by a monotone map fitted to its
         cross-fitted estimates on the tuning splits, as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``),

@@ -202,10 +202,14 @@ def _monotone_map(s: State) -> None:
 
     name = s.text("name", MAPS)
     x = s.array("x", "f", 1, lo=0.0, hi=1.0)
-    y = s.array("y", "f", 1, x.shape, lo=0.0, hi=1.0)
+    spline = name == "spline"
+    y = s.array("y", "f", 1, (0,) if spline else x.shape, lo=0.0, hi=1.0)
     if name == "isotonic" and (x.size == 0 or np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0)):
         raise s.fail("x", "an isotonic map needs increasing estimates and non-decreasing values")
-    coef = s.array("coef", "f", 1, (0 if name == "isotonic" else 3,))
+    if spline and (x.size == 0 or np.any(np.diff(x) <= 0) or x[0] <= 0 or x[-1] >= 1):
+        raise s.fail("x", "a spline map needs increasing knots strictly inside (0, 1)")
+    size = {"isotonic": 0, "spline": x.size + 2}.get(name, 3)
+    coef = s.array("coef", "f", 1, (size,))
     if coef.size and np.any(coef[1:] < 0):
         raise s.fail("coef", "the slopes of a monotone map must be >= 0")
     lo = s.number("lo", 0.0, 1.0)
