@@ -39,6 +39,7 @@ _FIELDS = {
     "calibration": "calibration",
     "ties": "ties",
     "tuning_score": "tuning_score",
+    "tuning_rule": "tuning_rule",
     "tuning_extend": "tuning_extend",
 }
 
