@@ -151,6 +151,7 @@ for _name, _params in VARIANTS.items():
         _params.setdefault("calibration", "none")
         _params.setdefault("coupling", "baseline")
         _params.setdefault("pair_tuning", "holdout")
+        _params.setdefault("tuning_rule", "min")  # the binary default before acc-small
 _EXTENDED = {"tuning_extend": 2}
 for _name, _base in (
     ("wsvmgui_recal_ext", "wsvmgui_recal"),
@@ -158,6 +159,12 @@ for _name, _base in (
 ):
     GROUPS[_name] = (_name,)
     VARIANTS[_name] = {**VARIANTS[_base], **_EXTENDED}
+
+# --- small-n study (branch acc-small; docs/notes/calibration.md, "Sixth sitting"):
+# ``tuning_rule="auto"``, the widest-kernel one-SE cell of the EGKL search up to 500 rows
+# (the binary default since; binary data only: other schemes refuse "auto").
+GROUPS["wsvmgui_small"] = ("wsvmgui_small",)
+VARIANTS["wsvmgui_small"] = {"tuning_rule": "auto"}
 
 # --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
 # ``wsvmgui_mc_ties`` is the app's multiclass default as it stood (the estimator's
@@ -174,6 +181,7 @@ MULTICLASS_STUDY = {
 }
 for _params in MULTICLASS_STUDY.values():
     _params.setdefault("pair_tuning", "holdout")  # what their records computed
+    _params.setdefault("tuning_rule", "min")
 VARIANTS.update(MULTICLASS_STUDY)
 GROUPS.update({g: (g,) for g in MULTICLASS_STUDY})
 # --- end of the multiclass default study's block
@@ -398,6 +406,7 @@ VARIANTS["wsvmgui_plain"] = {
     "tuning_extend": 0,
     "pair_tuning": "holdout",
     "ties": "pairs",  # what its records computed (the default before the sixth sitting)
+    "tuning_rule": "min",
 }
 VARIANTS["wsvmgui_ova"] = {"ties": "pairs"}  # One-vs-All has no ties: its records' value
 GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
@@ -407,6 +416,7 @@ VARIANTS["wsvmgui_key"] = {
     "calibration": "none",
     "coupling": "baseline",
     "pair_tuning": "holdout",
+    "tuning_rule": "min",
 }
 
 
@@ -562,9 +572,16 @@ def reconcile(state: dict, n_test: int) -> list[str]:
 
 def _group_of(old: dict, K: int, data: str, n_test: int, group: str) -> str | None:
     """The single-method wsvmgui group whose definition today is ``old``, if any."""
+    from wsvmgui.errors import InputError
+
     for g, methods in GROUPS.items():
-        current = g != group and methods == (g,) and g in VARIANTS
-        if current and _same(old, definition(g, K, data, n_test)):
+        if not (g != group and methods == (g,) and g in VARIANTS):
+            continue
+        try:
+            today = definition(g, K, data, n_test)
+        except InputError:  # a variant K's scheme refuses (wsvmgui_small on K > 2)
+            continue
+        if _same(old, today):
             return g
     return None
 

@@ -97,8 +97,12 @@ def test_joblib_round_trip_predicts_identically(fixed_fit, data, tmp_path, monke
 
 @pytest.fixture(scope="module")
 def small_grid():
-    # the ladder's own fits (the recalibration's cross-fits are counted in test_recalibration)
-    return {"n_weights": 6, "lambdas": [0.02, 0.002], "sigmas": [0.7, 1.4], "calibration": "none"}
+    # the ladder's own fits (the recalibration's cross-fits are counted in test_recalibration),
+    # chosen by the smallest score (the default's widest-kernel rule: test_tuning_rule_auto)
+    return {
+        "n_weights": 6, "lambdas": [0.02, 0.002], "sigmas": [0.7, 1.4], "calibration": "none",
+        "tuning_rule": "min",
+    }  # fmt: skip
 
 
 def test_refit_true_and_false(data, small_grid):
@@ -234,7 +238,9 @@ def test_a_best_cell_past_the_sigma_grid_is_reached_by_extending_it():
     test = simulate("wuliu2011_ex1", n=4000, seed=99)
     fits = {}
     for rounds in (0, 2, 6):
-        est = WeightedSVMClassifier(sigmas=[0.3, 0.45], tuning_extend=rounds, n_weights=20)
+        est = WeightedSVMClassifier(
+            sigmas=[0.3, 0.45], tuning_extend=rounds, n_weights=20, tuning_rule="min"
+        )
         est.fit(d.X, d.y)
         l1 = np.abs(est.predict_proba(test.X) - test.p).sum(axis=1).mean()
         fits[rounds] = (est, l1)

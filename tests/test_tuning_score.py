@@ -114,8 +114,9 @@ def test_plain_proper_score_matches_refits_by_hand(score):
     X, y = _data()
     folds = _folds(y)
     est = WeightedSVMClassifier(
-        lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, tuning_score=score, calibration="none"
-    ).fit(X, y)
+        lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, tuning_score=score, calibration="none",
+        tuning_rule="min",
+    ).fit(X, y)  # fmt: skip
     t = est.tuning_
     assert t.score_name == score and t.rule == "min"
     for i, lam in enumerate(LAMBDAS):
@@ -134,9 +135,9 @@ def test_recalibrated_brier_matches_refits_by_hand_and_one_se_picks_the_smoothes
     X, y = _data()
     folds = _folds(y)
     kw = dict(lambdas=LAMBDAS, sigmas=SIGMAS, cv=folds, calibration="sigmoid")
-    est = WeightedSVMClassifier(tuning_score="brier", **kw).fit(X, y)
+    est = WeightedSVMClassifier(tuning_score="brier", tuning_rule="min", **kw).fit(X, y)
     t = est.tuning_
-    assert t.score_name == "brier (recalibrated: sigmoid)"
+    assert t.score_name == "brier (recalibrated: sigmoid)" and t.rule == "min"
     for i, lam in enumerate(LAMBDAS):
         for j, sg in enumerate(SIGMAS):
             p, y01 = _by_hand(X, y, folds, lam, sg)

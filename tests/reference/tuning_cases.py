@@ -33,12 +33,19 @@ RECORD = Path(__file__).with_name("tuning_main.json")
 PLAIN = "none"
 #: ... and the pair schemes' 3-fold coarse-grid defaults: their grid was the full one.
 HOLDOUT = "holdout"
+#: ... and the binary default's widest one-SE cell up to 500 rows: the smallest EGKL.
+MIN = "min"
 
 
 def _cases() -> dict[str, tuple[Any, str, int, int]]:
     """name -> (estimator, design, n, seed)."""
     return {
-        "binary_path_5fold": (WeightedSVMClassifier(calibration=PLAIN), "wuliu2011_ex1", 120, 3),
+        "binary_path_5fold": (
+            WeightedSVMClassifier(calibration=PLAIN, tuning_rule=MIN),
+            "wuliu2011_ex1",
+            120,
+            3,
+        ),
         "binary_grid_holdout": (
             # screen=None: recorded before the binary ladder screened from 250 rows per fold
             WeightedSVMClassifier(engine="grid", n_weights=12, screen=None, calibration=PLAIN),
@@ -60,7 +67,9 @@ def _cases() -> dict[str, tuple[Any, str, int, int]]:
             5,
         ),
         "binary_norefit_poly": (
-            WeightedSVMClassifier(kernel="poly", degree=2, refit=False, cv=3, calibration=PLAIN),
+            WeightedSVMClassifier(
+                kernel="poly", degree=2, refit=False, cv=3, calibration=PLAIN, tuning_rule=MIN
+            ),
             "wuliu2011_ex2",
             90,
             6,

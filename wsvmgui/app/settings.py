@@ -33,7 +33,7 @@ CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic", "spline")
 #: ``ties`` of the baseline schemes; the tuning scores and rules of the ladder searches.
 TIES_CHOICES = ("table", "pairs", "key")
 TUNING_SCORES = ("egkl", "brier", "log_loss")
-TUNING_RULES = ("min", "one_se")
+TUNING_RULES = ("min", "one_se", "auto")
 SETTINGS_VERSION = 1
 #: Largest weight grid M (steps of 1e-5: finer than any estimate needs).
 MAX_WEIGHTS = 100_000
@@ -113,14 +113,17 @@ class RunSettings:
     calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
-        settings below): the estimator's default ("auto", "egkl", "min").
+        settings below): the estimator's default ("auto", "egkl", and "auto" for the binary
+        scheme's rule, "min" for the others).
     ties : {"table", "pairs", "key"}
         How the baseline schemes resolve tied classes.
     tuning_score : {"egkl", "brier", "log_loss"} or None
         What the ladder schemes' tuning minimises (of the recalibrated estimate when
         ``calibration`` is on, for the Brier score and the log loss).
-    tuning_rule : {"min", "one_se"} or None
-        The cell of the smallest score, or the smoothest within one standard error.
+    tuning_rule : {"min", "one_se", "auto"} or None
+        The cell of the smallest score, or the smoothest within one standard error;
+        ``"auto"`` (the binary scheme only; its default) the widest kernel within one
+        standard error up to 500 rows, else the smallest.
     tuning_extend : int >= 0 or None
         The binary scheme: how many times the lambda x sigma grid may grow by one value
         past an end the tuned cell sits on (0: the grid as given); None: the estimator's
@@ -250,6 +253,11 @@ class RunSettings:
         if self.tuning_extend is not None and not 0 <= self.tuning_extend <= MAX_EXTEND:
             raise InputError(
                 f"tuning_extend must be 0 to {MAX_EXTEND} grid extensions, got {self.tuning_extend}"
+            )
+        if self.tuning_rule == "auto" and self.scheme != "binary":
+            raise InputError(
+                f"tuning_rule 'auto' is the binary scheme's; got scheme {self.scheme!r} "
+                "(choose 'min' or 'one_se')"
             )
         if self.intervals and (self.scheme != "binary" or self.calibration == "none"):
             raise InputError(

@@ -40,6 +40,7 @@ _FIELDS = {
     "calibration": "calibration",
     "ties": "ties",
     "tuning_score": "tuning_score",
+    "tuning_rule": "tuning_rule",
     "tuning_extend": "tuning_extend",
     "pair_tuning": "pair_tuning",
 }

@@ -14,6 +14,7 @@ from ..app.settings import (
     MAX_JOINT_N,
     MAX_WEIGHTS,
     TIES_CHOICES,
+    TUNING_RULES,
     TUNING_SCORES,
 )
 from ..estimators.cost import DEFAULT_MAX_MINUTES, ENV_VAR
@@ -183,9 +184,17 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         "estimate when a calibration is on)",
     )
     fit.add_argument(
+        "--tuning-rule",
+        choices=list(TUNING_RULES),
+        help="which cell tuning takes: the smallest score (min), the smoothest within one "
+        "standard error of it (one_se), or (binary scheme, its default) the widest kernel "
+        "within one standard error up to 500 rows, else the smallest (auto)",
+    )
+    fit.add_argument(
         "--one-se",
         action="store_true",
-        help="tune to the smoothest cell within one standard error of the best score",
+        help="tune to the smoothest cell within one standard error of the best score "
+        "(--tuning-rule one_se)",
     )
     fit.add_argument(
         "--tuning-extend",

@@ -82,6 +82,26 @@ LADDER_SCHEME_CONSTRAINTS: dict[str, list[Any]] = {
 }
 
 
+#: ``tuning_rule="auto"`` takes the widest-kernel one-standard-error cell up to this many
+#: final rows (:func:`auto_one_se`).
+AUTO_ONE_SE_MAX_ROWS = 500
+
+
+def auto_one_se(plan: TuningPlan) -> str | bool:
+    """The search's ``one_se`` for ``tuning_rule="auto"``: ``"widest"`` (the widest kernel,
+    then the largest lambda, within one standard error of the best score) where tuning is
+    cross-validation over at least 2 folds and the final fit has at most
+    :data:`AUTO_ONE_SE_MAX_ROWS` rows; otherwise False (the smallest score).
+
+    At the papers' size the cross-validated score of 100 rows is too flat and noisy to
+    choose among the cells: the minimum picks narrow kernels by chance
+    (docs/notes/calibration.md, "Sixth sitting").
+    """
+    folds = plan.folds or []
+    small = len(folds) >= 2 and plan.fit_rows.size <= AUTO_ONE_SE_MAX_ROWS
+    return "widest" if small else False
+
+
 @dataclass(frozen=True)
 class TuningPlan:
     """Folds, rows of the final fits and grids of a ladder scheme's fit.
@@ -300,7 +320,7 @@ class LadderParams:
             screening=self._screening(),
             strata=strata,
             sample_weight=sw,
-            **self._tuning_choice(),
+            **self._tuning_choice(plan),
         )
         chosen = [
             (rescale_lambda(t.best_lambda, a, b), t.best_sigma)
@@ -308,17 +328,19 @@ class LadderParams:
         ]
         return tunings, chosen
 
-    def _tuning_choice(self) -> dict[str, Any]:
+    def _tuning_choice(self, plan: TuningPlan) -> dict[str, Any]:
         """The search's ``score``, ``calibration``, ``one_se`` and ``extend`` from the
         estimator's ``tuning_score``, ``calibration``, ``tuning_rule`` and
         ``tuning_extend`` (schemes without them: the scheme's own score, on the plain
-        estimate, the smallest, on the grid as given)."""
+        estimate, the smallest, on the grid as given).  ``tuning_rule="auto"``:
+        :func:`auto_one_se` of the ``plan``."""
         params = self.get_params()  # type: ignore[attr-defined]
         rounds = int(params.get("tuning_extend") or 0)
+        rule = params.get("tuning_rule")
         return {
             "score": params.get("tuning_score", self._tuning_score),
             "calibration": params.get("calibration", "none"),
-            "one_se": params.get("tuning_rule") == "one_se",
+            "one_se": auto_one_se(plan) if rule == "auto" else rule == "one_se",
             "extend": Extension(rounds=rounds) if rounds > 0 else None,
         }
 

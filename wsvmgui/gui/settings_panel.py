@@ -95,8 +95,9 @@ TIPS = {
     "chooses the map on held-out folds; none: the ladder's own reading; default: auto",
     "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
     "loss of the estimate returned (recalibrated when a calibration is on)",
-    "tuning_rule": "The cell of the smallest score (min, default), or the smoothest cell "
-    "within one standard error of it (one_se)",
+    "tuning_rule": "The cell of the smallest score (min), the smoothest cell within one "
+    "standard error of it (one_se), or (binary scheme) the widest kernel within one standard "
+    "error up to 500 rows, else the smallest (auto; the binary default)",
     "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
     "among them join the pairs against the baseline in one coupled table), pairs (the "
     "tied classes share by their pairwise ladders alone) or key (the decision value at "

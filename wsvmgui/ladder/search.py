@@ -22,7 +22,8 @@ close to 0 or 1).  With a ``calibration`` (not ``"none"``) and a proper score
 its cross-validated estimates of every tuning row are recalibrated by a map fitted on the
 other rows (:func:`~wsvmgui.ladder.recalibration.recalibrated_terms`) before scoring.
 ``one_se`` chooses the smoothest cell (largest lambda, then largest sigma) within one
-standard error of the best score instead of the best.
+standard error of the best score instead of the best; ``"widest"`` the cell of the widest
+kernel (largest sigma, then largest lambda) within that standard error.
 
 Execution (:mod:`wsvmgui.executor`): every (sigma, problem, lambda, fold) cell is an
 independent task.  Locally they run on ``n_jobs`` threads (libsvm releases the GIL), one
@@ -70,6 +71,7 @@ __all__ = [
     "EGKL_FLOOR",
     "LADDER_SCORES",
     "LADDER_TERMS",
+    "ONE_SE_PREFERENCES",
     "PROPER_SCORES",
     "CellScore",
     "LadderProblem",
@@ -330,11 +332,23 @@ def _recalibrated_pool(calibration: str, terms: LadderTerms) -> PoolFn:
     return pool
 
 
+def _width(params: dict[str, Any]) -> float:
+    sigma = params.get("sigma")
+    return float(sigma) if sigma is not None and np.isfinite(sigma) else 0.0
+
+
 def _smoothest(params: dict[str, Any]) -> tuple[float, float]:
     """Ranks cells for the one-standard-error rule: largest lambda, then largest sigma."""
-    sigma = params.get("sigma")
-    width = float(sigma) if sigma is not None and np.isfinite(sigma) else 0.0
-    return (-float(params["lambda"]), -width)
+    return (-float(params["lambda"]), -_width(params))
+
+
+def _widest(params: dict[str, Any]) -> tuple[float, float]:
+    """Ranks cells for ``one_se="widest"``: largest sigma, then largest lambda."""
+    return (-_width(params), -float(params["lambda"]))
+
+
+#: How ``one_se`` ranks the cells within one standard error of the best (first wins).
+ONE_SE_PREFERENCES = {"smoothest": _smoothest, "widest": _widest}
 
 
 def _problem_folds(
@@ -387,7 +401,7 @@ def search_ladders(
     score: str | LadderScore = "egkl",
     sample_weight: np.ndarray | None = None,
     calibration: str = "none",
-    one_se: bool = False,
+    one_se: bool | str = False,
     extend: Extension | None = None,
 ) -> list[TuningResult]:
     """The tuning score over lambda x sigma of every problem, summed over the folds.
@@ -430,8 +444,10 @@ def search_ladders(
         The estimator's ``calibration``: with a map and a score of
         :data:`PROPER_SCORES`, cells are scored after the recalibration (module
         docstring; sample weights are then not used in the score).
-    one_se : bool
-        The one-standard-error rule toward the smoothest cell (module docstring).
+    one_se : bool or {"smoothest", "widest"}
+        The one-standard-error rule (module docstring): True or ``"smoothest"`` toward
+        the largest lambda, then sigma; ``"widest"`` toward the largest sigma, then
+        lambda.  False: the cell of the smallest score.
     extend : Extension, optional
         Grow lambda and sigma past an end the chosen cell sits on
         (:class:`~wsvmgui.ladder.gridsearch.Extension`; the new cells are fitted on the
@@ -471,7 +487,12 @@ def search_ladders(
         sample_weight, terms, pool is not None,
     )  # fmt: skip
     run = Shared.new(LadderRun(X, storage, held, payload))
-    choice = {"pool": pool, "one_se": one_se, "prefer": _smoothest, "extend": extend}
+    if one_se is not False and one_se is not True and one_se not in ONE_SE_PREFERENCES:
+        raise InputError(
+            f"unknown one_se preference {one_se!r}; choose one of {', '.join(ONE_SE_PREFERENCES)}"
+        )
+    prefer = ONE_SE_PREFERENCES["smoothest" if one_se is True else str(one_se or "smoothest")]
+    choice = {"pool": pool, "one_se": bool(one_se), "prefer": prefer, "extend": extend}
     results = _run_searches(searches, run, ex, tracker, name, fold_ids, held is not None, choice)
     return [replace(r, storage=storage.describe()) for r in results]
 
