@@ -160,12 +160,6 @@ for _name, _base in (
     GROUPS[_name] = (_name,)
     VARIANTS[_name] = {**VARIANTS[_base], **_EXTENDED}
 
-# --- small-n study (branch acc-small; docs/notes/calibration.md, "Sixth sitting"):
-# ``tuning_rule="auto"``, the widest-kernel one-SE cell of the EGKL search up to 500 rows
-# (the binary default since; binary data only: other schemes refuse "auto").
-GROUPS["wsvmgui_small"] = ("wsvmgui_small",)
-VARIANTS["wsvmgui_small"] = {"tuning_rule": "auto"}
-
 # --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
 # ``wsvmgui_mc_ties`` is the app's multiclass default as it stood (the estimator's
 # ``ties="pairs"``, no recalibration), the study's CPU reference; ``_recal_ova``: One-vs-All
@@ -579,7 +573,7 @@ def _group_of(old: dict, K: int, data: str, n_test: int, group: str) -> str | No
             continue
         try:
             today = definition(g, K, data, n_test)
-        except InputError:  # a variant K's scheme refuses (wsvmgui_small on K > 2)
+        except InputError:  # a variant K's scheme refuses
             continue
         if _same(old, today):
             return g
