@@ -55,7 +55,7 @@ seconds (``time.process_time`` of a worker process, import and JIT cache load ex
 Records: every row stores its ``definition`` (for the wsvmgui methods the estimator's
 class and every parameter but ``n_jobs`` as built for that K, and what a parameter's
 named choice chooses among today (:data:`NAMED_CHOICES`: ``calibration="auto"`` records
-``recalibration.AUTO_MAPS``); for the peers the
+``recalibration.AUTO_MAPS`` and the spline guard's settings); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported) and
@@ -431,11 +431,18 @@ def _settings(group: str, K: int):
 
 
 #: Parameter values that name a choice the library makes among alternatives, and where
-#: those alternatives are listed (module, attribute).  A definition with such a value also
-#: records the alternatives (key ``"<parameter>=<value>"``), so that a change of what the
-#: name chooses among (e.g. main 89b3625: ``calibration="auto"`` no longer tries beta)
-#: makes the records computed before it stale although no parameter changed.
-NAMED_CHOICES = {("calibration", "auto"): ("wsvmgui.ladder.recalibration", "AUTO_MAPS")}
+#: those alternatives and the settings of the choice are (module, attributes).  A
+#: definition with such a value also records them (the first attribute under key
+#: ``"<parameter>=<value>"``, each further one under ``"<parameter>=<value>:<ATTRIBUTE>"``),
+#: so that a change of what the name chooses among or how (main 89b3625:
+#: ``calibration="auto"`` no longer tries beta; the sixth sitting: the guarded spline above
+#: 500 pairs) makes the records computed before it stale although no parameter changed.
+NAMED_CHOICES = {
+    ("calibration", "auto"): (
+        "wsvmgui.ladder.recalibration",
+        ("AUTO_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+    )
+}
 
 
 def _estimator_definition(est) -> dict:
@@ -445,10 +452,13 @@ def _estimator_definition(est) -> dict:
 
     params = est.get_params(deep=False)
     params.pop("n_jobs", None)
-    for (name, value), (module, attribute) in NAMED_CHOICES.items():
+    for (name, value), (module, attributes) in NAMED_CHOICES.items():
         if params.get(name) == value:
-            choices = getattr(importlib.import_module(module), attribute)
-            params[f"{name}={value}"] = list(choices)
+            where = importlib.import_module(module)
+            first, *more = attributes
+            params[f"{name}={value}"] = list(getattr(where, first))
+            for attribute in more:
+                params[f"{name}={value}:{attribute}"] = getattr(where, attribute)
     return json.loads(json.dumps({"estimator": type(est).__name__, **params}, default=repr))
 
 

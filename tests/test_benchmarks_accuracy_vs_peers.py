@@ -257,6 +257,33 @@ def test_a_change_of_what_auto_chooses_among_stales_the_auto_records(acc, monkey
     assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
 
 
+def test_a_change_of_the_spline_guard_stales_the_auto_records(acc, monkeypatch):
+    """The guard's settings are part of what ``calibration="auto"`` computes: records of
+    another guard go stale, records of today's stay current."""
+    import wsvmgui.ladder.recalibration as recalibration
+
+    def record() -> dict:
+        what = acc.definition("wsvmgui", 2, "wuliu2011_ex1", 10_000)
+        return {"wuliu2011_ex1|2000|0|wsvmgui": [_row("wuliu2011_ex1", 2000, 0, 2, "wsvmgui",
+                                                       definition=what)]}  # fmt: skip
+
+    today = json.loads(acc._method_definition("wsvmgui", 2))
+    assert today["calibration=auto:AUTO_SPLINE_GUARD"] == recalibration.AUTO_SPLINE_GUARD
+    assert today["calibration=auto:AUTO_SPLINE_MIN_PAIRS"] == recalibration.AUTO_SPLINE_MIN_PAIRS
+    acc._method_definition.cache_clear()
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", None)
+    try:
+        old = record()
+    finally:
+        monkeypatch.undo()
+        acc._method_definition.cache_clear()
+    state = {"runs": copy.deepcopy(old), "failures": {}}
+    acc.reconcile(state, n_test=10_000)
+    assert state["stale"] == old and state["runs"] == {}
+    fresh = {"runs": record(), "failures": {}}
+    assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
+
+
 def test_report_gives_recomputed_rows_before_and_after(acc):
     """A row recomputed after its records went stale is reported stale -> today's, paired
     over the seeds both ran, with its ratio to the best SVM peer before and after."""

@@ -75,8 +75,8 @@ def test_auto_never_chooses_beta_even_where_it_scores_best():
     q = rng.uniform(0.01, 0.99, 3000)
     y = (rng.uniform(size=q.size) < expit(1 + 3 * np.log(q) - 0.3 * np.log1p(-q))).astype(float)
     scores = map_scores(q, y, seed=0)
-    assert min(MAPS, key=scores.get) == "beta"  # beta would win a choice among all three
-    assert choose_map(q, y, seed=0).name in AUTO_MAPS
+    assert min(MAPS, key=scores.get) == "beta"  # beta would win a choice among all maps
+    assert choose_map(q, y, seed=0).name in (*AUTO_MAPS, "spline")  # 3000 pairs: guarded
     assert fit_map("beta", q, y).name == "beta"  # still offered by name
 
 
@@ -190,7 +190,6 @@ def test_auto_takes_the_spline_only_where_it_wins_by_more_than_one_se(monkeypatc
 def test_without_a_guard_neither_auto_nor_the_tuning_view_takes_the_spline(monkeypatch):
     from wsvmgui.ladder import recalibration
 
-    assert recalibration.AUTO_SPLINE_GUARD is None  # the default: the spline by name only
     q, y = _pairs(_plateau, 1000, 1)
     monkeypatch.setattr(recalibration, "AUTO_SPLINE_GUARD", 1.0)
     assert choose_map(q, y, seed=0).name == "spline"
@@ -390,3 +389,22 @@ def test_isotonic_pav_equals_scikit_learns_isotonic_regression():
         values, weights = rng.normal(size=t), rng.uniform(0.1, 3.0, size=t)
         expected = isotonic_regression(values, sample_weight=weights, increasing=True)
         np.testing.assert_allclose(isotonic_pav(values, weights), expected, atol=1e-12)
+
+
+def test_the_guard_is_on_by_default_above_the_minimum_pair_count_only(monkeypatch):
+    """Default: z = 1 on more than AUTO_SPLINE_MIN_PAIRS (500) pairs, off at or below it;
+    the same pairs where the guarded spline wins go to the ordinary map once the minimum
+    is raised to their count, in choose_map and in the tuning search's view alike."""
+    from wsvmgui.ladder import recalibration
+
+    assert recalibration.AUTO_SPLINE_GUARD == 1.0
+    assert recalibration.AUTO_SPLINE_MIN_PAIRS == 500
+    assert recalibration.auto_guard(501) == 1.0 and recalibration.auto_guard(500) is None
+    q, y = _pairs(_plateau, 1000, 1)
+    T = _cv_terms(q, y)
+    ordinary = min(AUTO_MAPS, key=lambda m: T[m].mean())
+    assert choose_map(q, y, seed=0).name == "spline" != ordinary
+    monkeypatch.setattr(recalibration, "AUTO_SPLINE_MIN_PAIRS", 1000)
+    assert choose_map(q, y, seed=0).name == ordinary
+    terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
+    np.testing.assert_allclose(terms, T[ordinary], rtol=1e-9)

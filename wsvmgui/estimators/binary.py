@@ -78,8 +78,10 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         of each tuning fold, or of 3 stratified folds when tuning holds one split out or
         nothing is tuned, estimating the fold's other rows) and applied to the estimate and
         its bracket: ``"auto"`` chooses the sigmoid or the isotonic map by its
-        cross-validated log loss on those points (beta calibration and the monotone
-        spline in logit p only by name).  Costs one ladder per fold.  The default since
+        cross-validated log loss on those points, and above 500 points the monotone
+        spline in logit p where it beats that choice by more than one standard error
+        (:func:`~wsvmgui.ladder.recalibration.auto_guard`; beta calibration only by
+        name).  Costs one ladder per fold.  The default since
         the fourth sitting: on 5 seeds it beat ``"none"`` on every binary design of
         :mod:`wsvmgui.evaluation.designs` at the papers' n (L1 3-22 % lower) and n = 2000
         (28-52 % lower), for 0.98-1.32x the CPU, and lost 7 % log loss on breast cancer;

@@ -29,14 +29,13 @@ Maps (:data:`MAPS`):
 
 :func:`choose_map` picks, of :data:`AUTO_MAPS` (the sigmoid and isotonic maps), the one
 with the smallest cross-validated log loss on the pairs themselves (cheap: one-dimensional
-fits); that is ``calibration="auto"``.  With a guard (:data:`AUTO_SPLINE_GUARD`, off by
-default) it takes the spline instead where the spline's cross-validated log loss is lower
-by more than that many standard errors of the paired per-row difference.  Beta
-calibration and the spline are offered by name only: beta won on the cross-validated
-pairs and lost on test data (breast cancer: chosen on 3 of 5 splits, its two large
-losses; docs/notes/calibration.md, "Map study"); the guarded spline helped the binary
-designs at n = 2000 and hurt two multiclass designs (the notes' "Sixth sitting (branch
-acc-spline)").
+fits); that is ``calibration="auto"``.  On more than :data:`AUTO_SPLINE_MIN_PAIRS` pairs
+it takes the spline instead where the spline's cross-validated log loss is lower by more
+than :data:`AUTO_SPLINE_GUARD` (1) standard errors of the paired per-row difference.  Beta
+calibration is offered by name only: it won on the cross-validated pairs and lost on test
+data (breast cancer: chosen on 3 of 5 splits, its two large losses; docs/notes/
+calibration.md, "Map study").  The guarded spline lowered the binary designs' L1 at
+n = 2000 by 3-7 %; on fewer pairs it was a coin toss (the notes' "Sixth sitting").
 Maps are plain data (arrays and floats), so fitted estimators holding them save and load
 like any other.
 """
@@ -68,14 +67,20 @@ MAPS = ("sigmoid", "beta", "isotonic", "spline")
 #: The maps ``calibration="auto"`` chooses among (beta left out: see the module docstring;
 #: the spline enters only through the guard, :data:`AUTO_SPLINE_GUARD`).
 AUTO_MAPS = ("sigmoid", "isotonic")
-#: With a number z, ``calibration="auto"`` takes the spline over its choice of
-#: :data:`AUTO_MAPS` where the spline's cross-validated log loss is lower by more than z
-#: standard errors of the paired per-row difference; None (the default) leaves the spline
-#: out of ``"auto"``.  z = 1 lowered the binary designs' L1 at n = 2000 by 3-7 % on the
-#: benchmark of record but raised two multiclass rows (wu2010_ex1 +1.2 %, wu2010_ex2
-#: +2.1 %: sub-problems of 70-270 pairs), so it is not the default
-#: (docs/notes/calibration.md, "Sixth sitting (branch acc-spline)").
-AUTO_SPLINE_GUARD: float | None = None
+#: With a number z, ``calibration="auto"`` on more than :data:`AUTO_SPLINE_MIN_PAIRS`
+#: pairs takes the spline over its choice of :data:`AUTO_MAPS` where the spline's
+#: cross-validated log loss is lower by more than z standard errors of the paired per-row
+#: difference; None leaves the spline out of ``"auto"``.  z = 1 lowered the binary
+#: designs' L1 at n = 2000 by 3-7 % on the benchmark of record (wang2008_ex1 0.944,
+#: wuliu2011_ex2 0.969, wuliu2011_ex6 0.927, wuliu2011_ex1 1.000; fresh seeds 5-9 never
+#: worse) (docs/notes/calibration.md, "Sixth sitting").
+AUTO_SPLINE_GUARD: float | None = 1.0
+#: The guard applies to more pairs than this only.  On fewer it was a coin toss: at
+#: n = 100 it changed 3 of 40 binary draws, one better and two 1-2 % worse
+#: (benchmarks/results/spline_guard_small_n.md), and on the multiclass pairs of 70-270
+#: rows it raised wu2010_ex1 by 1.2 % and wu2010_ex2 by 2.1 %.  500: where the binary
+#: default's tuning turns from the one-SE rule to the minimum (``tuning_rule="auto"``).
+AUTO_SPLINE_MIN_PAIRS = 500
 #: The spline's smoothing penalties, one chosen by cross-validated log loss.
 SPLINE_PENALTIES = (0.03, 0.3, 3.0)
 #: Estimates are kept in ``[P_EPS, 1 - P_EPS]`` before logits are taken.
@@ -381,6 +386,12 @@ def _log_loss_terms(q: np.ndarray, y: np.ndarray) -> np.ndarray:
     return -(y * np.log(q) + (1 - y) * np.log1p(-q))
 
 
+def auto_guard(m: int) -> float | None:
+    """The spline guard of ``calibration="auto"`` on ``m`` pairs: :data:`AUTO_SPLINE_GUARD`
+    above :data:`AUTO_SPLINE_MIN_PAIRS` pairs, else None (read at each call)."""
+    return AUTO_SPLINE_GUARD if m > AUTO_SPLINE_MIN_PAIRS else None
+
+
 def guarded_choice(terms: dict[str, np.ndarray], maps, guard: float | None) -> str:
     """The candidate ``calibration="auto"`` takes, from per-row cross-validated losses.
 
@@ -471,15 +482,15 @@ def choose_map(
     """The map ``calibration="auto"`` fits to estimates ``p`` (m,) and 0/1 labels ``y`` (m,).
 
     Of ``maps``, the one with the smallest 5-fold cross-validated log loss on the pairs;
-    with ``spline`` and a guard (:data:`AUTO_SPLINE_GUARD` not None, read at each call
-    as :func:`recalibrated_terms` reads it), the spline at its best penalty of
+    with ``spline`` and a guard (:func:`auto_guard` of the pair count not None, read at
+    each call as :func:`recalibrated_terms` reads it), the spline at its best penalty of
     :data:`SPLINE_PENALTIES` on the same folds instead where it beats that map by more
     than the guard's standard errors of the paired per-row difference
     (:func:`guarded_choice`).  The winner is refitted on all pairs.  With fewer than two
     rows of a class: the sigmoid if in ``maps``, else the first.
     """
-    guard = AUTO_SPLINE_GUARD if spline else None
     p, y = _check(p, y)
+    guard = auto_guard(p.size) if spline else None
     folds = _folds(y, 5, seed)
     if not folds:
         return fit_map("sigmoid" if "sigmoid" in maps else maps[0], p, y, seed=seed)
@@ -596,7 +607,7 @@ def recalibrated_terms(
     stratified folds; map ``name`` fitted on the other folds maps each fold's estimates,
     and ``terms(q, y)`` (per-row losses, shape (m,)) scores them.  ``"auto"`` returns the
     terms of the candidate :func:`guarded_choice` takes on these terms (the maps of
-    :data:`AUTO_MAPS` and, with :data:`AUTO_SPLINE_GUARD`, the spline at each penalty):
+    :data:`AUTO_MAPS` and, with :func:`auto_guard`, the spline at each penalty):
     the tuning search's view of what ``calibration="auto"`` would return, the same
     candidate as :func:`choose_map` when ``terms`` is the log loss and the folds agree.
     With fewer than two rows of a class the estimates are scored unmapped.
@@ -605,15 +616,16 @@ def recalibrated_terms(
     folds = _folds(y, n_folds, seed)
     if not folds:
         return np.asarray(terms(p, y), dtype=float)
+    guard = auto_guard(p.size)
     if name == "auto":
-        fits = _candidates(AUTO_MAPS, AUTO_SPLINE_GUARD is not None, seed)
+        fits = _candidates(AUTO_MAPS, guard is not None, seed)
     else:
         fits = _candidates((name,), False, seed)
     q = _out_of_fold(p, y, fits, folds)
     scored = {k: np.asarray(terms(v, y), dtype=float) for k, v in q.items()}
     if name != "auto":
         return scored[name]
-    return scored[guarded_choice(scored, AUTO_MAPS, AUTO_SPLINE_GUARD)]
+    return scored[guarded_choice(scored, AUTO_MAPS, guard)]
 
 
 #: Names a ``calibration`` parameter takes: no map, the cross-validated choice, or one map.
@@ -763,6 +775,8 @@ def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> M
 __all__ = [
     "AUTO_MAPS",
     "AUTO_SPLINE_GUARD",
+    "AUTO_SPLINE_MIN_PAIRS",
+    "auto_guard",
     "SPLINE_PENALTIES",
     "fit_spline",
     "guarded_choice",
