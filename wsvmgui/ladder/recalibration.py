@@ -616,15 +616,12 @@ def recalibrated_terms(
     folds = _folds(y, n_folds, seed)
     if not folds:
         return np.asarray(terms(p, y), dtype=float)
-    guard = auto_guard(p.size)
-    if name == "auto":
-        fits = _candidates(AUTO_MAPS, guard is not None, seed)
-    else:
-        fits = _candidates((name,), False, seed)
-    q = _out_of_fold(p, y, fits, folds)
-    scored = {k: np.asarray(terms(v, y), dtype=float) for k, v in q.items()}
     if name != "auto":
-        return scored[name]
+        q = _out_of_fold(p, y, _candidates((name,), False, seed), folds)
+        return np.asarray(terms(q[name], y), dtype=float)
+    guard = auto_guard(p.size)
+    q = _out_of_fold(p, y, _candidates(AUTO_MAPS, guard is not None, seed), folds)
+    scored = {k: np.asarray(terms(v, y), dtype=float) for k, v in q.items()}
     return scored[guarded_choice(scored, AUTO_MAPS, guard)]
 
 

@@ -487,11 +487,12 @@ def search_ladders(
         sample_weight, terms, pool is not None,
     )  # fmt: skip
     run = Shared.new(LadderRun(X, storage, held, payload))
-    if one_se is not False and one_se is not True and one_se not in ONE_SE_PREFERENCES:
+    preference = "smoothest" if one_se is True or one_se is False else one_se
+    if preference not in ONE_SE_PREFERENCES:
         raise InputError(
             f"unknown one_se preference {one_se!r}; choose one of {', '.join(ONE_SE_PREFERENCES)}"
         )
-    prefer = ONE_SE_PREFERENCES["smoothest" if one_se is True else str(one_se or "smoothest")]
+    prefer = ONE_SE_PREFERENCES[preference]
     choice = {"pool": pool, "one_se": bool(one_se), "prefer": prefer, "extend": extend}
     results = _run_searches(searches, run, ex, tracker, name, fold_ids, held is not None, choice)
     return [replace(r, storage=storage.describe()) for r in results]
