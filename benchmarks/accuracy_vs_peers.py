@@ -265,14 +265,22 @@ def metrics(P: np.ndarray, y: np.ndarray, P_true: np.ndarray | None) -> dict[str
 
 
 # ---------------------------------------------------------------------------- workers
-def _wsvmgui(X, codes, Xt, K, group):
-    """Fit method ``group`` as the command line would; its probabilities (m, K), extras."""
+def method_estimator(group: str, K: int, X, codes):
+    """Method ``group``'s unfitted estimator for ``K`` classes as the command line builds
+    it, with the rows ``X`` (n, p) and labels ``codes`` (n,) as it prepares them:
+    ``(estimator, X, codes, settings)``."""
     from wsvmgui.app.schemes import prepare_scheme
 
     settings, rest = _settings(group, K)
     est, X, codes = prepare_scheme(settings, X, codes)
     names = est.get_params()
     est.set_params(**{k: v for k, v in rest.items() if k in names})
+    return est, X, codes, settings
+
+
+def _wsvmgui(X, codes, Xt, K, group):
+    """Fit method ``group`` as the command line would; its probabilities (m, K), extras."""
+    est, X, codes, settings = method_estimator(group, K, X, codes)
     definition = _estimator_definition(est)
     est.fit(X, codes)
     info = getattr(est, "fit_info_", {}) or {}

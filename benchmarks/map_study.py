@@ -24,6 +24,7 @@ labels) into ``benchmarks/results/map_study.{md,json}``.  Offline, so cheap::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -45,6 +46,21 @@ SEEDS = (0, 1, 2, 3, 4)
 N_TEST = 10_000
 
 
+@contextlib.contextmanager
+def spline_guard(z: float | None):
+    """``recalibration``'s spline guard set to ``z`` at every pair count while the block
+    runs (``AUTO_SPLINE_MIN_PAIRS`` 0: the studies measure the guard itself, their
+    variants set their own minimum), both restored after."""
+    from wsvmgui.ladder import recalibration as rc
+
+    saved = rc.AUTO_SPLINE_GUARD, rc.AUTO_SPLINE_MIN_PAIRS
+    rc.AUTO_SPLINE_GUARD, rc.AUTO_SPLINE_MIN_PAIRS = z, 0
+    try:
+        yield
+    finally:
+        rc.AUTO_SPLINE_GUARD, rc.AUTO_SPLINE_MIN_PAIRS = saved
+
+
 def cases(seeds=SEEDS):
     for n in SIZES:
         for d in DESIGNS:
@@ -61,7 +77,6 @@ def _path(cache: Path, data: str, n, seed: int) -> Path:
 def fit_stage(cache: Path, seeds=SEEDS) -> None:
     import accuracy_vs_peers as avp
 
-    from wsvmgui.app.schemes import prepare_scheme
     from wsvmgui.estimators import binary
 
     captured: list[tuple[np.ndarray, np.ndarray]] = []
@@ -78,9 +93,7 @@ def fit_stage(cache: Path, seeds=SEEDS) -> None:
         if out.exists():
             continue
         X, codes, Xt, yt, P_true, K = avp.load(data, n, seed, N_TEST)
-        settings, rest = avp._settings("wsvmgui", K)
-        est, X, codes = prepare_scheme(settings, X, codes)
-        est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+        est, X, codes, _ = avp.method_estimator("wsvmgui", K, X, codes)
         captured.clear()
         t0 = time.process_time()
         est.fit(X, codes)
@@ -119,7 +132,6 @@ def mc_stage(seeds=SEEDS, data=MC_DATA, size: int | None = None) -> dict:
     the same test points (paired).  Also the CPU of each map choice against the fit's."""
     import accuracy_vs_peers as avp
 
-    from wsvmgui.app.schemes import prepare_scheme
     from wsvmgui.estimators import multiclass
     from wsvmgui.evaluation.designs import DESIGNS as D
     from wsvmgui.ladder import recalibration as rc
@@ -135,50 +147,45 @@ def mc_stage(seeds=SEEDS, data=MC_DATA, size: int | None = None) -> dict:
         return g
 
     multiclass.fit_calibration = recording
-    default = rc.AUTO_SPLINE_GUARD
-    rc.AUTO_SPLINE_GUARD = 1.0  # the fit's "auto" is the guarded rule measured
     rows = []
     try:
-        for name in data:
-            for seed in seeds:
-                n = (size or D[name].default_n) if name in D else None
-                X, codes, Xt, yt, P_true, K = avp.load(name, n, seed, N_TEST)
-                settings, rest = avp._settings("wsvmgui", K)
-                est, X, codes = prepare_scheme(settings, X, codes)
-                est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
-                captured.clear()
-                t0 = time.process_time()
-                est.fit(X, codes)
-                cpu = time.process_time() - t0
-                new = avp.metrics(est.predict_proba(Xt), yt, P_true)
-                names_new = [g.name for g in est.calibrations_]
-                t0 = time.process_time()
-                est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=False)
-                                     for p, y, sd, _ in captured]  # fmt: skip
-                cpu_old = time.process_time() - t0
-                old = avp.metrics(est.predict_proba(Xt), yt, P_true)
-                variants = {}
-                for tag, (least, z) in GUARD_VARIANTS.items():
-                    rc.AUTO_SPLINE_GUARD = z
-                    try:
-                        est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=p.size >= least)
-                                             for p, y, sd, _ in captured]  # fmt: skip
-                    finally:
-                        rc.AUTO_SPLINE_GUARD = 1.0
-                    variants[tag] = avp.metrics(est.predict_proba(Xt), yt, P_true)
-                rows.append({
-                    "data": name, "n": n, "seed": seed, "K": K, "cpu_fit": cpu,
-                    "cpu_maps_guarded": float(sum(c[3] for c in captured)),
-                    "cpu_maps_auto": cpu_old, "pairs": [int(c[0].size) for c in captured],
-                    "maps_guarded": names_new, "guarded": new, "auto": old, **variants,
-                })  # fmt: skip
-                key = "L1" if P_true is not None else "log_loss"
-                print(f"{time.strftime('%H:%M:%S')} {name} {seed} {key} {new[key]:.4f} / "
-                      f"{old[key]:.4f} spline {names_new.count('spline')}/{len(names_new)}",
-                      flush=True)  # fmt: skip
+        with spline_guard(1.0):  # the fit's "auto" is the guarded rule measured
+            for name in data:
+                for seed in seeds:
+                    n = (size or D[name].default_n) if name in D else None
+                    X, codes, Xt, yt, P_true, K = avp.load(name, n, seed, N_TEST)
+                    est, X, codes, _ = avp.method_estimator("wsvmgui", K, X, codes)
+                    captured.clear()
+                    t0 = time.process_time()
+                    est.fit(X, codes)
+                    cpu = time.process_time() - t0
+                    new = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                    names_new = [g.name for g in est.calibrations_]
+                    t0 = time.process_time()
+                    est.calibrations_ = [rc.choose_map(p, y, seed=sd, spline=False)
+                                         for p, y, sd, _ in captured]  # fmt: skip
+                    cpu_old = time.process_time() - t0
+                    old = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                    variants = {}
+                    for tag, (least, z) in GUARD_VARIANTS.items():
+                        with spline_guard(z):
+                            est.calibrations_ = [
+                                rc.choose_map(p, y, seed=sd, spline=p.size >= least)
+                                for p, y, sd, _ in captured
+                            ]
+                        variants[tag] = avp.metrics(est.predict_proba(Xt), yt, P_true)
+                    rows.append({
+                        "data": name, "n": n, "seed": seed, "K": K, "cpu_fit": cpu,
+                        "cpu_maps_guarded": float(sum(c[3] for c in captured)),
+                        "cpu_maps_auto": cpu_old, "pairs": [int(c[0].size) for c in captured],
+                        "maps_guarded": names_new, "guarded": new, "auto": old, **variants,
+                    })  # fmt: skip
+                    key = "L1" if P_true is not None else "log_loss"
+                    print(f"{time.strftime('%H:%M:%S')} {name} {seed} {key} {new[key]:.4f} / "
+                          f"{old[key]:.4f} spline {names_new.count('spline')}/{len(names_new)}",
+                          flush=True)  # fmt: skip
     finally:
         multiclass.fit_calibration = original
-        rc.AUTO_SPLINE_GUARD = default
     return {"rows": rows}
 
 
@@ -229,13 +236,11 @@ def cpu_stage(
     ),
 ) -> dict:
     """The binary default fitted twice per draw in one process, ``auto`` with the guarded
-    spline and without (``recalibration.AUTO_SPLINE_GUARD`` None), the order alternating:
+    spline at every pair count and without (:func:`spline_guard` None), the order alternating:
     CPU of each fit (``time.process_time``) and of its map choice."""
     import accuracy_vs_peers as avp
 
-    from wsvmgui.app.schemes import prepare_scheme
     from wsvmgui.estimators import binary
-    from wsvmgui.ladder import recalibration as rc
 
     spent = [0.0]
     original = binary.fit_calibration
@@ -247,26 +252,23 @@ def cpu_stage(
         return g
 
     binary.fit_calibration = timed
-    guard = 1.0  # the guard measured (the library's default is None: no spline)
-    default = rc.AUTO_SPLINE_GUARD
+    guard = 1.0  # the guard measured, at every pair count
     rows = []
     try:
         X0, codes0, *_ = avp.load(plan[0][0], plan[0][1], 99, 10)  # warm-up: imports, JIT
-        settings, _ = avp._settings("wsvmgui", 2)
-        prepare_scheme(settings, X0, codes0)[0].fit(X0, codes0)
+        est, X, codes, _ = avp.method_estimator("wsvmgui", 2, X0, codes0)
+        est.fit(X, codes)
         for k, (name, n, seeds) in enumerate(plan):
             for seed in seeds:
                 X0, codes0, Xt, yt, P_true, K = avp.load(name, n, seed, 2000)
                 rec = {"data": name, "n": n, "seed": seed}
                 order = (guard, None) if (k + seed) % 2 == 0 else (None, guard)
                 for g in order:
-                    rc.AUTO_SPLINE_GUARD = g
-                    settings, rest = avp._settings("wsvmgui", K)
-                    est, X, codes = prepare_scheme(settings, X0, codes0)
-                    est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+                    est, X, codes, _ = avp.method_estimator("wsvmgui", K, X0, codes0)
                     spent[0] = 0.0
                     t0 = time.process_time()
-                    est.fit(X, codes)
+                    with spline_guard(g):
+                        est.fit(X, codes)
                     tag = "guarded" if g is not None else "auto"
                     rec[tag] = {"cpu": time.process_time() - t0, "cpu_map": spent[0],
                                 "map": est.calibration_.name}  # fmt: skip
@@ -275,7 +277,6 @@ def cpu_stage(
                         for t in ("guarded", "auto")]  # fmt: skip
                 print(f"{name} {n} {seed} " + " ".join(done), flush=True)
     finally:
-        rc.AUTO_SPLINE_GUARD = default
         binary.fit_calibration = original
     return {"rows": rows}
 
@@ -474,12 +475,8 @@ def _variant(p, y, seed, least, z):
     """``recalibration.choose_map`` with the guard of a :data:`GUARD_VARIANTS` entry."""
     from wsvmgui.ladder import recalibration as rc
 
-    guard = rc.AUTO_SPLINE_GUARD
-    rc.AUTO_SPLINE_GUARD = z
-    try:
+    with spline_guard(z):
         return rc.choose_map(p, y, seed=seed, spline=p.size >= least)
-    finally:
-        rc.AUTO_SPLINE_GUARD = guard
 
 
 def candidates() -> dict:

@@ -55,9 +55,7 @@ def _estimator(variant: str, X, codes, K):
     from wsvmgui.solvers.kernels import default_sigma_grid
 
     if variant == "plain":
-        settings, rest = avp._settings("wsvmgui_plain", K)
-        est, X2, c2 = prepare_scheme(settings, X, codes)
-        est.set_params(**{k: v for k, v in rest.items() if k in est.get_params()})
+        est, X2, c2, _ = avp.method_estimator("wsvmgui_plain", K, X, codes)
         return est, X2, c2
     scheme = {"ova": "ova", "pw": "pairwise", "bp": "bp1"}[variant.split("_")[0]]
     est, X2, c2 = prepare_scheme(RunSettings(scheme=scheme, n_jobs=1), X, codes)
