@@ -13,11 +13,30 @@ default, the whole prediction path (multiclass coupling, clips) included.  The c
 the default's (the binary default tunes by EGKL, which no map enters; the pair schemes
 tune with the sigmoid map on their folds, so a candidate that changes that map would also
 move their cells: the record run checks that).  Stage ``--diagnose`` compares per test
-point with the best SVM peer of the record (refitted at its recorded cell)::
+point with each split's best SVM peer of the record (refitted at its recorded cell), and
+what the maps see before and return at the ends.  Stage ``--refit CASES FOLDS`` refits
+the estimator with calibration folds drawn apart from the tuning folds (``fresh``).
+Stage ``--report`` writes ``benchmarks/results/<name>.{md,json}`` from the stages' JSON
+files in the cache.  Candidates (:func:`candidate`): Platt's smoothed targets in the
+sigmoid map (``platt``; ``_binary``: the binary estimator's maps only), Firth's
+bias-reduced sigmoid (``firth``), final bounds ``1e-6`` or ``1 / (m + 2)`` instead of
+``1 / (2 (m + 1))`` (``floor_tiny``, ``floor_laplace``), the sigmoid's Laplace posterior
+predictive (``moderated``), a sigmoid with its own asymptotes (``plateau``), isotonic
+blocks shrunk toward the class rate (``iso_prior``), and Platt, Firth or the asymptotes
+as a third candidate of ``auto`` (``auto_*``)::
 
-    nice -n 5 python benchmarks/extremes_study.py --fit
+    nice -n 5 python benchmarks/extremes_study.py --fit all
     python benchmarks/extremes_study.py --diagnose
-    python benchmarks/extremes_study.py --eval
+    python benchmarks/extremes_study.py --eval all --name ev_all --only default platt \
+        platt_binary firth firth_binary floor_tiny floor_laplace moderated plateau iso_prior
+    python benchmarks/extremes_study.py --eval real --name ev_auto_real --only default \
+        auto_platt auto_firth
+    python benchmarks/extremes_study.py --eval real --name ev_auto_plateau_real --only \
+        default auto_plateau
+    python benchmarks/extremes_study.py --eval designs100 --name ev_auto_designs100 \
+        --only default auto_platt auto_firth auto_plateau
+    nice -n 5 python benchmarks/extremes_study.py --refit real fresh --name refit_fresh_real
+    python benchmarks/extremes_study.py --report --name extremes_study
 """
 
 from __future__ import annotations
@@ -670,10 +689,17 @@ def reliability(data: str = "breast_cancer", seeds=range(10)) -> list[dict]:
 def report(name: str) -> None:
     """``benchmarks/results/<name>.{md,json}`` from the cached stages' JSON files."""
     parts = {}
-    for key in ("diagnose", "ev_all", "ev_real5", "refit_fresh_real"):
+    for key in ("diagnose", "ev_all", "refit_fresh_real"):
         path = CACHE / f"{key}.json"
         if path.exists():
             parts[key] = json.loads(path.read_text())
+    auto: dict = {}  # the auto_* candidates: three runs, one table
+    for key in ("ev_auto_real", "ev_auto_plateau_real", "ev_auto_designs100"):
+        path = CACHE / f"{key}.json"
+        for k, row in (json.loads(path.read_text()) if path.exists() else {}).items():
+            auto.setdefault(k, {}).update(row)
+    if auto:
+        parts["ev_real5"] = auto
     parts["pre_map"] = pre_map_facts()
     parts["reliability_breast_cancer"] = reliability()
     lines = [
