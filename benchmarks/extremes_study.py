@@ -23,7 +23,8 @@ bias-reduced sigmoid (``firth``), final bounds ``1e-6`` or ``1 / (m + 2)`` inste
 ``1 / (2 (m + 1))`` (``floor_tiny``, ``floor_laplace``), the sigmoid's Laplace posterior
 predictive (``moderated``), a sigmoid with its own asymptotes (``plateau``), isotonic
 blocks shrunk toward the class rate (``iso_prior``), and Platt, Firth or the asymptotes
-as a third candidate of ``auto`` (``auto_*``)::
+as a third candidate of ``auto`` (``auto_*``).  Stage ``--midrung`` refits the binary
+cases and maps the ladder's decision value at pi = 1/2 instead of (or beside) p_hat::
 
     nice -n 5 python benchmarks/extremes_study.py --fit all
     python benchmarks/extremes_study.py --diagnose
@@ -36,6 +37,7 @@ as a third candidate of ``auto`` (``auto_*``)::
     python benchmarks/extremes_study.py --eval designs100 --name ev_auto_designs100 \
         --only default auto_platt auto_firth auto_plateau
     nice -n 5 python benchmarks/extremes_study.py --refit real fresh --name refit_fresh_real
+    nice -n 5 python benchmarks/extremes_study.py --midrung
     python benchmarks/extremes_study.py --report --name extremes_study
 """
 
@@ -503,6 +505,101 @@ def refit_stage(which: str, variant: str, maps=("default",)) -> dict:
     return out
 
 
+# ------------------------------------------------------------ the ladder's middle rung
+def _mid(ladder, K: np.ndarray) -> np.ndarray:
+    """Decision value of a path ladder at pi = 1/2 for kernel rows ``K`` (m, n); (m,)."""
+    return np.asarray(ladder.path.decision_at(K, np.array([0.5])), dtype=float).reshape(-1)
+
+
+def _fit_mid(p, d, y, how: str):
+    """A map from (p_hat, middle-rung decision value) to probabilities, fitted on pairs;
+    returns a function of (p, d).  ``how``: ``"mid"`` a sigmoid in d, ``"mid2"`` a
+    logistic in (logit p, d), both slopes >= 0."""
+    from scipy.special import expit, logit
+
+    from wsvmgui.ladder import recalibration as rc
+
+    p, y = rc._check(p, y)
+    floor = 1.0 / (2.0 * (y.size + 1))
+    if how == "mid":
+        c, a = rc._logistic(d[:, None], y, [(None, None), (0.0, None)])
+        return lambda pp, dd: np.clip(expit(c + a * dd), floor, 1 - floor)
+    c, a, b = rc._logistic(np.column_stack([logit(p), d]), y,
+                           [(None, None), (0.0, None), (0.0, None)])  # fmt: skip
+    return lambda pp, dd: np.clip(
+        expit(c + a * logit(np.clip(pp, rc.P_EPS, 1 - rc.P_EPS)) + b * dd), floor, 1 - floor
+    )
+
+
+def midrung_stage() -> dict:
+    """Binary cases refitted, the fold fits' middle-rung decision values captured beside
+    the cross-fitted pairs; maps on them against the default (issue 23 lead: the ladder's
+    count measure saturates at the grid's ends, its middle rung does not)."""
+    import accuracy_vs_peers as avp
+
+    from wsvmgui.estimators import binary
+    from wsvmgui.ladder import recalibration as rc
+
+    fits: list = []
+    pairs: list = []
+    orig_folds, orig_cal = rc.fold_fits, binary.fit_calibration
+
+    def folds(*a, **k):
+        for fit, te, y_te in orig_folds(*a, **k):
+            fits.append((fit, te))
+            yield fit, te, y_te
+
+    def cal(name, p, y, seed=0):
+        pairs.append((np.array(p), np.array(y)))
+        return orig_cal(name, p, y, seed=seed)
+
+    rc.fold_fits, binary.fit_calibration = folds, cal
+    out: dict = {}
+    try:
+        todo = [("breast_cancer", None, s) for s in range(10)]
+        todo += [(d, 100, s) for d in DESIGNS for s in range(10)]
+        for data, n, seed in todo:
+            X, codes, Xt, yt, P_true, K = avp.load(data, n, seed, N_TEST)
+            est, X, codes, _ = avp.method_estimator("wsvmgui", K, X, codes)
+            fits.clear()
+            pairs.clear()
+            est.fit(X, codes)
+            p_cf, y_cf = pairs[0]
+            d_cf = np.concatenate([_mid(f.ladder, f.kernel(X[te], X[f.support])) for f, te in fits])
+            Xc = est._check_X(Xt)
+            raw = est._raw_estimate(Xc).p
+            d_t = np.concatenate([_mid(est.ladder_, Kb) for Kb in est._kernel_blocks(Xc)])
+            row = {"data": data, "n": n, "seed": seed,
+                   "default": avp.metrics(est.predict_proba(Xt), yt, P_true)}  # fmt: skip
+            cands = {"sigmoid": lambda a, b, y: (lambda g: lambda pp, dd: g(pp))(
+                         rc.fit_map("sigmoid", a, y)),
+                     "isotonic": lambda a, b, y: (lambda g: lambda pp, dd: g(pp))(
+                         rc.fit_map("isotonic", a, y)),
+                     "mid": lambda a, b, y: _fit_mid(a, b, y, "mid"),
+                     "mid2": lambda a, b, y: _fit_mid(a, b, y, "mid2")}  # fmt: skip
+            for name, fit in cands.items():
+                q = fit(p_cf, d_cf, y_cf)(raw, d_t)
+                row[name] = avp.metrics(np.c_[1 - q, q], yt, P_true)
+            # the cross-validated choice among all four on the pairs
+            cv = {k: np.empty(p_cf.size) for k in cands}
+            for tr, te in rc._folds(y_cf, 5, 0):
+                for k, fit in cands.items():
+                    cv[k][te] = fit(p_cf[tr], d_cf[tr], y_cf[tr])(p_cf[te], d_cf[te])
+            for label, keys in (("auto_mid", ("sigmoid", "isotonic", "mid", "mid2")),
+                                ("auto_mid2", ("sigmoid", "isotonic", "mid2"))):  # fmt: skip
+                best = min(keys, key=lambda k: float(rc._log_loss_terms(cv[k], y_cf).mean()))
+                row[label] = {**row[best], "choice": best}
+            out[f"{data}|{n}|{seed}"] = row
+            key = "L1" if P_true is not None else "log_loss"
+            print(f"{data} {n} {seed}: " + " ".join(
+                f"{k} {row[k][key]:.4f}" for k in ("default", "sigmoid", "mid", "mid2", "auto_mid",
+                                                   "auto_mid2")), row["auto_mid"]["choice"],
+                  flush=True)  # fmt: skip
+    finally:
+        rc.fold_fits, binary.fit_calibration = orig_folds, orig_cal
+    return out
+
+
 def _peer_rows() -> dict:
     """(data, seed) -> the record's best SVM peer row (least test log loss), real sets."""
     import accuracy_vs_peers as avp
@@ -689,7 +786,7 @@ def reliability(data: str = "breast_cancer", seeds=range(10)) -> list[dict]:
 def report(name: str) -> None:
     """``benchmarks/results/<name>.{md,json}`` from the cached stages' JSON files."""
     parts = {}
-    for key in ("diagnose", "ev_all", "refit_fresh_real"):
+    for key in ("diagnose", "ev_all", "refit_fresh_real", "midrung"):
         path = CACHE / f"{key}.json"
         if path.exists():
             parts[key] = json.loads(path.read_text())
@@ -810,6 +907,13 @@ def report(name: str) -> None:
                 f"| {data} | {'5-9' if late else '0-4'} | {a[:, 0].mean():.4f} | "
                 f"{a[:, 1].mean():.4f} | {a[:, 1].mean() / a[:, 0].mean():.3f} |"
             )
+    if "midrung" in parts:
+        names = ("sigmoid", "isotonic", "mid", "mid2", "auto_mid", "auto_mid2")
+        lines += ["", "## Maps on the ladder's middle rung f_1/2(x) (binary, refitted)", "",
+                  "`mid`: a sigmoid in the fold fits' decision value at pi = 1/2; `mid2`: a"
+                  " logistic in (logit p_hat, f_1/2), slopes >= 0; `auto_mid`: the 5-fold CV"
+                  " choice among sigmoid, isotonic, mid, mid2; `auto_mid2`: without mid.", "",
+                  summarise(parts["midrung"], ("default", *names))]  # fmt: skip
     RESULTS.mkdir(parents=True, exist_ok=True)
     for suffix, text in ((".md", "\n".join(lines) + "\n"), (".json", json.dumps(parts, indent=1))):
         tmp = RESULTS / f"{name}{suffix}.tmp"
@@ -826,6 +930,7 @@ def main(argv=None) -> int:
     ap.add_argument("--name", default="extremes_study")
     ap.add_argument("--refit", nargs=2, metavar=("CASES", "FOLDS"))
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--midrung", action="store_true")
     args = ap.parse_args(argv)
     if args.fit:
         fit_stage(args.fit)
@@ -843,6 +948,9 @@ def main(argv=None) -> int:
         res = eval_stage(args.eval, names)
         (CACHE / f"{args.name}.json").write_text(json.dumps(res, indent=1))
         print(summarise(res, names))
+    if args.midrung:
+        res = midrung_stage()
+        (CACHE / "midrung.json").write_text(json.dumps(res, indent=1))
     if args.report:
         report(args.name)
     return 0
