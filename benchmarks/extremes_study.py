@@ -585,10 +585,23 @@ def midrung_stage() -> dict:
             for tr, te in rc._folds(y_cf, 5, 0):
                 for k, fit in cands.items():
                     cv[k][te] = fit(p_cf[tr], d_cf[tr], y_cf[tr])(p_cf[te], d_cf[te])
+            terms = {k: rc._log_loss_terms(v, y_cf) for k, v in cv.items()}
             for label, keys in (("auto_mid", ("sigmoid", "isotonic", "mid", "mid2")),
                                 ("auto_mid2", ("sigmoid", "isotonic", "mid2"))):  # fmt: skip
-                best = min(keys, key=lambda k: float(rc._log_loss_terms(cv[k], y_cf).mean()))
+                best = min(keys, key=lambda k: float(terms[k].mean()))
                 row[label] = {**row[best], "choice": best}
+            # guarded: the middle rung only where it beats the sigmoid/isotonic choice by
+            # more than z standard errors of the paired per-row CV difference
+            base = min(("sigmoid", "isotonic"), key=lambda k: float(terms[k].mean()))
+            for z in (1.0, 2.0):
+                pick = base
+                for k in ("mid", "mid2"):
+                    d = terms[k] - terms[base]
+                    if d.mean() < -z * d.std(ddof=1) / np.sqrt(d.size) and (
+                        pick == base or terms[k].mean() < terms[pick].mean()
+                    ):
+                        pick = k
+                row[f"guard{z:g}_mid"] = {**row[pick], "choice": pick}
             out[f"{data}|{n}|{seed}"] = row
             key = "L1" if P_true is not None else "log_loss"
             print(f"{data} {n} {seed}: " + " ".join(
@@ -917,12 +930,20 @@ def report(name: str) -> None:
                 f"{a[:, 1].mean():.4f} | {a[:, 1].mean() / a[:, 0].mean():.3f} |"
             )
     if "midrung" in parts:
-        names = ("sigmoid", "isotonic", "mid", "mid2", "auto_mid", "auto_mid2")
-        lines += ["", "## Maps on the ladder's middle rung f_1/2(x) (binary, refitted)", "",
-                  "`mid`: a sigmoid in the fold fits' decision value at pi = 1/2; `mid2`: a"
-                  " logistic in (logit p_hat, f_1/2), slopes >= 0; `auto_mid`: the 5-fold CV"
-                  " choice among sigmoid, isotonic, mid, mid2; `auto_mid2`: without mid.", "",
-                  summarise(parts["midrung"], ("default", *names))]  # fmt: skip
+        names = ("sigmoid", "isotonic", "mid", "mid2", "auto_mid", "auto_mid2", "guard1_mid",
+                 "guard2_mid")  # fmt: skip
+        lines += [
+            "",
+            "## Maps on the ladder's middle rung f_1/2(x) (binary, refitted)",
+            "",
+            "`mid`: a sigmoid in the fold fits' decision value at pi = 1/2; `mid2`: a logistic"
+            " in (logit p_hat, f_1/2), slopes >= 0; `auto_mid`: the 5-fold CV choice among"
+            " sigmoid, isotonic, mid, mid2; `auto_mid2`: without mid; `guard<z>_mid`: mid or"
+            " mid2 only where it beats the sigmoid/isotonic choice by more than z standard"
+            " errors of the paired per-row CV difference.",
+            "",
+            summarise(parts["midrung"], ("default", *names)),
+        ]
     RESULTS.mkdir(parents=True, exist_ok=True)
     for suffix, text in ((".md", "\n".join(lines) + "\n"), (".json", json.dumps(parts, indent=1))):
         tmp = RESULTS / f"{name}{suffix}.tmp"
