@@ -231,7 +231,10 @@ def _real(name: str):
         try:
             from palmerpenguins import load_penguins
         except ImportError:
-            raise SystemExit("the penguins data need the palmerpenguins package") from None
+            raise SystemExit(
+                "the penguins data need the palmerpenguins package: bash scripts/setup.sh "
+                "--benchmarks (or pip install -e '.[benchmarks]')"
+            ) from None
         cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
         d = load_penguins().dropna(subset=cols + ["species"])
         return d[cols].to_numpy(float), np.unique(d["species"], return_inverse=True)[1]
