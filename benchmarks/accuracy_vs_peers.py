@@ -167,8 +167,9 @@ for _name, _base in (
 # --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
 # ``wsvmgui_mc_ties`` is the multiclass default as it stood then (the estimator's
 # ``ties="pairs"``, the 30% hold-out, the smallest score's cell), the study's CPU reference;
-# its ``calibration`` is not pinned, so its records recalibrate with the estimator's default
-# (``"auto"``) as it was when they ran; ``_recal_ova``: One-vs-All
+# its ``calibration`` is not pinned (this block comes after the variants' pinning above),
+# so its records recalibrate: ``calibration="auto"``, the estimator's default, in its
+# definition; ``_recal_ova``: One-vs-All
 # with each sub-problem recalibrated (EGKL tuning, the smallest) before normalising;
 # ``_ls``: P-SVM coupled by least squares (``coupling="least_squares"``), ``_recal_ls`` with
 # each pair recalibrated first (the pairs recalibrated and coupled as the papers do:
