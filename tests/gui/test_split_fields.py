@@ -8,19 +8,10 @@ from dataclasses import replace
 
 from wsvmgui.app.schemes import make_estimator
 from wsvmgui.app.settings import RunSettings
-from wsvmgui.gui.settings_panel import SettingsPanel
 
 
-def _panel(qtbot, n_classes: int) -> SettingsPanel:
-    panel = SettingsPanel()
-    qtbot.addWidget(panel)
-    panel.refresh_availability(n_classes)
-    panel.show()
-    return panel
-
-
-def test_auto_shows_both_disabled_and_says_what_it_does(qtbot):
-    panel = _panel(qtbot, 2)
+def test_auto_shows_both_disabled_and_says_what_it_does(shown_panel):
+    panel = shown_panel(2)
     panel.set_settings(replace(RunSettings(), scheme="binary", tuning="auto"))
     for field in (panel.tune_fraction, panel.cv_folds):
         assert field.isVisible() and not field.isEnabled()
@@ -33,16 +24,16 @@ def test_auto_shows_both_disabled_and_says_what_it_does(qtbot):
     assert panel.split_note.text().startswith("tuning auto: a 30% hold-out;")
 
 
-def test_the_pair_tuning_changes_what_auto_says(qtbot):
-    panel = _panel(qtbot, 3)
+def test_the_pair_tuning_changes_what_auto_says(shown_panel):
+    panel = shown_panel(3)
     panel.set_settings(replace(RunSettings(), scheme="pairwise", tuning="auto"))
     assert panel.split_note.text().startswith("tuning auto: 3-fold CV;")
     panel.pair_tuning.setCurrentIndex(panel.pair_tuning.findData("holdout"))  # as a user
     assert panel.split_note.text().startswith("tuning auto: a 30% hold-out;")
 
 
-def test_a_mode_that_reads_a_field_enables_it_and_the_value_reaches_the_estimator(qtbot):
-    panel = _panel(qtbot, 2)
+def test_a_mode_that_reads_a_field_enables_it_and_the_value_reaches_the_estimator(shown_panel):
+    panel = shown_panel(2)
     panel.set_settings(replace(RunSettings(), scheme="binary", tuning="auto"))
     panel.tuning.setCurrentText("split")  # as a user
     assert panel.tune_fraction.isVisible() and panel.tune_fraction.isEnabled()
