@@ -58,11 +58,14 @@ named choice chooses among today (:data:`NAMED_CHOICES`: ``calibration="auto"`` 
 ``recalibration.AUTO_MAPS`` and the spline guard's settings); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
-definition is moved to the JSON's ``stale`` part (kept for audit, never reported) and
-recomputed when a run asks for it; a stale record whose definition is current again
-comes back.  Records written before definitions were stored get the definition of the
-script they were run by (``wsvmgui`` then pinned ``calibration="none"``, ``ties="key"``,
-``tuning_score="egkl"``, ``tuning_rule="min"`` under every variant; ``n_test`` 10,000):
+definition is moved to the JSON's ``stale`` part (kept for audit, never reported but in
+the "Recomputed rows" section) and recomputed when a run asks for it; a stale record whose
+definition is current again comes back.  ``stale`` is keyed by the record's key and its
+definition's digest (:func:`stale_key`), so every definition's records are kept: the
+records of one definition going stale do not replace those of an earlier one.  Records
+written before definitions were stored get the definition of the script they were run by
+(``wsvmgui`` then pinned ``calibration="none"``, ``ties="key"``, ``tuning_score="egkl"``,
+``tuning_rule="min"`` under every variant; ``n_test`` 10,000):
 kept if that equals today's, re-keyed to the method whose definition it is (e.g. the
 old multiclass ``wsvmgui`` rows became ``wsvmgui_key``), otherwise stale.
 
@@ -92,6 +95,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import functools  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
@@ -161,8 +165,11 @@ for _name, _base in (
     VARIANTS[_name] = {**VARIANTS[_base], **_EXTENDED}
 
 # --- multiclass default study (branch acc-multi; benchmarks/results/multiclass_default_study.md):
-# ``wsvmgui_mc_ties`` is the app's multiclass default as it stood (the estimator's
-# ``ties="pairs"``, no recalibration), the study's CPU reference; ``_recal_ova``: One-vs-All
+# ``wsvmgui_mc_ties`` is the multiclass default as it stood then (the estimator's
+# ``ties="pairs"``, the 30% hold-out, the smallest score's cell), the study's CPU reference;
+# its ``calibration`` is not pinned (this block comes after the variants' pinning above),
+# so its records recalibrate: ``calibration="auto"``, the estimator's default, in its
+# definition; ``_recal_ova``: One-vs-All
 # with each sub-problem recalibrated (EGKL tuning, the smallest) before normalising;
 # ``_ls``: P-SVM coupled by least squares (``coupling="least_squares"``), ``_recal_ls`` with
 # each pair recalibrated first (the pairs recalibrated and coupled as the papers do:
@@ -231,7 +238,10 @@ def _real(name: str):
         try:
             from palmerpenguins import load_penguins
         except ImportError:
-            raise SystemExit("the penguins data need the palmerpenguins package") from None
+            raise SystemExit(
+                "the penguins data need the palmerpenguins package: bash scripts/setup.sh "
+                "--benchmarks (or pip install -e '.[benchmarks]')"
+            ) from None
         cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
         d = load_penguins().dropna(subset=cols + ["species"])
         return d[cols].to_numpy(float), np.unique(d["species"], return_inverse=True)[1]
@@ -530,6 +540,36 @@ def _same(a: dict | None, b: dict) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def _digest(definition: dict | None) -> str:
+    """A short digest of a record's definition (equal for definitions :func:`_same` finds
+    equal)."""
+    text = json.dumps(_with_added(definition), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def stale_key(key: str, rows: list[dict]) -> str:
+    """The key of record ``key`` (``data|n|seed|group``) in ``state["stale"]``: with its
+    definition's digest, ``data|n|seed|group|digest``."""
+    return f"{key}|{_digest(rows[0].get('definition') if rows else None)}"
+
+
+def record_key(key: str) -> str:
+    """The record's key ``data|n|seed|group`` of a key of ``state["stale"]`` (of either
+    form: older files keyed it by the record's key alone)."""
+    return "|".join(key.split("|")[:4])
+
+
+def _keep_stale(stale: dict, key: str, rows: list[dict]) -> None:
+    """Add record ``key``'s ``rows`` to ``stale`` beside every record kept there (the same
+    rows again are not added twice)."""
+    base = stale_key(key, rows)
+    slot, i = base, 1
+    while slot in stale and stale[slot] != rows:
+        i += 1
+        slot = f"{base}.{i}"
+    stale[slot] = rows
+
+
 def reconcile(state: dict, n_test: int) -> list[str]:
     """Keep only records of today's definitions in ``state["runs"]``; return what moved.
 
@@ -538,9 +578,13 @@ def reconcile(state: dict, n_test: int) -> list[str]:
     definition is its method's today, re-keyed to the wsvmgui method whose definition it is
     today (a default that moved: the old default's rows become ``wsvmgui_plain``'s), or
     else moved to ``state["stale"]`` (key -> rows).  A stale record whose definition is
-    today's again comes back (when its key is free).
+    today's again comes back (when its key is free).  ``stale`` is keyed by
+    :func:`stale_key` (a file keyed the older way is re-keyed here), and keeps the records
+    of every definition.
     """
     runs, stale = state["runs"], state.setdefault("stale", {})
+    for key in [k for k in stale if k == record_key(k)]:  # keyed by the record's key alone
+        _keep_stale(stale, key, stale.pop(key))
     log = []
 
     def current(key: str, rows: list[dict]) -> dict | None:
@@ -571,13 +615,13 @@ def reconcile(state: dict, n_test: int) -> list[str]:
                 log.append(f"{key} -> {new_key} (its definition)")
                 continue
         if want is None or not all(_same(r.get("definition"), want) for r in rows):
-            stale[key] = runs.pop(key)
+            _keep_stale(stale, key, runs.pop(key))
             log.append(f"{key}: stale")
-    for key in list(stale):
-        rows = stale[key]
+    for slot in list(stale):
+        rows, key = stale[slot], record_key(slot)
         want = current(key, rows)
         if key not in runs and want and all(_same(r.get("definition"), want) for r in rows):
-            runs[key] = stale.pop(key)
+            runs[key] = stale.pop(slot)
             log.append(f"{key}: current again")
     return log
 
@@ -708,13 +752,17 @@ def main(argv=None) -> int:
     state["machine"] = (
         f"{platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}"
     )
-    for other in args.merge:
-        state["runs"].update(json.loads(Path(other).read_text())["runs"])
+    for other in args.merge:  # their runs, and every stale record beside ours
+        theirs = json.loads(Path(other).read_text())
+        state["runs"].update(theirs["runs"])
+        for slot, rows in theirs.get("stale", {}).items():
+            _keep_stale(state.setdefault("stale", {}), record_key(slot), rows)
+    rekeyed = any(k == record_key(k) for k in state.get("stale", {}))  # an older file's
     moved = reconcile(state, args.n_test)
     for line in moved:
         print(f"record {line}", flush=True)
     state["failures"] = {k: v for k, v in state["failures"].items() if k not in state["runs"]}
-    if args.merge or moved:
+    if args.merge or moved or rekeyed:
         _save(path, state)
     if not args.report_only:
         for data, n, seed, group in _tasks(args):
@@ -792,7 +840,8 @@ def report(state: dict) -> str:
     if state.get("stale"):
         counts: dict[str, int] = {}
         for key in state["stale"]:
-            counts[key.rsplit("|", 1)[1]] = counts.get(key.rsplit("|", 1)[1], 0) + 1
+            group = record_key(key).rsplit("|", 1)[1]
+            counts[group] = counts.get(group, 0) + 1
         lines += [
             f"{len(state['stale'])} records of other definitions are kept out of every table "
             "but the last (the JSON's `stale`; see the docstring), by method group: "
@@ -845,24 +894,32 @@ def _recomputed(state: dict, tab: dict) -> list[str]:
     today's, paired over the seeds both ran, with today's SVM peers."""
     from wsvmgui.evaluation.designs import DESIGNS
 
+    # (data, n) -> method -> definition digest -> stale rows: one line per definition
+    old: dict = {}
+    for rows in state.get("stale", {}).values():
+        for r in rows:
+            by_method = old.setdefault((r["data"], r["n"]), {}).setdefault(r["method"], {})
+            by_method.setdefault(_digest(r.get("definition")), []).append(r)
     lines = []
-    for (data, n), methods in sorted(_table({"runs": state.get("stale", {})}).items()):
+    for (data, n), methods in sorted(old.items()):
         peers = tab.get((data, n), {})
         if not all(p in peers for p in SVM_PEERS):
             continue
         key = "L1" if data in DESIGNS else "log_loss"
         for m in sorted(set(methods) & set(peers), key=_order):
-            seeds = {r["seed"] for r in methods[m]} & {r["seed"] for r in peers[m]}
-            if not seeds:
-                continue
-            before = [r for r in methods[m] if r["seed"] in seeds]
-            after = [r for r in peers[m] if r["seed"] in seeds]
-            (rb, k), (ra, _) = (_ratio({**peers, m: rows}, m, key) for rows in (before, after))
-            lines.append(
-                f"| {data} | {n} | {m} | {len(seeds)} | {_mean(before, key):.4f} -> "
-                f"{_mean(after, key):.4f} | {rb:.2f} -> {ra:.2f} ({k}) | "
-                f"{_mean(before, 'cpu'):.1f} -> {_mean(after, 'cpu'):.1f} |"
-            )
+            for digest, stale_rows in sorted(methods[m].items()):
+                seeds = {r["seed"] for r in stale_rows} & {r["seed"] for r in peers[m]}
+                if not seeds:
+                    continue
+                before = [r for r in stale_rows if r["seed"] in seeds]
+                after = [r for r in peers[m] if r["seed"] in seeds]
+                (rb, k), (ra, _) = (_ratio({**peers, m: rows}, m, key) for rows in (before, after))
+                label = m if len(methods[m]) == 1 else f"{m} (definition {digest})"
+                lines.append(
+                    f"| {data} | {n} | {label} | {len(seeds)} | {_mean(before, key):.4f} -> "
+                    f"{_mean(after, key):.4f} | {rb:.2f} -> {ra:.2f} ({k}) | "
+                    f"{_mean(before, 'cpu'):.1f} -> {_mean(after, 'cpu'):.1f} |"
+                )
     if not lines:
         return []
     return [
@@ -871,7 +928,8 @@ def _recomputed(state: dict, tab: dict) -> list[str]:
         "Rows whose records went stale (another definition: e.g. main 89b3625, where",
         '`calibration="auto"` stopped trying beta) and were run again: means over the seeds',
         "both ran; ratio to the best SVM-based peer of today's records (paired, seeds in",
-        "brackets); L1 for designs, log loss for real data.",
+        "brackets); L1 for designs, log loss for real data; a method with records of several",
+        "stale definitions has a line for each (its definition's digest, the JSON's `stale` key).",
         "",
         "| data | n | method | runs | L1 or log loss | ratio | CPU s |",
         "|---|---|---|---|---|---|---|",

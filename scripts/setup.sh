@@ -2,7 +2,8 @@
 # Set up wsvmgui on a fresh Debian 12 machine, idempotently.
 #
 #   bash scripts/setup.sh          # what the app needs (scripts/run.sh calls this)
-#   bash scripts/setup.sh --test   # that, plus the test tools (scripts/test.sh calls this)
+#   bash scripts/setup.sh --benchmarks  # that, plus the benchmarks' data (palmerpenguins)
+#   bash scripts/setup.sh --test   # both, plus the test tools (scripts/test.sh calls this)
 #
 # 1. Debian packages. The app: the libraries Qt loads (also offscreen) and those of the
 #    xcb platform plugin for a real window. --test adds what the tests and CI use:
@@ -11,10 +12,11 @@
 #    `apt-get update` runs only when some package is missing.
 # 2. A virtual environment (default: .venv in the repository; VENV=/path overrides;
 #    PYTHON=/path/to/python3 chooses the interpreter, default python3).
-# 3. `pip install -e .` into it; --test: `pip install -e ".[test]"` (pytest, pytest-qt,
-#    hypothesis, ruff, mypy, build, and dask for the cluster tests). Skipped when
-#    pyproject.toml has not changed since the last successful install of at least as
-#    much into that venv from this checkout.
+# 3. `pip install -e .` into it; --benchmarks: `pip install -e ".[benchmarks]"` (the data
+#    every benchmark reads: palmerpenguins); --test: `pip install -e ".[test,benchmarks]"`
+#    (also pytest, pytest-qt, hypothesis, ruff, mypy, build, and dask for the cluster
+#    tests). Skipped when pyproject.toml has not changed since the last successful
+#    install of at least as much into that venv from this checkout.
 # 4. The warm-up: `wsvmgui --warm-up` compiles the path engine's kernels and the joint
 #    fit's solver into numba's cache once (about 50 s of CPU: the path engine's 17-22 s,
 #    the joint fit's about 28 s; 1-4 minutes of wall time on a busy 2-core machine;
@@ -37,6 +39,7 @@ MODE=app
 for arg in "$@"; do
     case "$arg" in
         --test) MODE=test ;;
+        --benchmarks) [ "$MODE" = test ] || MODE=benchmarks ;;
         -h|--help) sed -n '3,/^set -e/{/^set -e/d; s/^# \{0,1\}//; p}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) printf '[setup] error: unknown argument %s (see --help)\n' "$arg" >&2; exit 2 ;;
     esac
@@ -157,10 +160,18 @@ here = os.path.realpath(os.path.dirname(wsvmgui.__file__))
 sys.exit(0 if here == os.path.realpath(os.path.join(sys.argv[1], "wsvmgui")) else 1)
 EOF
 }
-# an install with the test tools also serves the app
-if [ "$want" = "$have" ] && [ "$have_mode" = test ]; then MODE=test; fi
-target="."
-[ "$MODE" = test ] && target=".[test]"
+# an install with the test tools also serves the benchmarks, and theirs the app
+if [ "$want" = "$have" ]; then
+    case "$have_mode:$MODE" in
+        test:*) MODE=test ;;
+        benchmarks:app) MODE=benchmarks ;;
+    esac
+fi
+case "$MODE" in
+    test) target=".[test,benchmarks]" ;;
+    benchmarks) target=".[benchmarks]" ;;
+    *) target="." ;;
+esac
 if [ "$want" = "$have" ] && [ "$have_mode" = "$MODE" ] && installed_here; then
     log "python packages: up to date in $VENV"
 else

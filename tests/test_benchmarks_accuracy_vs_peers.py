@@ -28,6 +28,13 @@ def acc():
     return module
 
 
+def _by_record(acc, stale: dict) -> dict:
+    """``state["stale"]`` keyed by the records' keys (it is keyed by key and definition)."""
+    out = {acc.record_key(k): v for k, v in stale.items()}
+    assert len(out) == len(stale)  # one definition per record here
+    return out
+
+
 def _row(data, n, seed, K, method, **measures):
     base = {"log_loss": 0.3, "brier": 0.2, "ece": 0.01, "accuracy": 0.9, "cpu": 1.0}
     return {"data": data, "n": n, "seed": seed, "K": K, "method": method, **base, **measures}
@@ -99,7 +106,7 @@ def test_reconcile_sorts_legacy_records(acc):
         "failures": {},
     }
     log = acc.reconcile(state, n_test=10_000)
-    runs, stale = state["runs"], state["stale"]
+    runs, stale = state["runs"], _by_record(acc, state["stale"])
     # binary: the old pinned values are the old default's -> wsvmgui_plain's now
     assert "wuliu2011_ex1|100|0|wsvmgui" not in runs
     kept = runs["wuliu2011_ex1|100|0|wsvmgui_plain"][0]
@@ -134,7 +141,7 @@ def test_reconcile_moves_other_definitions_out_and_back(acc):
     }
     acc.reconcile(state, n_test=10_000)
     assert set(state["runs"]) == {"wang2008_ex1|100|1|wsvmgui", "wang2008_ex1|100|2|wsvmgui"}
-    assert set(state["stale"]) == {"wang2008_ex1|100|0|wsvmgui"}
+    assert set(_by_record(acc, state["stale"])) == {"wang2008_ex1|100|0|wsvmgui"}
     # another test size is another definition for the designs (not for the real sets)
     acc.reconcile(state, n_test=2000)
     assert state["runs"] == {}
@@ -246,8 +253,8 @@ def test_a_change_of_what_auto_chooses_among_stales_the_auto_records(acc, monkey
     state = {"runs": copy.deepcopy(old), "failures": {}}
     acc.reconcile(state, n_test=10_000)
     auto = {k for k in old if k.rsplit("|", 1)[1] in ("wsvmgui", "wsvmgui_ova", "wsvmgui_recal")}
-    assert set(state["stale"]) == auto and len(auto) == 5
-    assert state["stale"] == {k: old[k] for k in auto}  # kept as they were, for audit
+    assert set(_by_record(acc, state["stale"])) == auto and len(auto) == 5
+    assert _by_record(acc, state["stale"]) == {k: old[k] for k in auto}  # kept, for audit
     assert state["runs"] == {k: v for k, v in old.items() if k not in auto}
     # the none variants record no choice: a change of AUTO_MAPS cannot touch them
     for K in data:
@@ -279,7 +286,7 @@ def test_a_change_of_the_spline_guard_stales_the_auto_records(acc, monkeypatch):
         acc._method_definition.cache_clear()
     state = {"runs": copy.deepcopy(old), "failures": {}}
     acc.reconcile(state, n_test=10_000)
-    assert state["stale"] == old and state["runs"] == {}
+    assert _by_record(acc, state["stale"]) == old and state["runs"] == {}
     fresh = {"runs": record(), "failures": {}}
     assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
 
@@ -305,3 +312,52 @@ def test_report_gives_recomputed_rows_before_and_after(acc):
     assert "| wuliu2011_ex1 | 100 | wsvmgui | 1 | 0.2000 -> 0.3000 | 1.00 -> 1.50 (1) | " in section
     assert "gone" not in section
     assert "`wsvmgui` 3, `gone` 1." in text
+
+
+def test_every_stale_definition_of_a_record_is_kept_and_reported(acc, tmp_path):
+    """A record that goes stale under one definition, is run again under a second that
+    goes stale too, keeps both sets of rows (keyed by record and definition), also when an
+    older file keyed them by the record alone, and across --merge; the report counts them
+    by method group and gives each definition its recomputed line."""
+    today = acc.definition("wsvmgui", 2, "wuliu2011_ex1", 10_000)
+    old = [{**today, "method": {**today["method"], "calibration": c}} for c in ("a", "b")]
+    key = "wuliu2011_ex1|100|0|wsvmgui"
+
+    def rows(what, L1):
+        return [_row("wuliu2011_ex1", 100, 0, 2, "wsvmgui", L1=L1, definition=what)]
+
+    state = {"runs": {key: rows(old[0], 0.5)}, "failures": {}}
+    assert acc.reconcile(state, n_test=10_000) == [f"{key}: stale"]
+    state["runs"][key] = rows(old[1], 0.4)  # run again under the second definition
+    acc.reconcile(state, n_test=10_000)
+    stale = state["stale"]
+    assert len(stale) == 2 and {acc.record_key(k) for k in stale} == {key}
+    assert sorted(r[0]["L1"] for r in stale.values()) == [0.4, 0.5]
+    assert set(stale) == {acc.stale_key(key, rows(w, 0)) for w in old}
+    # an older file's stale part (keyed by the record alone) is re-keyed, nothing lost
+    legacy = {"runs": {}, "stale": {key: rows(old[0], 0.5)}, "failures": {}}
+    acc.reconcile(legacy, n_test=10_000)
+    assert list(legacy["stale"]) == [acc.stale_key(key, rows(old[0], 0))]
+    before = copy.deepcopy(state)
+    assert acc.reconcile(state, n_test=10_000) == [] and state == before
+    # the report: counted by method group; a line per stale definition, paired with today's
+    state["runs"][key] = rows(today, 0.3)
+    state["runs"]["wuliu2011_ex1|100|0|svm"] = [
+        _row("wuliu2011_ex1", 100, 0, 2, m, L1=0.2) for m in acc.SVM_PEERS
+    ]
+    text = acc.report(state)
+    assert "2 records of other definitions" in text and "`wsvmgui` 2." in text
+    section = text.split("## Recomputed rows")[1]
+    for what, L1 in zip(old, ("0.5000", "0.4000"), strict=True):
+        label = f"wsvmgui (definition {acc.stale_key(key, rows(what, 0)).rsplit('|', 1)[1]})"
+        assert f"| wuliu2011_ex1 | 100 | {label} | 1 | {L1} -> 0.3000 |" in section
+    # --merge adds the other file's stale records beside ours
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs.json"
+    ours.mkdir()
+    first = {"runs": {}, "stale": {acc.stale_key(key, rows(old[0], 0.5)): rows(old[0], 0.5)},
+             "failures": {}}  # fmt: skip
+    (ours / "accuracy_vs_peers.json").write_text(json.dumps(first))
+    theirs.write_text(json.dumps({"runs": {}, "stale": {key: rows(old[1], 0.4)}}))
+    acc.main(["--report-only", "--out-dir", str(ours), "--merge", str(theirs)])
+    merged = json.loads((ours / "accuracy_vs_peers.json").read_text())["stale"]
+    assert sorted(r[0]["L1"] for r in merged.values()) == [0.4, 0.5]

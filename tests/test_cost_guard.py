@@ -523,3 +523,74 @@ def test_the_preconditioned_svm_stages_are_priced_by_svm_fits(fake_clocks, monke
     assert (width.fits, width.tasks) == (0, S * L)  # the width search reports no units
     assert chosen == pytest.approx(S * L * 0.01 * (width.rows / refit.rows) ** 2)
     assert width.rows == tuning.rows == 140 and refit.rows == 200
+
+
+def _width_priced_ladders(monkeypatch, cpu, wall):
+    """Every unit of a non-crossing ladder costs ``0.001 * (2 / sigma) ** 2`` seconds on the
+    fake clocks (the narrow widths dear, as measured), nothing else costs anything; returns
+    the list the estimator's own ladders append ``(rows, units, seconds)`` to."""
+    from wsvmgui.estimators import noncrossing, preconditioned
+    from wsvmgui.ladder import noncrossing as ladder_noncrossing
+
+    real = ladder_noncrossing.fit_noncrossing_ladder
+    fitted: list[tuple[int, int, float]] = []
+
+    def priced(X, y, weights, lam, kernel, *, progress=None, **kwargs):
+        unit = 0.001 * (2.0 / kernel.sigma) ** 2
+        units = [0]
+
+        def step(*args):
+            cpu.now += unit
+            wall.now += unit
+            units[0] += 1
+            if progress is not None:
+                progress(*args)
+
+        ladder = real(X, y, weights, lam, kernel, progress=step, **kwargs)
+        if not cost_probe.in_probe():
+            fitted.append((len(X), units[0], units[0] * unit))
+        return ladder
+
+    monkeypatch.setattr(preconditioned, "fit_noncrossing_ladder", priced)
+    monkeypatch.setattr(noncrossing, "fit_noncrossing_ladder", priced)  # the probe's
+    return fitted
+
+
+def test_the_preconditioned_ladder_is_priced_at_the_width_the_fit_chooses(fake_clocks, monkeypatch):
+    """A non-crossing ladder's constrained fits cost up to 25 times more at the narrowest
+    width than at the middle one; the preconditioned SVM fits its ladder at the width its
+    kernel stage chooses, which the probe used to ignore (middle width: estimated 2.5 s, fitted
+    in 100 s at n = 1000).  With each ladder unit priced by its width on the fake clock, the
+    plan's ladder stages -- their counts checked against the fit's own ladders -- cost what
+    the fit's ladders cost, at the probe's rows scaled by ROW_EXPONENT."""
+    from wsvmgui.estimators.cost_kinds import chosen_width
+    from wsvmgui.estimators.cost_plan import WIDTH_CHOSEN_FIRST
+    from wsvmgui.estimators.preconditioned import PreconditionedSVC
+
+    cpu, wall = fake_clocks
+    fitted = _width_priced_ladders(monkeypatch, cpu, wall)
+    d = DESIGNS["wuliu2011_ex1"].sample(200, 0)
+    est = PreconditionedSVC(n_weights=10)  # 7 lambdas per weight on 140 rows, then 200 rows
+    found = estimate_fit(est, d.X, d.y, budget=100.0)
+    est.fit(d.X, d.y)
+    ladders = [(s, c) for s, c in zip(found.plan.stages, found.priced.cpu, strict=True)
+               if s.kind == "noncrossing"]  # fmt: skip
+    assert [s.name for s, _ in ladders] == ["ladder", "ladder on all rows"]
+    assert all(s.engine == WIDTH_CHOSEN_FIRST for s, _ in ladders)
+    # the plan's count of each ladder's units and rows is the fit's own
+    assert [(s.rows, s.fits) for s, _ in ladders] == [(r, u) for r, u, _ in fitted]
+    assert ladders[0][0].fits == 9 * 7 and ladders[1][0].fits == 9
+    # the width the probe prices at is the one the fit chose, not the grid's middle
+    prepared, X, codes = cost._prepared(est, d.X, d.y)
+    sigmas = np.sort(prepared._plan(X, codes).sigmas)
+    assert est.sigma_ != pytest.approx(sigmas[len(sigmas) // 2])
+    assert chosen_width(prepared, X, codes) == pytest.approx(est.sigma_)
+    probe_rows = ladders[0][0].rows
+    for (stage, priced), (_, _, spent) in zip(ladders, fitted, strict=True):
+        assert priced == pytest.approx(spent * (stage.rows / probe_rows) ** 2, rel=1e-6)
+    # finding the width draws nothing from the estimator's own generator
+    prepared, X, codes = cost._prepared(PreconditionedSVC(random_state=3), d.X, d.y)
+    prepared.random_state = rs = np.random.RandomState(3)
+    state = rs.get_state()[1].copy()
+    assert chosen_width(prepared, X, codes) > 0
+    assert prepared.random_state is rs and np.array_equal(rs.get_state()[1], state)

@@ -393,7 +393,7 @@ def test_setup_script_switches():
         check=True,
         timeout=60,
     ).stdout
-    assert "--test" in help_text and "--warm-up" in help_text
+    assert "--test" in help_text and "--warm-up" in help_text and "--benchmarks" in help_text
     bad = subprocess.run(
         ["bash", str(REPO / "scripts" / "setup.sh"), "--tset"],
         capture_output=True,
@@ -401,3 +401,18 @@ def test_setup_script_switches():
         timeout=60,
     )
     assert bad.returncode == 2 and "unknown argument --tset" in bad.stderr
+
+
+def test_the_benchmarks_extra_holds_their_data_and_the_wheel_does_not_need_it():
+    """palmerpenguins (the benchmark of record's penguins rows) is the ``benchmarks``
+    extra, which setup.sh installs with --benchmarks and --test; the package itself (the
+    wheel's requirements) does not depend on it."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extra = project["optional-dependencies"]["benchmarks"]
+    assert any(r.startswith("palmerpenguins") for r in extra)
+    assert not any("palmerpenguins" in r for r in project["dependencies"])
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    assert 'test) target=".[test,benchmarks]"' in setup
+    assert 'benchmarks) target=".[benchmarks]"' in setup

@@ -211,3 +211,50 @@ def test_a_fit_on_the_edge_gets_a_note():
     edge = est.fit_info_["tuning_edge"]
     assert edge and set(edge) == {"lambda"}  # two lambdas: either choice is an edge
     assert any("grid's edge" in note for note in tuning_notes(est.fit_info_))
+
+
+def _table(score, best, rule):
+    from wsvmgui.ladder.tuning_table import TuningResult, grid_edges
+
+    axes = {"lambda": np.array([1.0, 0.1, 0.01]), "sigma": np.array([0.5, 1.0, 2.0])}
+    return TuningResult(axes, np.asarray(score), best, "egkl", edge=grid_edges(axes, best),
+                        rule=rule)  # fmt: skip
+
+
+def test_the_smallest_scores_edge_is_read_from_the_table():
+    inside = [[0.5, 0.4, 0.41], [0.45, 0.30, 0.31], [np.nan, 0.5, np.inf]]
+    one_se = _table(inside, (0, 2), "one_se")  # the widest kernel within one SE
+    assert one_se.edge == {"lambda": "max", "sigma": "max"} and one_se.min_edge == {}
+    low = [[0.5, 0.4, 0.41], [0.45, 0.35, 0.31], [0.2, 0.5, np.inf]]
+    assert _table(low, (0, 2), "one_se").min_edge == {"lambda": "min", "sigma": "min"}
+    # under rule "min" the chosen cell is the smallest score's (its edge, as before)
+    assert _table(low, (2, 0), "min").min_edge == {"lambda": "min", "sigma": "min"}
+
+
+def test_a_one_se_choice_on_the_edge_gets_no_note_unless_the_minimum_is_there():
+    edge = {"sigma": "max"}
+    assert tuning_notes({"tuning_edge": edge, "tuning_min_edge": {}}) == []
+    (note,) = tuning_notes({"tuning_edge": edge, "tuning_min_edge": {"lambda": "min"}})
+    assert note.startswith("Tuning: the cell of the smallest score sits on the grid's edge "
+                           "(lambda at its smallest value)")  # fmt: skip
+    (note,) = tuning_notes({"tuning_edge": {}, "tuning_min_edge": {"sigma": "min"}})
+    assert "smallest score sits on the grid's edge (sigma at its smallest value)" in note
+    # the same cell's edges (rule "min", or both on it): the chosen cell's note, as before
+    (same,) = tuning_notes({"tuning_edge": edge, "tuning_min_edge": edge})
+    assert "the chosen cell sits on the grid's edge (sigma at its largest value)" in same
+
+
+def test_the_default_fit_records_the_edge_of_its_smallest_score():
+    """Binary n = 100 under tuning_rule="auto" (one SE): the choice sits at the largest
+    sigma, the smallest EGKL inside the grid: no edge note."""
+    from wsvmgui.evaluation.designs import DESIGNS
+    from wsvmgui.ladder.tuning_table import grid_edges
+
+    d = DESIGNS["wuliu2011_ex1"].sample(100, 0)
+    est = WeightedSVMClassifier(random_state=0).fit(d.X, d.y)
+    t = est.tuning_
+    assert t.rule == "one_se" and est.fit_info_["tuning_edge"] == {"sigma": "max"}
+    lowest = np.unravel_index(np.nanargmin(np.where(np.isfinite(t.score), t.score, np.nan)),
+                              t.score.shape)  # fmt: skip
+    assert est.fit_info_["tuning_min_edge"] == grid_edges(t.axes, tuple(map(int, lowest))) == {}
+    assert tuning_notes(est.fit_info_) == []

@@ -92,3 +92,19 @@ def run_and_wait(qtbot, window, settings: RunSettings, timeout: int = 60000):
     # the run, its deferred views, the baselines and planes it started
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=timeout)
     return window.result
+
+
+@pytest.fixture
+def shown_panel(qtbot):
+    """``make(n_classes)``: a shown settings panel offering the schemes of data with
+    ``n_classes`` classes."""
+    from wsvmgui.gui.settings_panel import SettingsPanel
+
+    def make(n_classes: int) -> SettingsPanel:
+        panel = SettingsPanel()
+        qtbot.addWidget(panel)
+        panel.refresh_availability(n_classes)
+        panel.show()
+        return panel
+
+    return make

@@ -11,19 +11,10 @@ from PySide6.QtCore import Qt
 from wsvmgui.app.schemes import make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.evaluation.designs import simulate
-from wsvmgui.gui.settings_panel import SettingsPanel
 
 
-def _panel(qtbot, n_classes: int) -> SettingsPanel:
-    panel = SettingsPanel()
-    qtbot.addWidget(panel)
-    panel.refresh_availability(n_classes)
-    panel.show()
-    return panel
-
-
-def test_pair_tuning_round_trips_and_reaches_the_estimator(qtbot):
-    panel = _panel(qtbot, 3)
+def test_pair_tuning_round_trips_and_reaches_the_estimator(shown_panel):
+    panel = shown_panel(3)
     for value in (None, "folds", "holdout"):
         panel.set_settings(replace(RunSettings(), scheme="pairwise", pair_tuning=value))
         assert panel.pair_tuning.isVisible() and panel.pair_tuning.isEnabled()
@@ -41,19 +32,19 @@ def test_pair_tuning_round_trips_and_reaches_the_estimator(qtbot):
     assert panel.pair_note.text() == "sets the split, the \u03bb grid and the \u03c3 grid"
 
 
-def test_pair_tuning_is_hidden_where_it_does_nothing(qtbot):
-    panel = _panel(qtbot, 3)
+def test_pair_tuning_is_hidden_where_it_does_nothing(shown_panel):
+    panel = shown_panel(3)
     panel.set_settings(replace(RunSettings(), scheme="ova"))
     assert not panel.pair_tuning.isVisible() and not panel.pair_note.isVisible()
     panel.set_settings(replace(RunSettings(), scheme="bp2"))
     assert panel.pair_tuning.isVisible()
-    two = _panel(qtbot, 2)
+    two = shown_panel(2)
     two.set_settings(replace(RunSettings(), scheme="pairwise"))
     assert not two.pair_tuning.isVisible()
 
 
-def test_presets_that_set_the_split_and_grids_disable_it_and_say_so(qtbot):
-    panel = _panel(qtbot, 3)
+def test_presets_that_set_the_split_and_grids_disable_it_and_say_so(shown_panel):
+    panel = shown_panel(3)
     d = simulate("wu2010_ex1", 90, seed=0)
     panel.set_settings(replace(RunSettings(), scheme="pairwise"), preset="quick")
     panel.set_training_data(d.X, d.y)  # applies the quick preset: a split and 3 x 3 grids

@@ -147,13 +147,16 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         "first" | "last"}`` for one search, or ``{sub-problem: {axis: ...}}`` for a scheme
         with several (every estimator that tunes records it).  A grid the search extended
         (``info["tuning_extended"]``, ``{axis: values added}``) is named first;
-        ``tuning_edge`` is then the grown grid's.
+        ``tuning_edge`` is then the grown grid's.  Where ``info["tuning_min_edge"]`` (the
+        edges of the smallest score's cell) differs from ``tuning_edge`` (the one-SE rule
+        chose another cell), it decides: the one-SE choice sits on an edge on purpose.
 
     Returns
     -------
     list of str
-        A sentence for an extended grid and one for a chosen cell at an end of its grid;
-        nothing when neither happened.
+        A sentence for an extended grid and one for a chosen cell (or, under the one-SE
+        rule, the smallest score's cell) at an end of its grid; nothing when neither
+        happened.
     """
     edge = (info or {}).get("tuning_edge") or {}
     grown = (info or {}).get("tuning_extended") or {}
@@ -165,6 +168,17 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         notes.append(
             f"Tuning: the chosen cell sat on the grid's edge, so the grid was extended ({what})."
         )
+    lowest = (info or {}).get("tuning_min_edge")
+    if lowest is not None and lowest != edge:
+        # the one-SE rule chose another cell than the smallest score's, on an edge on
+        # purpose (the widest kernel within one SE): the best may lie outside the grid
+        # only where the smallest score's cell sits on an edge
+        if lowest:
+            notes.append(
+                f"Tuning: the cell of the smallest score sits on the grid's edge "
+                f"({_edge_words(lowest)}); the best may lie outside the grid (widen it)."
+            )
+        return notes
     if not edge:
         return notes
     if all(isinstance(v, dict) for v in edge.values()):
@@ -181,13 +195,17 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
             f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
             f"({where}); the best may lie outside the grid (widen it)."
         ]
-    where = " and ".join(f"{a} at its {_EDGE_WORDS.get(e, e)} value" for a, e in edge.items())
     still = " still" if grown else ""
     return [
         *notes,
-        f"Tuning: the chosen cell{still} sits on the grid's edge ({where}); the best may lie "
-        "outside the grid (widen it).",
+        f"Tuning: the chosen cell{still} sits on the grid's edge ({_edge_words(edge)}); the "
+        "best may lie outside the grid (widen it).",
     ]
+
+
+def _edge_words(edge: dict[str, str]) -> str:
+    """``"sigma at its largest value and lambda at its smallest value"``."""
+    return " and ".join(f"{a} at its {_EDGE_WORDS.get(e, e)} value" for a, e in edge.items())
 
 
 def live_boundary(

@@ -385,6 +385,35 @@ def pair_tuning_decides(settings: RunSettings, n_classes: int) -> tuple[str, ...
     return tuple(decides)
 
 
+def split_settings_read(settings: RunSettings) -> tuple[str, ...]:
+    """The split settings the tuning mode reads: ``"tune_fraction"`` under "split" (the
+    share held out) and "tune-set" (the tuning part's share of all rows), ``"cv_folds"``
+    under "cv"; none under "auto", where each scheme chooses its own split
+    (:func:`auto_split`) and both are ignored."""
+    return {
+        "split": ("tune_fraction",),
+        "tune-set": ("tune_fraction",),
+        "cv": ("cv_folds",),
+    }.get(settings.tuning, ())
+
+
+def auto_split(settings: RunSettings, n_classes: int) -> str:
+    """The split tuning "auto" makes for ``settings.scheme`` on ``n_classes`` classes (the
+    estimator's ``cv="auto"``; a class too small for it changes it, with a warning): a 50%
+    hold-out for the joint schemes, 30% for the preconditioned SVM and One-vs-All, 3-fold
+    CV for the pair schemes (30% with ``pair_tuning="holdout"``), else 5-fold CV up to 500
+    rows and a 30% hold-out above (the binary ladders, Probing, every scheme on two
+    classes but the joint and preconditioned ones)."""
+    name = settings.scheme
+    if name.startswith("joint"):
+        return "a 50% hold-out"
+    if name == "preconditioned" or (name == "ova" and n_classes >= 3):
+        return "a 30% hold-out"
+    if is_pair_scheme(name) and n_classes >= 3:
+        return "a 30% hold-out" if settings.pair_tuning == "holdout" else "3-fold CV"
+    return "5-fold CV up to 500 rows, a 30% hold-out above"
+
+
 def get_scheme(name: str) -> Scheme:
     """Look a scheme up by name; the error lists the valid names."""
     try:

@@ -167,7 +167,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         how the kernel was held (``"kernel"``: a dense matrix, or values made on the fly
         when the matrix would not fit in memory; ``"tuning_kernel"`` while tuning), where
         the fits ran (``"backend"``) and the axes on which the tuned cell sits at the
-        grid's edge (``"tuning_edge"``).
+        grid's edge (``"tuning_edge"``; ``"tuning_min_edge"``: those of the cell of the
+        smallest score, :attr:`~wsvmgui.ladder.tuning_table.TuningResult.min_edge`).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -302,6 +303,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             "backend": fitted.backend,
             "tuning_kernel": tuning.storage if tuning is not None else "",
             "tuning_edge": {} if tuning is None else dict(tuning.edge),
+            "tuning_min_edge": {} if tuning is None else tuning.min_edge,
             "tuning_extended": {} if tuning is None else dict(tuning.extended),
             **engine_info(self.engine, [fitted.ladder], [tuning]),
         }

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .cost_plan import Stage, joint_resolution
+from .cost_plan import WIDTH_CHOSEN_FIRST, Stage, joint_resolution
 from .cost_probe import PATH_ROW_EXPONENT, Probe
 
 #: CPU seconds of ladder probes after which no further cell is fitted.
@@ -148,14 +148,55 @@ def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> No
             return
 
 
-def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+def noncrossing_cell(
+    estimator: Any, X: np.ndarray, codes: np.ndarray, idx: np.ndarray, y: np.ndarray, stage: Stage
+) -> tuple[float, float]:
+    """``(lambda, sigma)`` a non-crossing probe fits at on the rows ``idx`` of ``X`` (n, p),
+    labelled ``y`` (len(idx),): the middle of the grids; for a stage of engine
+    :data:`~wsvmgui.estimators.cost_plan.WIDTH_CHOSEN_FIRST` (a ladder at the width an
+    earlier stage chooses), that width, found by the estimator's own search on its own
+    split (``codes``: class indices, shape (n,)) when the split trains on at most
+    :data:`WIDTH_SEARCH_ROWS` rows, else the grid's narrowest.  The width decides the
+    price: on wuliu2011_ex1, 700 rows, middle lambda, a constrained fit took 97 ms at a
+    quarter of the median distance, 9 ms at half of it, 4 ms at the middle width."""
     from ..ladder.tuning import DEFAULT_C_GRID
+
+    lams, sigmas = _grids(estimator, X[idx], y, DEFAULT_C_GRID)
+    if stage.engine != WIDTH_CHOSEN_FIRST:
+        return lams[len(lams) // 2], sigmas[len(sigmas) // 2]
+    if stage.rows > WIDTH_SEARCH_ROWS:
+        return lams[len(lams) // 2], sigmas[0]
+    return lams[len(lams) // 2], chosen_width(estimator, X, codes)
+
+
+#: Training rows up to which a probe runs the preconditioned SVM's width search (its 42
+#: plain SVMs took 0.1-0.3 CPU s on 700 rows) to price the ladder at the chosen width.
+WIDTH_SEARCH_ROWS = PROBE_ROWS
+
+
+def chosen_width(estimator: Any, X: np.ndarray, codes: np.ndarray) -> float:
+    """The RBF width the preconditioned SVM ``estimator`` (``classes_`` set) chooses on
+    ``X`` (n, p), class indices ``codes`` (n,): its own width search on its own tuning
+    split, drawn from a copy of its ``random_state`` (the fit's stays as it was)."""
+    import copy
+
+    est = copy.copy(estimator)
+    rs = estimator.random_state
+    est.random_state = copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+    plan = est._plan(X, codes)
+    tr, te = plan.folds[0]
+    y = np.where(codes == 1, 1.0, -1.0)
+    kernel, _ = est._choose_kernel(plan, X, y, tr, te, est._lambda_grid(plan.size(tr)))
+    return float(kernel.sigma)
+
+
+def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
     from .noncrossing import NonCrossingLadderClassifier
 
     idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
     probe.rows = idx.size
     Xp = X[idx]
-    lam, sigma = _cells(estimator, Xp, y, DEFAULT_C_GRID)[0]
+    lam, sigma = noncrossing_cell(estimator, X, codes, idx, y, stage)
     per_task = max(stage.fits // max(stage.tasks, 1), 1)
     M = min(per_task, PROBE_UNITS) + 1
     fitter = NonCrossingLadderClassifier(

@@ -41,6 +41,11 @@ from ..solvers.memory import SAFETY, available_memory, gb
 
 #: Bytes of one float.
 _F8 = 8
+#: Engine of a non-crossing ladder fitted at an RBF width an earlier stage of the same fit
+#: chooses (the preconditioned SVM's): its probe fits it at that width, found as the fit
+#: finds it, or at the grid's narrowest (the slowest) where that search is too long for a
+#: probe (:func:`~wsvmgui.estimators.cost_kinds.noncrossing_cell`).
+WIDTH_CHOSEN_FIRST = "width chosen first"
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,9 @@ class Stage:
     kind : {"ladder", "noncrossing", "joint", "svm", "estimator"}
         What a probe fits to price it.
     engine : str
-        The ladder engine ("path", "auto", "grid"), or the kind again.
+        The ladder engine ("path", "auto", "grid"), or the kind again;
+        :data:`WIDTH_CHOSEN_FIRST` for a non-crossing ladder fitted at a width an earlier
+        stage chooses (priced at that width).
     parallel : int
         Tasks that can run at once (threads beyond it idle).
     at_most : bool
@@ -468,7 +475,9 @@ def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> Fi
     ``refit`` (one SVM per level at its tuned lambda).  The SVM stages are priced by
     plain SVM fits (kind ``"svm"``: engine ``"hinge"``, a level's SVMs over the lambda
     grid; ``"plain"``, one SVM), not by the estimator's first units, which are the
-    ladder's."""
+    ladder's.  A non-crossing ladder after a width search is priced at the width that
+    search chooses (engine :data:`WIDTH_CHOSEN_FIRST`): its constrained fits cost up to
+    25 times more at the narrowest width than at the middle one."""
     n = codes.size
     levels = len(estimator._levels())
     tuned = estimator._needs_tuning()
@@ -483,12 +492,16 @@ def _preconditioned_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> Fi
     per_weight = _n_lambdas(estimator) if folds is not None else 1
     # the ladder priced as its kind (a non-crossing ladder's constrained fits cost 20 times
     # its first, unconstrained ones: the estimator's first units would price it at a fifth)
+    S = _n_sigmas(estimator)
     if estimator.ladder == "noncrossing":
-        kind, engine = "noncrossing", "noncrossing"
+        # at the width the kernel-width stage chooses (the narrowest at n = 1000 on
+        # wuliu2011_ex1, where a constrained fit cost 25 times one at the middle width,
+        # the probe's width otherwise: estimated 2.5 s, fitted in 100 s)
+        tuned_width = folds is not None and S > 1
+        kind, engine = "noncrossing", WIDTH_CHOSEN_FIRST if tuned_width else "noncrossing"
     else:
         kind, engine = "ladder", str(estimator.engine)
     stages = []
-    S = _n_sigmas(estimator)
     if folds is not None and S > 1:  # _choose_kernel: reports no units
         stages.append(Stage("kernel width", 0, S * per_weight, tr.size, "svm", "plain"))
     stages += [

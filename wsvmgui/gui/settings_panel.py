@@ -29,7 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..app.presets import PRESET_LABELS, PRESETS, default_scheme, preset_settings, with_scheme
-from ..app.schemes import SCHEMES, is_pair_scheme, pair_tuning_decides
+from ..app.schemes import (
+    SCHEMES,
+    auto_split,
+    is_pair_scheme,
+    pair_tuning_decides,
+    split_settings_read,
+)
 from ..app.settings import (
     CALIBRATION_CHOICES,
     TIES_CHOICES,
@@ -216,6 +222,9 @@ class SettingsPanel(QWidget):
         self.tune_fraction.setSingleStep(0.05)
         self.cv_folds = QSpinBox()
         self.cv_folds.setRange(2, 20)
+        self.split_note = QLabel("")
+        self.split_note.setWordWrap(True)
+        self.split_note.setEnabled(False)
         self.compare = QCheckBox("side by side with non-crossing")
         self.rule = QComboBox()
         self.rule.addItems(list(RULES))
@@ -281,6 +290,7 @@ class SettingsPanel(QWidget):
             ("tuning", self.tuning),
             ("tune fraction", self.tune_fraction),
             ("CV folds", self.cv_folds),
+            ("", self.split_note),
             ("pair tuning", self.pair_tuning),
             ("", self.pair_note),
             ("", self.compare),
@@ -570,9 +580,22 @@ class SettingsPanel(QWidget):
         calibrated = self.calibration.currentData() != "none"  # None: the default, auto
         self.intervals.setEnabled(name == "binary" and calibrated)
         mode = self.tuning.currentText()
-        self._set_row_visible(self.tune_fraction, mode in ("auto", "split", "tune-set"))
-        self._set_row_visible(self.cv_folds, mode in ("auto", "cv"))
+        self._update_split_fields(name, mode)
         self._update_pair_tuning(name, mode)
+
+    def _update_split_fields(self, scheme: str, mode: str) -> None:
+        """Show the tune fraction and CV folds where the tuning mode reads them; under
+        "auto", which ignores both, show them disabled with what auto does instead."""
+        shape = RunSettings(scheme=scheme, tuning=mode, pair_tuning=self.pair_tuning.currentData())
+        read = split_settings_read(shape)
+        auto = mode == "auto"
+        for name, widget in (("tune_fraction", self.tune_fraction), ("cv_folds", self.cv_folds)):
+            self._set_row_visible(widget, auto or name in read)
+            widget.setEnabled(name in read)
+            now = f"not used: {_auto_text(shape, self._n_classes)}" if auto else "used"
+            widget.setToolTip(f"{TIPS[name]}.\nNow: {now}")
+        self._set_row_visible(self.split_note, auto)
+        self.split_note.setText(_auto_text(shape, self._n_classes) if auto else "")
 
     def _update_pair_tuning(self, scheme: str, mode: str) -> None:
         """Show the pair tuning for a pair scheme on 3+ classes; enable it, and say what it
@@ -631,6 +654,14 @@ PAIR_TUNING_SETS = {
     "lambda grid": "the \u03bb grid",
     "sigma grid": "the \u03c3 grid",
 }
+
+
+def _auto_text(shape: RunSettings, n_classes: int) -> str:
+    """The split note under tuning "auto" (:func:`~wsvmgui.app.schemes.auto_split`)."""
+    return (
+        f"tuning auto: {auto_split(shape, n_classes)}; the fraction and the folds apply to "
+        "tuning split and cv"
+    )
 
 
 def _grid_given(edit: QLineEdit) -> bool:

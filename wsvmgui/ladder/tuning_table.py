@@ -139,6 +139,18 @@ class TuningResult:
     extended: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
+    def min_edge(self) -> dict[str, str]:
+        """:attr:`edge` of the cell of the smallest score: the chosen cell's under rule
+        ``"min"``; under ``"one_se"``, whose choice sits on an edge on purpose (the widest
+        kernel within one SE), whether the minimum itself does, i.e. whether the best may
+        lie outside the grid."""
+        if self.rule == "min":
+            return dict(self.edge)
+        finite = np.where(np.isfinite(self.score), self.score, np.inf)
+        cell = np.unravel_index(int(np.argmin(finite)), finite.shape)
+        return grid_edges(self.axes, tuple(int(i) for i in cell))
+
+    @property
     def best_params(self) -> dict[str, Any]:
         """Axis name -> chosen value."""
         return Grid(self.axes).params(self.best)
