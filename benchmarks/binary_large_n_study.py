@@ -9,7 +9,8 @@ own search and the returned estimate of every cell its full round fitted, so tha
 rule choosing among those cells can be replayed exactly:
 
 * the default estimator itself, as the command line builds it
-  (:func:`accuracy_vs_peers.method_estimator`), its test probabilities and CPU;
+  (:func:`accuracy_vs_peers.method_estimator`) with ``tuning_rule="min"`` (the default
+  before this study above 500 rows), its test probabilities and CPU;
 * the search's table (score, standard error) and the hold-out estimates of every cell in
   both rounds (screening and full), captured from the search's own scoring, so per-row
   terms of any score can be recomputed;
@@ -50,6 +51,8 @@ def _estimator(X, codes):
     from accuracy_vs_peers import method_estimator
 
     est, X2, codes2, _ = method_estimator("wsvmgui", 2, X, codes)
+    # the default before the seventh sitting: above 500 rows, the EGKL minimum
+    est.set_params(tuning_rule="min")
     return est, X2, codes2
 
 
@@ -248,6 +251,39 @@ def _rules() -> dict:
 RULES = _rules()
 
 
+def _picks(cache: Path, n: int) -> list[str]:
+    """Per draw: the minimum's and the one-SE widest rule's cell (C, sigma / sigma_M of
+    the grid's index), their L1, the CPU of the default's fit and of the rule's (the
+    default's minus its cell's final fit and calibration plus the rule's cell's)."""
+    lines = [
+        "## Per draw: the minimum and the one-SE widest cell",
+        "",
+        "Cells as (C index, sigma index) of the 7 x 6 grid (C 0.1 ... 100, sigma (0.25 ... 1.5)",
+        "sigma_M); spread = the 6 full-round cells' largest score minus the smallest, in",
+        "units of the minimum's standard error; CPU in seconds, the rule's = the default's",
+        "minus its cell's final fit and calibration plus the rule's cell's (one process).",
+        "",
+        "| data | seed | spread / SE | min cell | L1 | widest cell | L1 | CPU default | CPU rule |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for data in DATA:
+        for path in sorted(
+            cache.glob(f"{data}_{n}_*.npz"), key=lambda p: int(p.stem.rsplit("_")[-1])
+        ):
+            D = Draw(path)
+            b, w = D.minimum(), D.pick(1.0, "widest")
+            sc = np.array([D.score[c] for c in D.cells])
+            cpu = float(D.d["cpu_default"])
+            cpu_w = cpu - D.d["cpu_cell"][b] + D.d["cpu_cell"][w]
+            seed = path.stem.rsplit("_", 1)[1]
+            spread = (sc.max() - sc.min()) / D.se[b]
+            lines.append(
+                f"| {data} | {seed} | {spread:.2f} | {b} | {D.value([b]):.4f} | {w} "
+                f"| {D.value([w]):.4f} | {cpu:.1f} | {cpu_w:.1f} |"
+            )
+    return lines + [""]
+
+
 def report(cache: Path, out: Path, n: int = 2000) -> dict:
     rows: dict = {}
     for data in DATA:
@@ -302,11 +338,55 @@ def report(cache: Path, out: Path, n: int = 2000) -> dict:
                 cells.append(f"{m:.4f} ({m / b:.3f})")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += _picks(cache, n)
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     tmp = out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps({"n": n, "rows": rows}, indent=1))
     os.replace(tmp, out.with_suffix(".json"))
     return rows
+
+
+# ------------------------------------------------------------------------------ check
+#: Fitted side by side in one process per draw (order rotated by seed): the record's
+#: ``wsvmgui_plain`` (no recalibration, the minimum) and today's default.
+CHECK_VARIANTS = {"plain": {"calibration": "none", "tuning_rule": "min"}, "auto": {}}
+
+
+def check_draw(data: str, n: int, seed: int) -> dict:
+    """L1, CPU seconds and chosen cell of every :data:`CHECK_VARIANTS` on one draw."""
+    from accuracy_vs_peers import load, method_estimator
+
+    X, codes, Xt, _, P, _ = load(data, n, seed, N_TEST)
+    names = list(CHECK_VARIANTS)
+    names = names[seed % 2 :] + names[: seed % 2]
+    out: dict = {"data": data, "n": n, "seed": seed}
+    for name in names:
+        est, Xp, cp, _ = method_estimator("wsvmgui", 2, X, codes)
+        est.set_params(**CHECK_VARIANTS[name])
+        t0 = time.process_time()
+        est.fit(Xp, cp)
+        q = est.predict_proba(Xt)[:, 1]
+        cpu = time.process_time() - t0
+        out[name] = {"L1": l1(q, P[:, 1]), "cpu": cpu, "C": est.C_, "sigma": est.sigma_,
+                     "rule": est.fit_info_.get("tuning_rule", "")}  # fmt: skip
+    return out
+
+
+def run_check(data: list[str], n: int, seeds: list[int], path: Path) -> None:
+    """Append the check's draws to ``path`` (JSON; finished draws are skipped)."""
+    state = json.loads(path.read_text()) if path.exists() else {"check": []}
+    done = {(r["data"], r["n"], r["seed"]) for r in state["check"]}
+    for seed in seeds:
+        for name in data:
+            if (name, n, seed) in done:
+                continue
+            row = check_draw(name, n, seed)
+            state["check"].append(row)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(state, indent=1))
+            os.replace(tmp, path)
+            print(name, n, seed, {k: (round(row[k]["L1"], 4), round(row[k]["cpu"], 1))
+                                  for k in CHECK_VARIANTS}, flush=True)  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -316,7 +396,11 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--cache", default=str(CACHE))
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--check", help="fit CHECK_VARIANTS side by side; append to this JSON")
     args = ap.parse_args(argv)
+    if args.check:
+        run_check(args.data, args.n, args.seeds, Path(args.check))
+        return 0
     if args.report:
         name = "binary_large_n_study" + ("" if args.n == 2000 else f"_{args.n}")
         report(Path(args.cache), HERE / "results" / name, args.n)
