@@ -304,7 +304,7 @@ def report(cache: Path, out: Path, n: int = 2000) -> dict:
                     "cpu_cells": float(sum(D.d["cpu_cell"][c] for c in cells)),
                 }
             r["replay_matches_record"] = bool(abs(r["default (EGKL min)"]["L1"] - rec) < 1e-6)
-    sets = {"0-4": [0, 1, 2, 3, 4], "5-9": [5, 6, 7, 8, 9]}
+    sets = {"0-4": [0, 1, 2, 3, 4], "5-9": [5, 6, 7, 8, 9], "0-9": list(range(10))}
 
     def mean(data, name, seeds):
         v = [rows[data][str(s)][name]["L1"] for s in seeds if str(s) in rows.get(data, {})]
