@@ -1,7 +1,7 @@
 """The multiclass default's tuning rule (``tuning_rule="auto"``, issue 23, acc-mc3): under
-the pair schemes' tuning (3 folds over the coarse grid) every pair takes the widest
-kernel within one standard error of its smallest EGKL; One-vs-All and a hold-out keep
-the minimum.
+the pair schemes' tuning (3 folds over the coarse grid, up to 1000 rows) every pair takes
+the widest kernel within half a standard error of its smallest EGKL; One-vs-All, a
+hold-out and larger data keep the minimum.
 
 Checked against the definition recomputed by brute force (every cell of every pair
 refitted on every fold, its per-row EGKL terms, their mean and standard error), against
@@ -17,7 +17,7 @@ import pytest
 from wsvmgui.app.schemes import make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.errors import InputError
-from wsvmgui.estimators.multiclass import MulticlassWeightedSVMClassifier
+from wsvmgui.estimators.multiclass import PAIR_AUTO_SE_MULTIPLE, MulticlassWeightedSVMClassifier
 from wsvmgui.evaluation.designs import simulate
 from wsvmgui.ladder.final import fit_ladders
 from wsvmgui.ladder.search import EGKL_FLOOR
@@ -28,7 +28,7 @@ from wsvmgui.progress import ProgressTracker
 
 def _brute_force_cells(est, X, codes):
     """Per pair: the EGKL of every (lambda, sigma) cell over the tuning folds, its standard
-    error, and the widest cell within one standard error of the smallest, all recomputed
+    error, and the widest cell within half a standard error of the smallest, all recomputed
     from fresh fits on the folds (shape of each table: (L, S))."""
     plan = est._plan(X, codes, None)
     n = codes.size
@@ -56,14 +56,15 @@ def _brute_force_cells(est, X, codes):
         se = np.array([[terms[i, j].std(ddof=1) / np.sqrt(terms[i, j].size)
                         for j in range(t.sigmas.size)] for i in range(t.lambdas.size)])  # fmt: skip
         i0, j0 = np.unravel_index(np.argmin(score), score.shape)
-        close = [c for c in np.ndindex(*score.shape) if score[c] <= score[i0, j0] + se[i0, j0]]
+        bound = score[i0, j0] + PAIR_AUTO_SE_MULTIPLE * se[i0, j0]
+        close = [c for c in np.ndindex(*score.shape) if score[c] <= bound]
         widest = max(close, key=lambda c: (t.sigmas[c[1]], t.lambdas[c[0]]))
         out.append((t, score, se, (int(i0), int(j0)), widest))
     return out
 
 
 @pytest.mark.parametrize(("design", "n", "seed", "scheme"), [("wu2010_ex2", 90, 3, "pairwise")])
-def test_each_pair_takes_the_widest_cell_within_one_standard_error(design, n, seed, scheme):
+def test_each_pair_takes_the_widest_cell_within_half_a_standard_error(design, n, seed, scheme):
     d = simulate(design, n, seed)
     est = MulticlassWeightedSVMClassifier(scheme=scheme).fit(d.X, d.y)
     assert est.get_params()["tuning_rule"] == "auto"
@@ -96,8 +97,9 @@ def test_the_final_fits_use_the_chosen_cells():
 
 def test_auto_lowers_l1_on_a_near_linear_design():
     """wu2010_ex2 (n = 100, the paper's size), seeds 0-4: the minimum's L1 0.2557, the
-    widest one-SE cells' 0.2409, lower on 5 of 5 draws (10,000 test points, features
-    standardised on the training rows as in the benchmark of record;
+    widest cells within half a standard error 0.2470, lower on 4 of 5 draws, level on 1
+    (10,000 test points, features standardised on the training rows as in the benchmark
+    of record;
     benchmarks/results/multiclass_one_se_study.md).  Here 4000 test points."""
     l1 = {"auto": [], "min": []}
     for seed in range(5):
@@ -108,7 +110,7 @@ def test_auto_lowers_l1_on_a_near_linear_design():
             est = MulticlassWeightedSVMClassifier(scheme="pairwise", tuning_rule=rule)
             p = est.fit((d.X - mu) / sd, d.y).predict_proba((t.X - mu) / sd)
             l1[rule].append(np.mean(np.abs(p - t.p).sum(axis=1)))
-    assert np.mean(l1["auto"]) < 0.97 * np.mean(l1["min"])
+    assert np.mean(l1["auto"]) < 0.98 * np.mean(l1["min"])
     assert sum(a <= m + 1e-12 for a, m in zip(l1["auto"], l1["min"], strict=True)) >= 4
 
 
@@ -136,7 +138,7 @@ def test_settings_accept_auto_for_the_ladder_schemes_only():
 
 
 def test_tie_pairs_borrow_the_cells_of_the_baseline_pairs_smallest_score():
-    """BP1 under "auto": the baseline pairs take their widest one-SE cells, the tie pairs
+    """BP1 under "auto": the baseline pairs take their widest cells near the minimum, the tie pairs
     (not recalibrated) the geometric mean of the two classes' baseline pairs' cells at
     their smallest EGKL."""
     d = simulate("zeng_ex4", 200, 2)

@@ -187,9 +187,10 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         "--tuning-rule",
         choices=list(TUNING_RULES),
         help="which cell tuning takes: the smallest score (min), the smoothest within one "
-        "standard error of it (one_se), or (the default) the widest kernel within one "
-        "standard error: the binary scheme's up to 500 rows, the multiclass pair schemes' "
-        "on their 3 folds up to 1000 rows, else the smallest (auto)",
+        "standard error of it (one_se), or (the default) the widest kernel near it: the "
+        "binary scheme's within one standard error up to 500 rows, the multiclass pair "
+        "schemes' within half of one on their 3 folds up to 1000 rows, else the smallest "
+        "(auto)",
     )
     fit.add_argument(
         "--one-se",

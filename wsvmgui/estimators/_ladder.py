@@ -341,8 +341,12 @@ class LadderParams:
             "score": params.get("tuning_score", self._tuning_score),
             "calibration": params.get("calibration", "none"),
             "one_se": self._auto_one_se(plan) if rule == "auto" else rule == "one_se",
+            "se_multiple": self._auto_se_multiple if rule == "auto" else 1.0,
             "extend": Extension(rounds=rounds) if rounds > 0 else None,
         }
+
+    #: ``tuning_rule="auto"``: how many standard errors above the smallest score.
+    _auto_se_multiple = 1.0
 
     def _auto_one_se(self, plan: TuningPlan) -> str | bool:
         """The search's ``one_se`` for ``tuning_rule="auto"`` (:func:`auto_one_se`; the
