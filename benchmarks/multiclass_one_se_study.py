@@ -58,6 +58,9 @@ RULES: dict[str, tuple[str | None, float]] = {
     "smoothest_0.5se": ("smoothest", 0.5),
     "widest_0.25se": ("widest", 0.25),
 }
+#: Rules that apply a rule of :data:`RULES` only to sub-problems of at most N rows (the
+#: minimum above): ``<rule>_le<N>``.
+SIZE_RULES = ["widest_1se_le500", "widest_0.5se_le500", "widest_1se_le1000"]
 #: The rule of the library's ``tuning_rule="auto"`` under the pair tuning.
 AUTO_RULE = "widest_1se"
 OUT = ROOT / "benchmarks" / "results" / "multiclass_one_se_study"
@@ -73,10 +76,15 @@ def choose(fold_p: np.ndarray, y01: np.ndarray, rule: str) -> int:
     y01 : ndarray, shape (m,)
         Their labels in {0, 1}.
     rule : str
-        A key of :data:`RULES`.
+        A key of :data:`RULES`, or of :data:`SIZE_RULES`.
     """
     from wsvmgui.ladder.search import egkl_terms
     from wsvmgui.ladder.tuning_table import standard_error
+
+    if "_le" in rule:
+        rule, most = rule.rsplit("_le", 1)
+        if y01.size > int(most):
+            rule = "min"
 
     terms = np.array([egkl_terms(p, y01) for p in fold_p])
     score = terms.mean(axis=1)
@@ -141,6 +149,10 @@ def replay_draw(path: str, rules: list[str], side: str | None = None) -> dict[st
             chosen.append([i // 2, j // 2])
         res[rule] = score(est._combine(ests, Xt)["proba"])
         cells[rule] = chosen
+        if rule != "min" and "est_auto" in saved and saved["est"].tie_pairs_ is not None:
+            # the same pairs with the tie pairs of the minimum's cells
+            saved["est"].ties = "table"
+            res[f"{rule}_minties"] = score(saved["est"]._combine(ests, Xt)["proba"])
     res["cells"] = cells
     return res
 
@@ -224,7 +236,7 @@ def cache(folder: str, data: str, n: int | None, seed: int) -> None:
     np.savez_compressed(
         out, test_p=test_p, fold_p=fold_p, fold_of=fold_of, codes=codes, yt=yt,
         P=np.zeros(0) if P is None else P, P_def=lib["min"].predict_proba(Xt),
-        P_auto=lib["auto"].predict_proba(Xt),
+        P_auto=lib["auto"].predict_proba(Xt), cpu_min=lib["cpu_min"], cpu_auto=lib["cpu_auto"],
     )  # fmt: skip
     with open(out.with_suffix(".pkl"), "wb") as fh:
         pickle.dump({"est": lib["min"], "est_auto": lib["auto"], "Xt": Xt}, fh)
@@ -232,10 +244,18 @@ def cache(folder: str, data: str, n: int | None, seed: int) -> None:
 
 
 def library_fits(est, X: np.ndarray, codes: np.ndarray) -> dict:
-    """The estimator ``est`` fitted with ``tuning_rule="min"`` and ``"auto"`` (keys)."""
+    """The estimator ``est`` fitted with ``tuning_rule="min"`` and ``"auto"`` (keys), one
+    after the other in this process, and the CPU seconds of each fit (``cpu_<rule>``)."""
+    import time
+
     from sklearn.base import clone
 
-    return {r: clone(est).set_params(tuning_rule=r).fit(X, codes) for r in ("min", "auto")}
+    out = {}
+    for r in ("min", "auto"):
+        t0 = time.process_time()
+        out[r] = clone(est).set_params(tuning_rule=r).fit(X, codes)
+        out[f"cpu_{r}"] = time.process_time() - t0
+    return out
 
 
 def _side(path: str, side: str | None) -> Path:
@@ -298,19 +318,20 @@ def study(caches: list[str], rules: list[str], side: str | None = None) -> dict[
             if stem.endswith("_ties") or stem.endswith(".auto"):
                 continue
             name, seed = stem.rsplit("_", 1)
-            d = out.setdefault(name, {"seeds": [], "per_seed": []})
+            key = f"{name}, seeds {'0-4' if int(seed) < 5 else '5-9'}"
+            d = out.setdefault(key, {"name": name, "seeds": [], "per_seed": []})
             if int(seed) in d["seeds"]:
                 continue
             d["seeds"].append(int(seed))
             d["per_seed"].append(replay_draw(path, rules, side))
             print(name, seed, {k: round(v, 4) for k, v in d["per_seed"][-1].items()
                                if isinstance(v, float)}, flush=True)  # fmt: skip
-    for name, d in out.items():
-        data, n = name.rsplit("_", 1)
+    for d in out.values():
+        data, n = d["name"].rsplit("_", 1)
         nn = None if n == "None" else int(n)
         keys = ["record", *rules]
-        if all("library_auto" in r for r in d["per_seed"]):
-            keys.append("library_auto")
+        extra = ["library_auto", *(f"{r}_minties" for r in rules)]
+        keys += [k for k in extra if all(k in r for r in d["per_seed"])]
         d["mean"] = {k: float(np.mean([r[k] for r in d["per_seed"]])) for k in keys}
         base = np.array([r["min"] for r in d["per_seed"]])
         d["vs_min"] = {
@@ -328,20 +349,27 @@ def study(caches: list[str], rules: list[str], side: str | None = None) -> dict[
 
 
 def markdown(out: dict[str, dict], rules: list[str]) -> str:
+    columns = [*rules, *(f"{r}_minties" for r in rules if r != "min")]
     lines = [
         "# One-standard-error rules for the pair schemes' cells (offline replay)",
         "",
         "`benchmarks/multiclass_one_se_study.py`; means over the cached draws (L1 on the",
         "designs, log loss on the real sets); `x/y` after a ratio: draws better / worse than",
         "`min`; [peer] the ratio to the best SVM peer of the record over the same seeds.",
+        "`<rule>_minties`: the baseline schemes (BP1, K >= 5) with the tie pairs of the",
+        "minimum's cells, as the library borrows them; `<rule>` alone there: with the tie",
+        "pairs of the cached `auto` fit (seeds 0-4 and n = 2000 seeds 1-2: cells borrowed",
+        "from the widest one-SE cells, the first version; fresh seeds: the minimum's).",
+        "The JSON's `library_auto` is the library's `auto` of the caching run (one SE;",
+        "its tie pairs as just said), kept for the record.",
         "",
-        "| data | seeds | record | " + " | ".join([*rules, "library_auto"]) + " |",
-        "|---|---|---|" + "---|" * (len(rules) + 1),
+        "| data | seeds | record | " + " | ".join(columns) + " |",
+        "|---|---|---|" + "---|" * len(columns),
     ]
     for name in sorted(out):
         d = out[name]
         cells = []
-        for k in [*rules, "library_auto"]:
+        for k in columns:
             if k not in d["mean"]:
                 cells.append("")
                 continue
@@ -362,7 +390,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
     ap.add_argument("--complete", action="store_true", help="add the library's auto fits")
     ap.add_argument("--side", help="folder of the auto fits added to read-only caches")
-    ap.add_argument("--rules", nargs="*", default=list(RULES))
+    ap.add_argument("--rules", nargs="*", default=[*RULES, *SIZE_RULES])
     ap.add_argument("--out", default=str(OUT), help="results path without suffix")
     args = ap.parse_args(argv)
     if args.complete:

@@ -114,7 +114,8 @@ class RunSettings:
     calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
-        settings below): the estimator's default ("auto", "egkl", "auto").
+        settings below): the estimator's default ("auto", "egkl", and "auto" for the binary
+        scheme's rule, "min" for the others).
     ties : {"table", "pairs", "key"}
         How the baseline schemes resolve tied classes.
     tuning_score : {"egkl", "brier", "log_loss"} or None
@@ -122,8 +123,8 @@ class RunSettings:
         ``calibration`` is on, for the Brier score and the log loss).
     tuning_rule : {"min", "one_se", "auto"} or None
         The cell of the smallest score, or the smoothest within one standard error;
-        ``"auto"`` (the default of the binary and the multiclass ladder schemes) the
-        widest kernel near the smallest score: the binary scheme's within one standard
+        ``"auto"`` (the binary scheme's default; accepted by the multiclass ladder
+        schemes) the widest kernel near the smallest score: the binary scheme's within one standard
         error up to 500 rows tuned by k folds, the multiclass pair schemes' within half
         a standard error on their 3 folds up to 1000 rows; else the smallest.
     tuning_extend : int >= 0 or None
