@@ -821,14 +821,15 @@ def _smallest_score_cell(f: Any) -> tuple[float, float]:
     two cells' lambdas (both on the same first fold's rows); untuned: the final fit's.
     The baseline schemes' tie pairs borrow these cells: they are not recalibrated, and
     the ladder's own estimate needs the minimum's flexible fits -- at the widest one-SE
-    cells (often C = 1) the tie pairs raised L1 by 11-12 % on wu2010_ex4, zeng_ex1,
+    cells (often C = 1) the tie pairs raised L1 by 11-14 % on wu2010_ex4, zeng_ex1,
     zeng_ex2 and zeng_ex4 (docs/notes/multiclass_accuracy.md, section 6).
     """
     c_final = 1.0 / (2.0 * f.n_train * f.lam)
     t = f.tuning
-    if t is None:
+    cell = None if t is None else best_cell(t.score)
+    if t is None or cell is None:
         return c_final, float(f.sigma)
-    i, j = best_cell(t.score)
+    i, j = cell
     return c_final * float(t.lambdas[t.best[0]] / t.lambdas[i]), float(t.sigmas[j])
 
 
