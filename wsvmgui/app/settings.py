@@ -124,9 +124,9 @@ class RunSettings:
     tuning_rule : {"min", "one_se", "auto"} or None
         The cell of the smallest score, or the smoothest within one standard error;
         ``"auto"`` (the binary scheme's default; accepted by the multiclass ladder
-        schemes) the widest kernel near the smallest score: the binary scheme's within one standard
-        error up to 500 rows tuned by k folds, the multiclass pair schemes' within half
-        a standard error on their 3 folds up to 1000 rows; else the smallest.
+        schemes) the widest kernel near the smallest score: the binary scheme's within
+        one standard error up to 500 rows tuned by k folds, the multiclass pair schemes'
+        within half a standard error on their 3 folds up to 1000 rows; else the smallest.
     tuning_extend : int >= 0 or None
         The binary scheme: how many times the lambda x sigma grid may grow by one value
         past an end the tuned cell sits on (0: the grid as given); None: the estimator's
