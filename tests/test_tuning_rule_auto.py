@@ -86,13 +86,12 @@ def test_large_fits_keep_the_minimum():
     )
 
 
-def test_multiclass_keeps_its_rule_and_refuses_auto():
+def test_schemes_without_the_rule_refuse_auto():
+    # the multiclass ladder schemes have their own "auto"
+    # (tests/test_multiclass_tuning_rule_auto.py)
     assert MulticlassWeightedSVMClassifier().get_params()["tuning_rule"] == "min"
-    d = simulate("wu2010_ex2", 60, 0)
-    with pytest.raises(ValueError, match="tuning_rule"):
-        MulticlassWeightedSVMClassifier(tuning_rule="auto").fit(d.X, d.y)
-    with pytest.raises(InputError, match="tuning_rule 'auto' is the binary scheme's"):
-        RunSettings(scheme="pairwise", tuning_rule="auto").validate()
+    with pytest.raises(InputError, match="tuning_rule 'auto' is for the binary and"):
+        RunSettings(scheme="noncrossing", tuning_rule="auto").validate()
     RunSettings(scheme="binary", tuning_rule="auto").validate()
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..estimators.multiclass import PAIR_TUNINGS
+from ..estimators.multiclass import SCHEMES as MULTICLASS_SCHEMES
 from ..io.preprocessing import MISSING_CHOICES
 from ..ladder.engines import DEFAULT_ENGINE, ENGINES
 from ..ladder.rules import RULES
@@ -122,8 +123,10 @@ class RunSettings:
         ``calibration`` is on, for the Brier score and the log loss).
     tuning_rule : {"min", "one_se", "auto"} or None
         The cell of the smallest score, or the smoothest within one standard error;
-        ``"auto"`` (the binary scheme only; its default) the widest kernel within one
-        standard error up to 500 rows, else the smallest.
+        ``"auto"`` (the binary scheme's default; accepted by the multiclass ladder
+        schemes) the widest kernel near the smallest score: the binary scheme's within
+        one standard error up to 500 rows tuned by k folds, the multiclass pair schemes'
+        within half a standard error on their 3 folds up to 1000 rows; else the smallest.
     tuning_extend : int >= 0 or None
         The binary scheme: how many times the lambda x sigma grid may grow by one value
         past an end the tuned cell sits on (0: the grid as given); None: the estimator's
@@ -254,9 +257,10 @@ class RunSettings:
             raise InputError(
                 f"tuning_extend must be 0 to {MAX_EXTEND} grid extensions, got {self.tuning_extend}"
             )
-        if self.tuning_rule == "auto" and self.scheme != "binary":
+        if self.tuning_rule == "auto" and self.scheme not in ("binary", *MULTICLASS_SCHEMES):
             raise InputError(
-                f"tuning_rule 'auto' is the binary scheme's; got scheme {self.scheme!r} "
+                f"tuning_rule 'auto' is for the binary and the multiclass ladder schemes "
+                f"({', '.join(MULTICLASS_SCHEMES)}); got scheme {self.scheme!r} "
                 "(choose 'min' or 'one_se')"
             )
         if self.intervals and (self.scheme != "binary" or self.calibration == "none"):

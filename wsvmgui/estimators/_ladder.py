@@ -333,16 +333,25 @@ class LadderParams:
         estimator's ``tuning_score``, ``calibration``, ``tuning_rule`` and
         ``tuning_extend`` (schemes without them: the scheme's own score, on the plain
         estimate, the smallest, on the grid as given).  ``tuning_rule="auto"``:
-        :func:`auto_one_se` of the ``plan``."""
+        :meth:`_auto_one_se` of the ``plan``."""
         params = self.get_params()  # type: ignore[attr-defined]
         rounds = int(params.get("tuning_extend") or 0)
         rule = params.get("tuning_rule")
         return {
             "score": params.get("tuning_score", self._tuning_score),
             "calibration": params.get("calibration", "none"),
-            "one_se": auto_one_se(plan) if rule == "auto" else rule == "one_se",
+            "one_se": self._auto_one_se(plan) if rule == "auto" else rule == "one_se",
+            "se_multiple": self._auto_se_multiple if rule == "auto" else 1.0,
             "extend": Extension(rounds=rounds) if rounds > 0 else None,
         }
+
+    #: ``tuning_rule="auto"``: how many standard errors above the smallest score.
+    _auto_se_multiple = 1.0
+
+    def _auto_one_se(self, plan: TuningPlan) -> str | bool:
+        """The search's ``one_se`` for ``tuning_rule="auto"`` (:func:`auto_one_se`; the
+        multiclass estimator has its own)."""
+        return auto_one_se(plan)
 
     def _screening(self) -> Screening | None:
         """How tuning is screened (the ``screen`` parameter; schemes without it: never)."""

@@ -456,6 +456,7 @@ class _Choice:
     pool: PoolFn | None = None
     one_se: bool = False
     prefer: PreferFn | None = None
+    se_multiple: float = 1.0
 
 
 def _assemble(
@@ -502,7 +503,7 @@ def _assemble(
         def rank(cell: tuple[int, ...]) -> Any:
             return cell if prefer is None else prefer(grid.params(cell))
 
-        best = one_se_cell(score, se, rank)
+        best = one_se_cell(score, se, rank, choice.se_multiple)
     else:
         best = best_cell(score, choice.tol)
     if best is None:
@@ -568,6 +569,7 @@ def grid_searches(
     one_se: bool = False,
     prefer: PreferFn | None = None,
     extend: Extension | None = None,
+    se_multiple: float = 1.0,
 ) -> list[TuningResult]:
     """Several searches run as one batch of jobs; one :class:`TuningResult` each.
 
@@ -609,6 +611,8 @@ def grid_searches(
     extend : Extension, optional
         Grow a grid whose chosen cell sits on an end of an extendable axis (module
         docstring); the new jobs of every search run as one batch per round.
+    se_multiple : float
+        ``one_se``: the cells within this many standard errors of the smallest score.
 
     Returns
     -------
@@ -621,7 +625,7 @@ def grid_searches(
     """
     searches = list(searches)
     first = [s.grid for s in searches]
-    choice = _Choice(tol, pool, one_se, prefer)
+    choice = _Choice(tol, pool, one_se, prefer, se_multiple)
     run = _Runner(searches, fit, score, tracker, executor, shared, group, order, fit_all, failures)
     done = run(_jobs(searches))
 

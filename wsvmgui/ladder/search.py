@@ -403,6 +403,7 @@ def search_ladders(
     calibration: str = "none",
     one_se: bool | str = False,
     extend: Extension | None = None,
+    se_multiple: float = 1.0,
 ) -> list[TuningResult]:
     """The tuning score over lambda x sigma of every problem, summed over the folds.
 
@@ -448,6 +449,9 @@ def search_ladders(
         The one-standard-error rule (module docstring): True or ``"smoothest"`` toward
         the largest lambda, then sigma; ``"widest"`` toward the largest sigma, then
         lambda.  False: the cell of the smallest score.
+    se_multiple : float
+        ``one_se``: how many standard errors above the smallest score a cell may be
+        (default 1).
     extend : Extension, optional
         Grow lambda and sigma past an end the chosen cell sits on
         (:class:`~wsvmgui.ladder.gridsearch.Extension`; the new cells are fitted on the
@@ -493,7 +497,10 @@ def search_ladders(
             f"unknown one_se preference {one_se!r}; choose one of {', '.join(ONE_SE_PREFERENCES)}"
         )
     prefer = ONE_SE_PREFERENCES[preference]
-    choice = {"pool": pool, "one_se": bool(one_se), "prefer": prefer, "extend": extend}
+    choice = {
+        "pool": pool, "one_se": bool(one_se), "prefer": prefer, "extend": extend,
+        "se_multiple": se_multiple,
+    }  # fmt: skip
     results = _run_searches(searches, run, ex, tracker, name, fold_ids, held is not None, choice)
     return [replace(r, storage=storage.describe()) for r in results]
 

@@ -236,13 +236,15 @@ def one_se_cell(
     score: np.ndarray,
     se: np.ndarray,
     rank: Callable[[tuple[int, ...]], Any],
+    multiple: float = 1.0,
 ) -> tuple[int, ...] | None:
-    """The cell ``rank`` puts first among those scoring at most the smallest plus its
-    standard error ``se`` (same shape as ``score``; a NaN error counts as zero)."""
+    """The cell ``rank`` puts first among those scoring at most the smallest plus
+    ``multiple`` times its standard error ``se`` (same shape as ``score``; a NaN error
+    counts as zero)."""
     best = best_cell(score)
     if best is None:
         return None
-    bound = score[best] + (0.0 if np.isnan(se[best]) else se[best])
+    bound = score[best] + (0.0 if np.isnan(se[best]) else multiple * se[best])
     close = [
         tuple(int(i) for i in idx)
         for idx in np.ndindex(*score.shape)
