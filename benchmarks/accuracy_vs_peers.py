@@ -420,7 +420,9 @@ VARIANTS["wsvmgui_plain"] = {
     "ties": "pairs",  # what its records computed (the default before the sixth sitting)
     "tuning_rule": "min",
 }
-VARIANTS["wsvmgui_ova"] = {"ties": "pairs"}  # One-vs-All has no ties: its records' value
+#: One-vs-All has no ties and its tuning_rule "auto" (the default since the seventh sitting)
+#: is the minimum: its records' values.
+VARIANTS["wsvmgui_ova"] = {"ties": "pairs", "tuning_rule": "min"}
 GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
 GROUPS["wsvmgui_key"] = ("wsvmgui_key",)
 VARIANTS["wsvmgui_key"] = {

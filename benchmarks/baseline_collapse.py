@@ -1,7 +1,9 @@
 """Baseline learning against One-vs-All on digits and iris (issue 23, item 4).
 
-Every scheme at its defaults (exact path, EGKL tuning as ``cv="auto"`` chooses it, screening where
-it applies), features standardised on the training part, one thread.  Data: iris, 5
+Every scheme at its defaults (exact path, EGKL tuning as ``cv="auto"`` chooses it, the cell
+as ``tuning_rule="auto"`` picks it (since the seventh sitting: for the pair schemes the widest
+kernel within half a standard error), screening where it applies), features standardised on
+the training part, one thread.  Data: iris, 5
 stratified 70/30 splits (seeds 0-4); scikit-learn's digits, all 10 classes, a stratified
 1000-row subsample (seed 0), stratified 70/30 splits with seeds ``1000, 1001, ...`` (the
 issue's).  Baseline schemes run with ``ties="table"`` (the default since the sixth sitting:

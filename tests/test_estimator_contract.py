@@ -47,7 +47,9 @@ ESTIMATORS = [
     NonCrossingLadderClassifier(n_weights=4, **GRID),
     PreconditionedSVC(n_weights=4, pt_grid=(0.0, 0.2), **GRID),
     MulticlassWeightedSVMClassifier(n_weights=4, lam=0.01, sigma=1.0, calibration="none"),
-    MulticlassWeightedSVMClassifier(scheme="pairwise", n_weights=4, calibration="none", **GRID),
+    MulticlassWeightedSVMClassifier(
+        scheme="pairwise", n_weights=4, calibration="none", tuning_rule="min", **GRID
+    ),
     JointWSVMClassifier(n_weights=5, kernel="linear", lam=0.01),
     JointWSVMClassifier(n_weights=5, lambdas=[0.05, 0.005], sigmas=[0.7, 1.5], cv=3),
     ProbingClassifier(n_thresholds=5),
@@ -59,8 +61,8 @@ ESTIMATORS = [
 # expects, integer labels in object arrays are fitted, and cv="auto" adapts to small
 # classes (fewer folds, a hold-out, then no tuning).  One expected failure: the binary
 # and multiclass defaults recalibrate (calibration="auto") on folds drawn over rows, so a
-# row of weight 2 and the same row repeated are cross-fitted differently, and the binary
-# default's tuning rule (tuning_rule="auto": one standard error of per-row terms) counts
+# row of weight 2 and the same row repeated are cross-fitted differently, and the
+# defaults' tuning rule (tuning_rule="auto": a standard error of per-row terms) counts
 # rows, not weights; the plain estimate chosen by the smallest score (calibration="none",
 # tuning_rule="min", the ESTIMATORS below) passes the check.
 def _expected_failures(estimator) -> dict[str, str]:
@@ -68,8 +70,8 @@ def _expected_failures(estimator) -> dict[str, str]:
     if recalibrates and estimator.calibration != "none":
         return {
             "check_sample_weight_equivalence_on_dense_data": "recalibration folds are drawn "
-            "over rows, not weights (default calibration='auto'), and the binary default's "
-            "one-standard-error rule counts rows (tuning_rule='auto')"
+            "over rows, not weights (default calibration='auto'), and the defaults' "
+            "one-standard-error rules count rows (tuning_rule='auto')"
         }
     return {}
 

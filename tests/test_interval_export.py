@@ -40,10 +40,11 @@ def test_settings_hold_and_check_the_options():
     assert est.get_params()["tuning_rule"] == "one_se"
     multi = make_estimator(RunSettings(scheme="pairwise", ties="key", calibration="beta"), 3)
     assert multi.get_params()["ties"] == "key" and multi.get_params()["calibration"] == "beta"
-    # left at None: the estimators' defaults (recalibrated, EGKL, the binary scheme's
-    # widest one-SE cell up to 500 rows, the multiclass minimum: docs/notes/calibration.md,
-    # multiclass_default_study.md)
-    for scheme, K, rule in (("binary", 2, "auto"), ("ova", 3, "min")):
+    # left at None: the estimators' defaults (recalibrated, EGKL, "auto": the binary
+    # scheme's widest one-SE cell up to 500 rows, the multiclass pair schemes' widest
+    # within half an SE up to 1000 rows, One-vs-All's minimum: docs/notes/calibration.md,
+    # multiclass_accuracy.md)
+    for scheme, K, rule in (("binary", 2, "auto"), ("ova", 3, "auto")):
         params = make_estimator(RunSettings(scheme=scheme), K).get_params()
         assert [params[k] for k in ("calibration", "tuning_score", "tuning_rule")] == [
             "auto", "egkl", rule

@@ -131,10 +131,10 @@ def test_settings_accept_auto_for_the_ladder_schemes_only():
         assert RunSettings.from_json(s.to_json()) == s
     with pytest.raises(InputError, match="tuning_rule 'auto' is for the binary and the multiclass"):
         RunSettings(scheme="joint-direct", tuning_rule="auto").validate()
-    # None leaves the rule to the estimator ("min"); a given rule reaches it
-    assert make_estimator(RunSettings(scheme="bp1").validate(), 5).tuning_rule == "min"
-    s = RunSettings(scheme="pairwise", tuning_rule="auto").validate()
-    assert make_estimator(RunSettings.from_json(s.to_json()), 3).tuning_rule == "auto"
+    # None leaves the rule to the estimator ("auto"); a given rule reaches it
+    assert make_estimator(RunSettings(scheme="bp1").validate(), 5).tuning_rule == "auto"
+    s = RunSettings(scheme="pairwise", tuning_rule="min").validate()
+    assert make_estimator(RunSettings.from_json(s.to_json()), 3).tuning_rule == "min"
 
 
 def test_tie_pairs_borrow_the_cells_of_the_baseline_pairs_smallest_score():

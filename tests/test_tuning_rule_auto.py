@@ -89,7 +89,7 @@ def test_large_fits_keep_the_minimum():
 def test_schemes_without_the_rule_refuse_auto():
     # the multiclass ladder schemes have their own "auto"
     # (tests/test_multiclass_tuning_rule_auto.py)
-    assert MulticlassWeightedSVMClassifier().get_params()["tuning_rule"] == "min"
+    assert MulticlassWeightedSVMClassifier().get_params()["tuning_rule"] == "auto"
     with pytest.raises(InputError, match="tuning_rule 'auto' is for the binary and"):
         RunSettings(scheme="noncrossing", tuning_rule="auto").validate()
     RunSettings(scheme="binary", tuning_rule="auto").validate()

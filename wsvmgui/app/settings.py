@@ -123,8 +123,8 @@ class RunSettings:
         ``calibration`` is on, for the Brier score and the log loss).
     tuning_rule : {"min", "one_se", "auto"} or None
         The cell of the smallest score, or the smoothest within one standard error;
-        ``"auto"`` (the binary scheme's default; accepted by the multiclass ladder
-        schemes) the widest kernel near the smallest score: the binary scheme's within
+        ``"auto"`` (the binary and multiclass ladder schemes' default) the widest kernel
+        near the smallest score: the binary scheme's within
         one standard error up to 500 rows tuned by k folds, the multiclass pair schemes'
         within half a standard error on their 3 folds up to 1000 rows; else the smallest.
     tuning_extend : int >= 0 or None

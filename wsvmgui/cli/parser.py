@@ -187,7 +187,7 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         "--tuning-rule",
         choices=list(TUNING_RULES),
         help="which cell tuning takes: the smallest score (min), the smoothest within one "
-        "standard error of it (one_se), or the widest kernel near it (auto; the binary "
+        "standard error of it (one_se), or the widest kernel near it (auto; the "
         "default): the binary scheme's within one standard error up to 500 rows, the "
         "multiclass pair schemes' within half of one on their 3 folds up to 1000 rows, "
         "else the smallest",

@@ -102,7 +102,7 @@ TIPS = {
     "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min), the smoothest cell within one "
-    "standard error of it (one_se), or the widest kernel near it (auto, the binary default: the "
+    "standard error of it (one_se), or the widest kernel near it (auto, the default: the "
     "binary scheme's within one standard error up to 500 rows, the multiclass pair "
     "schemes' within half of one on their 3 folds up to 1000 rows; else the smallest)",
     "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
