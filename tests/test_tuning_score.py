@@ -244,6 +244,41 @@ def test_a_one_se_choice_on_the_edge_gets_no_note_unless_the_minimum_is_there():
     assert "the chosen cell sits on the grid's edge (sigma at its largest value)" in same
 
 
+def test_sub_problems_under_the_one_se_rule_are_noted_by_their_smallest_scores_edges():
+    chosen = {"1|2": {"sigma": "max"}, "1|3": {"sigma": "max"}, "2|3": {"sigma": "max"}}
+    lowest = {"1|2": {}, "1|3": {"lambda": "min"}, "2|3": {"lambda": "min", "sigma": "max"}}
+    (note,) = tuning_notes({"tuning_edge": chosen, "tuning_min_edge": lowest})
+    assert note == (
+        "Tuning: in 2 of 3 sub-problems the cell of the smallest score sits on the grid's "
+        "edge (lambda at its smallest value (2), sigma at its largest value (1)); the best "
+        "may lie outside the grid (widen it)."
+    )
+    inside = {"1|2": {}, "1|3": {}, "2|3": {}}
+    assert tuning_notes({"tuning_edge": chosen, "tuning_min_edge": inside}) == []
+    # rule "min": the same edges, the chosen cells' note as before
+    (same,) = tuning_notes({"tuning_edge": chosen, "tuning_min_edge": chosen})
+    assert same.startswith("Tuning: 3 of 3 sub-problems chose a cell on the grid's edge")
+
+
+def test_the_multiclass_fit_records_each_pairs_smallest_score_edge():
+    """Pairwise under tuning_rule="auto" (widest within half an SE): each pair's
+    ``tuning_min_edge`` is the edge of its table's smallest score, ``tuning_edge`` that of
+    the chosen cell."""
+    from wsvmgui.evaluation.designs import DESIGNS
+    from wsvmgui.ladder.tuning_table import grid_edges
+
+    d = DESIGNS["wu2010_ex1"].sample(150, 0)
+    est = MulticlassWeightedSVMClassifier(scheme="pairwise", random_state=0).fit(d.X, d.y)
+    info = est.fit_info_
+    assert set(info["tuning_min_edge"]) == set(info["tuning_edge"]) and info["tuning_edge"]
+    assert {t.rule for t in est.tuning_.values()} == {"one_se"}
+    for name, t in est.tuning_.items():
+        score = np.where(np.isfinite(t.score), t.score, np.nan)
+        lowest = tuple(map(int, np.unravel_index(np.nanargmin(score), score.shape)))
+        assert info["tuning_min_edge"][name] == grid_edges(t.axes, lowest)
+        assert info["tuning_edge"][name] == grid_edges(t.axes, tuple(map(int, t.best)))
+
+
 def test_the_default_fit_records_the_edge_of_its_smallest_score():
     """Binary n = 100 under tuning_rule="auto" (one SE): the choice sits at the largest
     sigma, the smallest EGKL inside the grid: no edge note."""

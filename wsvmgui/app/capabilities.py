@@ -171,9 +171,17 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
     lowest = (info or {}).get("tuning_min_edge")
     if lowest is not None and lowest != edge:
         # the one-SE rule chose another cell than the smallest score's, on an edge on
-        # purpose (the widest kernel within one SE): the best may lie outside the grid
-        # only where the smallest score's cell sits on an edge
-        if lowest:
+        # purpose (the widest kernel near it): the best may lie outside the grid only
+        # where the smallest score's cell sits on an edge
+        if _per_subproblem(lowest):
+            hits = {k: v for k, v in lowest.items() if v}
+            if hits:
+                notes.append(
+                    f"Tuning: in {len(hits)} of {len(lowest)} sub-problems the cell of the "
+                    f"smallest score sits on the grid's edge ({_edge_counts(hits)}); the best "
+                    "may lie outside the grid (widen it)."
+                )
+        elif lowest:
             notes.append(
                 f"Tuning: the cell of the smallest score sits on the grid's edge "
                 f"({_edge_words(lowest)}); the best may lie outside the grid (widen it)."
@@ -181,19 +189,13 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         return notes
     if not edge:
         return notes
-    if all(isinstance(v, dict) for v in edge.values()):
+    if _per_subproblem(edge):
         hits = {k: v for k, v in edge.items() if v}
         if not hits:
             return notes
-        counts: dict[str, int] = {}
-        for axes in hits.values():
-            for axis, end in axes.items():
-                key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
-                counts[key] = counts.get(key, 0) + 1
-        where = ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
         return [
             f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
-            f"({where}); the best may lie outside the grid (widen it)."
+            f"({_edge_counts(hits)}); the best may lie outside the grid (widen it)."
         ]
     still = " still" if grown else ""
     return [
@@ -201,6 +203,22 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         f"Tuning: the chosen cell{still} sits on the grid's edge ({_edge_words(edge)}); the "
         "best may lie outside the grid (widen it).",
     ]
+
+
+def _per_subproblem(edge: dict[str, Any]) -> bool:
+    """Whether ``edge`` is ``{sub-problem: {axis: end}}`` rather than ``{axis: end}``."""
+    return bool(edge) and all(isinstance(v, dict) for v in edge.values())
+
+
+def _edge_counts(hits: dict[str, dict[str, str]]) -> str:
+    """``"lambda at its smallest value (2), sigma at its largest value (3)"``: how many of
+    the sub-problems ``hits`` sit at each end."""
+    counts: dict[str, int] = {}
+    for axes in hits.values():
+        for axis, end in axes.items():
+            key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
+            counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
 
 
 def _edge_words(edge: dict[str, str]) -> str:

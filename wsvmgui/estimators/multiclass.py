@@ -270,7 +270,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
         kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
         sub-problem, the axes on which its tuned cell sits at the grid's edge
-        (``"tuning_edge"``).
+        (``"tuning_edge"``; ``"tuning_min_edge"``: those of its cell of the smallest
+        score, which differ where ``tuning_rule="auto"`` took the widest kernel near it).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -513,6 +514,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
+        tuned = [(s, t) for s, t in zip(specs, tunings, strict=True) if t]
         return {
             **extra,
             "scheme": self.scheme,
@@ -523,7 +525,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             "n_jobs": n_threads(self.n_jobs),
             "kernel": fits[0].storage,
             "backend": fits[0].backend,
-            "tuning_edge": {s.name: dict(t.edge) for s, t in zip(specs, tunings, strict=True) if t},
+            "tuning_edge": {s.name: dict(t.edge) for s, t in tuned},
+            "tuning_min_edge": {s.name: t.min_edge for s, t in tuned},
             **engine_info(self.engine, [f.ladder for f in fitted], tunings),
         }
 
