@@ -39,7 +39,6 @@ from ..ladder.screening import Screening
 from ..ladder.search import EGKL_FLOOR
 from ..ladder.splits import TuningWarning
 from ..ladder.tuning import DEFAULT_C_GRID, TuningResult
-from ..ladder.tuning_table import best_cell
 from ..ladder.weights import weight_grid
 from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
@@ -832,10 +831,9 @@ def _smallest_score_cell(f: Any) -> tuple[float, float]:
     """
     c_final = 1.0 / (2.0 * f.n_train * f.lam)
     t = f.tuning
-    cell = None if t is None else best_cell(t.score)
-    if t is None or cell is None:
+    if t is None:
         return c_final, float(f.sigma)
-    i, j = cell
+    i, j = t.min_cell
     return c_final * float(t.lambdas[t.best[0]] / t.lambdas[i]), float(t.sigmas[j])
 
 

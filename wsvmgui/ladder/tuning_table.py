@@ -146,9 +146,16 @@ class TuningResult:
         lie outside the grid."""
         if self.rule == "min":
             return dict(self.edge)
-        finite = np.where(np.isfinite(self.score), self.score, np.inf)
-        cell = np.unravel_index(int(np.argmin(finite)), finite.shape)
-        return grid_edges(self.axes, tuple(int(i) for i in cell))
+        return grid_edges(self.axes, self.min_cell)
+
+    @property
+    def min_cell(self) -> tuple[int, ...]:
+        """The first cell (C order) of the smallest finite score (:func:`best_cell`); a
+        search always has one (it raises when every fit of its grid failed)."""
+        cell = best_cell(self.score)
+        if cell is None:
+            raise ValueError("the tuning table has no finite score")
+        return cell
 
     @property
     def best_params(self) -> dict[str, Any]:
