@@ -590,13 +590,13 @@ class SettingsPanel(QWidget):
         shape = RunSettings(scheme=scheme, tuning=mode, pair_tuning=self.pair_tuning.currentData())
         read = split_settings_read(shape)
         auto = mode == "auto"
+        note = _auto_text(shape, self._n_classes) if auto else ""
         for name, widget in (("tune_fraction", self.tune_fraction), ("cv_folds", self.cv_folds)):
             self._set_row_visible(widget, auto or name in read)
             widget.setEnabled(name in read)
-            now = f"not used: {_auto_text(shape, self._n_classes)}" if auto else "used"
-            widget.setToolTip(f"{TIPS[name]}.\nNow: {now}")
+            widget.setToolTip(f"{TIPS[name]}.\nNow: {f'not used: {note}' if auto else 'used'}")
         self._set_row_visible(self.split_note, auto)
-        self.split_note.setText(_auto_text(shape, self._n_classes) if auto else "")
+        self.split_note.setText(note)
 
     def _update_pair_tuning(self, scheme: str, mode: str) -> None:
         """Show the pair tuning for a pair scheme on 3+ classes; enable it, and say what it
