@@ -15,14 +15,27 @@ ladders' sizes.  ``--eval`` then scores the variants offline (:data:`VARIANTS`):
 * ``b_ens``: ``mean_f g(p_f)`` (scikit-learn's ``CalibratedClassifierCV(ensemble=True)``);
 * ``c_meanp``: ``g(mean_f p_f)``;
 * ``d_ab`` / ``d_ac``: the averages of a and b, a and c;
-* ``e_*``: the same with the unrescaled fold fits and their own map (``_u``), and
-  ``e_insample``: a map fitted on the full fit's in-sample ``p_hat`` (a bound on what
-  mimicking the full fit from its own rows gives).
+* ``b_perfold``: each fold fit through a map fitted on its own pairs only (what
+  ``CalibratedClassifierCV(ensemble=True)`` does);
+* ``a_u``, ``b_ens_u``, ``c_meanp_u``, ``d_ab_u``: the same with the unrescaled fold fits
+  and the map fitted on their pairs; ``e_insample``: a map fitted on the full fit's
+  in-sample ``p_hat``; ``e_mean4``: ``g`` of the mean of the full and the fold fits'
+  ``p_hat``; ``e_sig`` / ``e_sig4``: c / e_mean4 where the chosen map is the sigmoid,
+  today's estimate otherwise.
+
+Diagnostics: the raw estimates' spread at the test points (full, folds, unrescaled folds,
+pairs), and maps fitted in hindsight on the truth (isotonic regression of the true p on
+the full fit's or the pooled fold fits' p_hat), which separate the mismatch from the
+map's own estimation error.  ``--multiclass DESIGN`` fits the multiclass default on the
+design at n = 2000 and couples each pair's a, b and c (``<cache>/mc/``).
 
 Stages::
 
     nice -n 5 python benchmarks/crossfit_ensemble_study.py --fit first --seeds 0 1 2
-    nice -n 5 python benchmarks/crossfit_ensemble_study.py --fit designs2000 --seeds 0 1 2 3 4
+    nice -n 5 python benchmarks/crossfit_ensemble_study.py --fit designs2000 --seeds $(seq 0 9)
+    nice -n 5 python benchmarks/crossfit_ensemble_study.py --fit designs100 --seeds $(seq 0 9)
+    nice -n 5 python benchmarks/crossfit_ensemble_study.py --fit breast --seeds 3 4 5 6 7 8 9
+    nice -n 5 python benchmarks/crossfit_ensemble_study.py --multiclass wu2010_ex1 --seeds 0 1 2
     python benchmarks/crossfit_ensemble_study.py --eval
     python benchmarks/crossfit_ensemble_study.py --report
 
