@@ -27,7 +27,7 @@ Diagnostics: the raw estimates' spread at the test points (full, folds, unrescal
 pairs), and maps fitted in hindsight on the truth (isotonic regression of the true p on
 the full fit's or the pooled fold fits' p_hat), which separate the mismatch from the
 map's own estimation error.  ``--multiclass DESIGN`` fits the multiclass default on the
-design at n = 2000 and couples each pair's a, b and c (``<cache>/mc/``).
+design at n = 2000 (``--mc-n``) and couples each pair's a, b and c (``<cache>/mc/``).
 
 Stages::
 
@@ -536,6 +536,20 @@ def multiclass_md(rows: dict) -> list[str]:
         "full / folds |",
         "|---|---|---|---|---|---|",
     ]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for key, r in rows.items():
+        data, n, seed = key.rsplit("_", 2)
+        label = "0-4" if int(seed) < 5 else "5-9"
+        groups.setdefault((f"{data} n={n}", label), []).append(r)
+    for (name, label), rs in groups.items():
+        a = np.mean([r["L1_a"] for r in rs])
+        cells = []
+        for v in "bc":
+            m = np.mean([r[f"L1_{v}"] for r in rs])
+            better = sum(r[f"L1_{v}"] < r["L1_a"] for r in rs)
+            worse = sum(r[f"L1_{v}"] > r["L1_a"] for r in rs)
+            cells.append(f"{m:.4f} ({m / a:.3f}; {better}/{worse})")
+        lines.append(f"| **{name} seeds {label} (mean)** | {a:.4f} | {cells[0]} | {cells[1]} | | |")
     for key, r in rows.items():
         sharp = ", ".join(
             f"{a:.3f} / {b:.3f}"
@@ -661,6 +675,7 @@ def main(argv=None) -> int:
     ap.add_argument("--fit", choices=sorted(CASES))
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--multiclass", nargs="*", metavar="DESIGN")
+    ap.add_argument("--mc-n", type=int, default=2000, help="rows of the multiclass draws")
     ap.add_argument("--eval", action="store_true")
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args(argv)
@@ -671,7 +686,7 @@ def main(argv=None) -> int:
     if args.multiclass is not None:
         for seed in args.seeds:
             for data in args.multiclass or ["wu2010_ex1"]:
-                fit_multiclass(data, 2000, seed)
+                fit_multiclass(data, args.mc_n, seed)
     if args.eval or args.report:
         table = evaluate(sorted(CACHE.glob("*.npz")))
         table["multiclass"] = multiclass_summary()
