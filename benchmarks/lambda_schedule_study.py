@@ -18,8 +18,9 @@ at fixed cells on the draws of the benchmark of record (:func:`accuracy_vs_peers
   ``tuning_rule="min"``, which is what ``"auto"`` does above 500 rows), and its
   neighbours on the tuning grid (C one grid step either way, sigma 0.25 sigma_M either
   way): a 3 x 3 block at n = 100, the cross of 5 at n = 2000;
-* per schedule and cell, a grid ladder of :data:`N_WEIGHTS` weights m / M (one
-  :func:`~wsvmgui.solvers.wsvm.solve_weighted_svm` per weight, lambda times s_a(pi)) on
+* per schedule and cell, a grid ladder of the :data:`WEIGHTS` (m / 100, finer at the
+  ends; one :func:`~wsvmgui.solvers.wsvm.solve_weighted_svm` per weight, lambda times
+  s_a(pi)) on
   all rows (its count-rule estimate of the test points, the bracket and whether the
   signs are monotone) and on the training part of each calibration fold (the default's:
   the 5 tuning folds at n = 100, 3 stratified folds at n = 2000; C kept), whose
@@ -55,8 +56,14 @@ DATA = ("wuliu2011_ex1", "wang2008_ex1", "wuliu2011_ex2", "wuliu2011_ex6")
 CACHE = Path("/tmp/acc-lampi")
 BIN2000 = Path("/tmp/acc-bin2000/cache")
 N_TEST = 10_000
-#: Interior weights m / M of every ladder of the study (M = 100).
-N_WEIGHTS = 99
+#: Interior weights of every ladder of the study: m / 100 (m = 1..99) and 7 more at
+#: each end.  The ends matter: with the 99 alone every point the path puts below 0.005
+#: gets 0.005, and at n = 2000 that tie block flips the default map's choice (the spline
+#: guard instead of the sigmoid on wuliu2011_ex1 seed 1, L1 0.0357 against the
+#: default's 0.0193); with the ends the grid reproduces it (0.0196).
+END_WEIGHTS = np.array([0.0005, 0.001, 0.002, 0.003, 0.004, 0.006, 0.008])
+WEIGHTS = np.sort(np.concatenate([np.arange(1, 100) / 100, END_WEIGHTS, 1.0 - END_WEIGHTS]))
+N_WEIGHTS = WEIGHTS.size
 #: Exponents a of the schedule s_a(pi) = (4 pi (1 - pi)) ** a, by n.
 SCHEDULES = {100: (-0.5, 0.0, 0.5, 1.0, 2.0), 2000: (0.0, 0.5, 1.0)}
 #: The default's C grid (``lambdas=None``), continued one step past each end.
@@ -128,7 +135,7 @@ def cache_draw(data: str, n: int, seed: int, cache: Path) -> Path:
     C0, s0, sigma_m, raw_def, ret_def, map_def = _default_cell(data, n, seed, X, codes, Xt)
     y = np.where(codes == 1, 1.0, -1.0)
     folds = calibration_folds(resolve_cv("auto", codes, 0), codes, 0)
-    weights = np.arange(1, N_WEIGHTS + 1) / (N_WEIGHTS + 1)
+    weights = WEIGHTS
     cells = _cells(C0, s0, sigma_m, n)
     A = SCHEDULES[2000 if n > 500 else 100]
     m_t = Xt.shape[0]
@@ -188,6 +195,8 @@ def score_draw(path: Path) -> dict:
     width = np.empty_like(raw)
     cross = np.empty_like(raw)
     ceiling = np.empty_like(raw)
+    fixed = np.empty_like(raw)
+    map_default = str(d["map_default"])
     maps = np.empty(raw.shape, dtype=object)
     for ia in range(A.size):
         for jc in range(len(cells)):
@@ -195,16 +204,21 @@ def score_draw(path: Path) -> dict:
             g = fit_calibration("auto", d["p_cf"][ia, jc], d["y_cf"], seed=0)
             raw[ia, jc] = l1(p, pt)
             rec[ia, jc] = l1(g(p), pt)
-            width[ia, jc] = float(np.mean(d["hi_t"][ia, jc] - d["lo_t"][ia, jc]))
+            w = d["hi_t"][ia, jc] - d["lo_t"][ia, jc]
+            cut = ~d["mono_t"][ia, jc]
+            # the bracket of a point whose signs cross: [first zero, last zero]
+            width[ia, jc] = float(np.mean(w[cut])) if cut.any() else 0.0
             cross[ia, jc] = float(np.mean(~d["mono_t"][ia, jc]))
             maps[ia, jc] = g.name
+            # the map the default chose on this draw, whatever auto would choose here
+            fixed[ia, jc] = l1(fit_calibration(map_default, d["p_cf"][ia, jc], d["y_cf"])(p), pt)
             ceiling[ia, jc] = l1(IsotonicRegression().fit(p, pt).predict(p), pt)
     ia0 = int(np.flatnonzero(A == 0.0)[0])
     return {
         "a": A.tolist(), "cells": cells.tolist(), "raw": raw, "rec": rec, "ceiling": ceiling,
-        "width": width, "cross": cross, "maps": maps, "cpu": d["cpu"],
+        "fixed": fixed, "width": width, "cross": cross, "maps": maps, "cpu": d["cpu"],
         "check": {"raw_default": l1(d["raw_default"], pt), "ret_default": l1(d["ret_default"], pt),
-                  "raw_a0": raw[ia0, 0], "rec_a0": rec[ia0, 0],
+                  "raw_a0": raw[ia0, 0], "rec_a0": rec[ia0, 0], "fixed_a0": fixed[ia0, 0],
                   "mean_abs_diff": float(np.mean(np.abs(d["p_t"][ia0, 0] - d["raw_default"]))),
                   "map_default": str(d["map_default"]), "map_a0": maps[ia0, 0]},
         "C_default": float(d["C_default"]), "sigma_default": float(d["sigma_default"]),
@@ -222,9 +236,11 @@ def report(cache: Path, out: Path) -> dict:
         "# A penalty that varies with the weight (branch acc-lampi)",
         "",
         "`benchmarks/lambda_schedule_study.py`: lambda(pi) = lambda (4 pi (1 - pi))^a, grid",
-        f"ladders of {N_WEIGHTS} weights, count rule; L1 over both classes against the truth",
-        f"({N_TEST} test points, the record's draws); `rec` = the default's `auto` map fitted",
-        "on the schedule's own cross-fitted estimates (the default's folds) and applied.",
+        f"ladders of {N_WEIGHTS} weights (m / 100, finer at the ends), count rule; L1 over",
+        f"both classes against the truth ({N_TEST} test points, the record's draws); `rec` =",
+        "the default's `auto` map fitted on the schedule's own cross-fitted estimates (the",
+        "default's folds) and applied.  `monotone-map ceiling`: isotonic regression of the",
+        "true p on the raw estimate over the test points (the best any monotone map could do).",
         "Ratios are to a = 0 (the library's constant lambda) at the same cell and draws.",
         "",
     ]
@@ -238,22 +254,24 @@ def report(cache: Path, out: Path) -> dict:
         "## Harness check (a = 0 at the default's cell against the default itself)",
         "",
         "| design | n | seeds | default raw (path) | a = 0 raw (grid) | mean abs diff | "
-        "default returned | a = 0 recalibrated | maps (default / a = 0) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "default returned | a = 0 recalibrated | a = 0, the default's map | "
+        "maps (default / a = 0) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     fixed = [
         "## At the default's cell",
         "",
         "| design | n | seeds | a | raw L1 | raw / a=0 | rec L1 | rec / a=0 | better / worse draws "
-        "(rec) | monotone-map ceiling | / a=0 | bracket width | crossing share | CPU s / cell |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "(rec) | rec, the default's map | / a=0 | monotone-map ceiling | / a=0 | crossing share | "
+        "their bracket width | CPU s / cell |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     oracle = [
         "## The best of the neighbouring cells in hindsight (per draw), per schedule",
         "",
-        "| design | n | seeds | a | oracle rec L1 | / a=0 oracle | oracle raw L1 | "
-        "/ a=0 oracle | cells picked (C x, sigma factor) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| design | n | seeds | a | oracle rec L1 | / a=0 oracle | oracle rec, the default's map | "
+        "/ a=0 | oracle raw L1 | / a=0 oracle | cells picked (rec; C x, sigma factor) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (data, n), draws in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         for _half, seeds in (("0-4", range(5)), ("5-9", range(5, 10))):
@@ -270,13 +288,16 @@ def report(cache: Path, out: Path) -> dict:
                 f"{_fmt(np.mean([c['mean_abs_diff'] for c in ck]))} | "
                 f"{_fmt(np.mean([c['ret_default'] for c in ck]))} | "
                 f"{_fmt(np.mean([c['rec_a0'] for c in ck]))} | "
+                f"{_fmt(np.mean([c['fixed_a0'] for c in ck]))} | "
                 f"{' '.join(c['map_default'][:3] + '/' + c['map_a0'][:3] for c in ck)} |"
             )
             raw0 = np.array([g["raw"][ia0, 0] for g in got])
             rec0 = np.array([g["rec"][ia0, 0] for g in got])
             ceil0 = np.mean([g["ceiling"][ia0, 0] for g in got])
+            fix0 = np.mean([g["fixed"][ia0, 0] for g in got])
             orec0 = np.mean([g["rec"][ia0].min() for g in got])
             oraw0 = np.mean([g["raw"][ia0].min() for g in got])
+            ofix0 = np.mean([g["fixed"][ia0].min() for g in got])
             for ia, a in enumerate(A):
                 raw = np.array([g["raw"][ia, 0] for g in got])
                 rec = np.array([g["rec"][ia, 0] for g in got])
@@ -284,17 +305,20 @@ def report(cache: Path, out: Path) -> dict:
                 cross = np.mean([g["cross"][ia, 0] for g in got])
                 cpu = np.mean([g["cpu"][ia, 0] for g in got])
                 ceil = np.mean([g["ceiling"][ia, 0] for g in got])
+                fix = np.mean([g["fixed"][ia, 0] for g in got])
                 better = int(np.sum(rec < rec0 - 1e-12))
                 worse = int(np.sum(rec > rec0 + 1e-12))
                 fixed.append(
                     f"| {data} | {n} | {sl} | {a:g} | {_fmt(raw.mean())} | "
                     f"{raw.mean() / raw0.mean():.3f} | {_fmt(rec.mean())} | "
                     f"{rec.mean() / rec0.mean():.3f} | {better} / {worse} | "
-                    f"{_fmt(ceil)} | {ceil / ceil0:.3f} | {_fmt(width, 4)} | "
-                    f"{_fmt(cross, 4)} | {cpu:.2f} |"
+                    f"{_fmt(fix)} | {fix / fix0:.3f} | "
+                    f"{_fmt(ceil)} | {ceil / ceil0:.3f} | {_fmt(cross, 4)} | "
+                    f"{_fmt(width, 3)} | {cpu:.2f} |"
                 )
                 orec = np.mean([g["rec"][ia].min() for g in got])
                 oraw = np.mean([g["raw"][ia].min() for g in got])
+                ofix = np.mean([g["fixed"][ia].min() for g in got])
                 picks = []
                 for g in got:
                     jc = int(np.argmin(g["rec"][ia]))
@@ -302,22 +326,27 @@ def report(cache: Path, out: Path) -> dict:
                     picks.append(f"{C / g['C_default']:.2g},{s / g['sigma_default']:.2g}")
                 oracle.append(
                     f"| {data} | {n} | {sl} | {a:g} | {_fmt(orec)} | {orec / orec0:.3f} | "
+                    f"{_fmt(ofix)} | {ofix / ofix0:.3f} | "
                     f"{_fmt(oraw)} | {oraw / oraw0:.3f} | {' '.join(picks)} |"
                 )
                 res["rows"].append({
                     "data": data, "n": n, "seeds": sl, "a": a, "raw": float(raw.mean()),
                     "rec": float(rec.mean()), "raw_ratio": float(raw.mean() / raw0.mean()),
                     "rec_ratio": float(rec.mean() / rec0.mean()), "better": better,
-                    "worse": worse, "ceiling": float(ceil), "bracket_width": float(width),
+                    "worse": worse, "fixed_map": float(fix), "fixed_map_ratio": float(fix / fix0),
+                    "ceiling": float(ceil), "crossing_bracket_width": float(width),
                     "crossing_share": float(cross),
                     "cpu_per_cell": float(cpu), "oracle_rec": float(orec),
-                    "oracle_rec_ratio": float(orec / orec0), "oracle_raw": float(oraw),
+                    "oracle_rec_ratio": float(orec / orec0),
+                    "oracle_fixed_map": float(ofix), "oracle_fixed_map_ratio": float(ofix / ofix0),
+                    "oracle_raw": float(oraw),
                     "oracle_raw_ratio": float(oraw / oraw0),
                 })  # fmt: skip
         for s, g in draws.items():
             res["draws"][f"{data}_{n}_{s}"] = {
                 "a": g["a"], "cells": g["cells"], "raw": g["raw"].tolist(),
                 "rec": g["rec"].tolist(), "ceiling": g["ceiling"].tolist(),
+                "fixed_map": g["fixed"].tolist(),
                 "maps": g["maps"].tolist(), "check": g["check"],
                 "width": g["width"].tolist(), "cross": g["cross"].tolist(),
             }  # fmt: skip
