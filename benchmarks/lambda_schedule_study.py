@@ -220,7 +220,8 @@ def score_draw(path: Path) -> dict:
         "check": {"raw_default": l1(d["raw_default"], pt), "ret_default": l1(d["ret_default"], pt),
                   "raw_a0": raw[ia0, 0], "rec_a0": rec[ia0, 0], "fixed_a0": fixed[ia0, 0],
                   "mean_abs_diff": float(np.mean(np.abs(d["p_t"][ia0, 0] - d["raw_default"]))),
-                  "map_default": str(d["map_default"]), "map_a0": maps[ia0, 0]},
+                  "map_default": str(d["map_default"]), "map_a0": maps[ia0, 0],
+                  "n_weights": int(d["weights"].size)},
         "C_default": float(d["C_default"]), "sigma_default": float(d["sigma_default"]),
     }  # fmt: skip
 
@@ -255,8 +256,8 @@ def report(cache: Path, out: Path) -> dict:
         "",
         "| design | n | seeds | default raw (path) | a = 0 raw (grid) | mean abs diff | "
         "default returned | a = 0 recalibrated | a = 0, the default's map | "
-        "maps (default / a = 0) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "maps (default / a = 0) | weights |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     fixed = [
         "## At the default's cell",
@@ -289,7 +290,8 @@ def report(cache: Path, out: Path) -> dict:
                 f"{_fmt(np.mean([c['ret_default'] for c in ck]))} | "
                 f"{_fmt(np.mean([c['rec_a0'] for c in ck]))} | "
                 f"{_fmt(np.mean([c['fixed_a0'] for c in ck]))} | "
-                f"{' '.join(c['map_default'][:3] + '/' + c['map_a0'][:3] for c in ck)} |"
+                f"{' '.join(c['map_default'][:3] + '/' + c['map_a0'][:3] for c in ck)} | "
+                f"{' '.join(sorted({str(c['n_weights']) for c in ck}))} |"
             )
             raw0 = np.array([g["raw"][ia0, 0] for g in got])
             rec0 = np.array([g["rec"][ia0, 0] for g in got])
