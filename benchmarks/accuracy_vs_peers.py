@@ -65,10 +65,10 @@ the "Recomputed rows" section) and recomputed when a run asks for it; a stale re
 definition is current again comes back.  ``stale`` is keyed by the record's key and its
 definition's digest (:func:`stale_key`), so every definition's records are kept: the
 records of one definition going stale do not replace those of an earlier one.  Records
-stored before those constants were recorded get them at the values they were computed
-with (:data:`ADDED_CHOICES`, :func:`stamp_added_choices`) where their definitions are
-otherwise today's.  Records
-written before definitions were stored get the definition of the script they were run by
+stored before the ``tuning_rule="auto"`` constants were recorded get them at the values
+they were computed with (:data:`ADDED_CHOICES`, :func:`stamp_added_choices`) where their
+definitions are otherwise today's.  Records written before definitions were stored get
+the definition of the script they were run by
 (``wsvmgui`` then pinned ``calibration="none"``, ``ties="key"``, ``tuning_score="egkl"``,
 ``tuning_rule="min"`` under every variant; ``n_test`` 10,000):
 kept if that equals today's, re-keyed to the method whose definition it is (e.g. the
