@@ -219,8 +219,9 @@ def every_width(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None
     """The non-crossing estimator's ladders at every width of its grid (engines
     :data:`~wsvmgui.estimators.cost_plan.EVERY_WIDTH` and
     :data:`~wsvmgui.estimators.cost_plan.HINGE_EVERY_WIDTH`; engine ``"hinge"``: a grid of
-    one width), narrowest first, a task per width of :data:`WIDTH_UNITS` weights, priced at
-    the mean over the widths measured (``probe.factor``).
+    one width), the middle width first, then the others from the narrowest, a task per
+    width of :data:`WIDTH_UNITS` weights, priced at the mean over the widths measured
+    (``probe.factor``).
 
     The estimator's own width grid (of all rows, as the fit's) and lambda grid (for the
     stage's rows), at the middle lambda; for the hinge engines each weight at every
@@ -254,7 +255,10 @@ def every_width(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None
     lam = float(np.sort(grid)[grid.size // 2])
     template = estimator._kernel_template()
     probe.factor = _mean_over_tasks(units)
-    for sigma in sigmas:
+    # the middle width first (a probe cut short after it prices as the middle cell did),
+    # then the rest from the narrowest
+    middle = sigmas.size // 2
+    for sigma in [sigmas[middle], *np.delete(sigmas, middle)]:
         kernel = kernel_with_sigma(template, sigma)
 
         def fit(progress, should_cancel, kernel=kernel) -> None:
