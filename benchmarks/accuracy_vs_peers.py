@@ -54,8 +54,10 @@ seconds (``time.process_time`` of a worker process, import and JIT cache load ex
 
 Records: every row stores its ``definition`` (for the wsvmgui methods the estimator's
 class and every parameter but ``n_jobs`` as built for that K, and what a parameter's
-named choice chooses among today (:data:`NAMED_CHOICES`: ``calibration="auto"`` records
-``recalibration.AUTO_MAPS`` and the spline guard's settings); for the peers the
+named choice chooses among today (:data:`NAMED_CHOICES`, per estimator class:
+``calibration="auto"`` records ``recalibration.AUTO_MAPS`` and the spline guard's settings
+(the multiclass pair schemes also ``PAIR_AUTO_MAP``), ``tuning_rule="auto"`` the binary
+rule's ``AUTO_ONE_SE*`` or the multiclass ``PAIR_AUTO_*`` constants); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported but in
@@ -63,7 +65,10 @@ the "Recomputed rows" section) and recomputed when a run asks for it; a stale re
 definition is current again comes back.  ``stale`` is keyed by the record's key and its
 definition's digest (:func:`stale_key`), so every definition's records are kept: the
 records of one definition going stale do not replace those of an earlier one.  Records
-written before definitions were stored get the definition of the script they were run by
+stored before the ``tuning_rule="auto"`` constants were recorded get them at the values
+they were computed with (:data:`ADDED_CHOICES`, :func:`stamp_added_choices`) where their
+definitions are otherwise today's.  Records written before definitions were stored get
+the definition of the script they were run by
 (``wsvmgui`` then pinned ``calibration="none"``, ``ties="key"``, ``tuning_score="egkl"``,
 ``tuning_rule="min"`` under every variant; ``n_test`` 10,000):
 kept if that equals today's, re-keyed to the method whose definition it is (e.g. the
@@ -450,35 +455,83 @@ def _settings(group: str, K: int):
     return settings, {k: v for k, v in params.items() if k not in fields_}
 
 
-#: Parameter values that name a choice the library makes among alternatives, and where
-#: those alternatives and the settings of the choice are (module, attributes).  A
-#: definition with such a value also records them (the first attribute under key
-#: ``"<parameter>=<value>"``, each further one under ``"<parameter>=<value>:<ATTRIBUTE>"``),
-#: so that a change of what the name chooses among or how (main 89b3625:
-#: ``calibration="auto"`` no longer tries beta; the sixth sitting: the guarded spline above
-#: 500 pairs) makes the records computed before it stale although no parameter changed.
-NAMED_CHOICES = {
-    ("calibration", "auto"): (
-        "wsvmgui.ladder.recalibration",
-        ("AUTO_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
-    )
+def _pair_tuned(params: dict) -> bool:
+    """Whether a multiclass estimator's parameters select the pair schemes' tuning (the
+    records' K >= 3), where ``PAIR_AUTO_MAP`` and the ``PAIR_AUTO_*`` rule apply."""
+    return params.get("pair_tuning") == "folds" and params.get("scheme") != "ova"
+
+
+#: What calibration="auto" chooses among (every ladder estimator's recalibration).
+_AUTO_CALIBRATION = (
+    "wsvmgui.ladder.recalibration",
+    ("AUTO_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+    None,
+)
+#: Per estimator class, the parameter values that name a choice the library makes among
+#: alternatives, and where those alternatives and the settings of the choice are:
+#: (module, attributes, condition on the parameters or None).  A definition with such a
+#: value also records them (the first attribute under key ``"<parameter>=<value>"``, each
+#: further one under ``"<parameter>=<value>:<ATTRIBUTE>"``), so that a change of what
+#: the name chooses among or how (main 89b3625: ``calibration="auto"`` no longer tries
+#: beta; the sixth sitting: the guarded spline above 500 pairs) makes the records
+#: computed before it stale although no parameter changed.  Per class, because the
+#: binary and the multiclass ``tuning_rule="auto"`` are different rules: a change of one
+#: stales only its estimator's records; a method pinning another value records none.
+NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
+    "WeightedSVMClassifier": {
+        ("calibration", "auto"): (_AUTO_CALIBRATION,),
+        ("tuning_rule", "auto"): (
+            (
+                "wsvmgui.estimators._ladder",
+                ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE", "AUTO_ONE_SE_MAX_ROWS"),
+                None,
+            ),
+        ),
+    },
+    "MulticlassWeightedSVMClassifier": {
+        ("calibration", "auto"): (
+            _AUTO_CALIBRATION,
+            ("wsvmgui.estimators.multiclass", ("PAIR_AUTO_MAP",), _pair_tuned),
+        ),
+        ("tuning_rule", "auto"): (
+            (
+                "wsvmgui.estimators.multiclass",
+                ("PAIR_AUTO_ONE_SE", "PAIR_AUTO_SE_MULTIPLE", "PAIR_AUTO_ONE_SE_MAX_ROWS"),
+                _pair_tuned,
+            ),
+        ),
+    },
 }
+
+
+def _named_choices(estimator: str, params: dict) -> dict:
+    """What the :data:`NAMED_CHOICES` values among ``params`` of estimator class
+    ``estimator`` choose among today: key (``"<parameter>=<value>[:<ATTRIBUTE>]"``) ->
+    the attribute's value."""
+    import importlib
+
+    out = {}
+    for (name, value), sources in NAMED_CHOICES.get(estimator, {}).items():
+        if params.get(name) != value:
+            continue
+        first = True
+        for module, attributes, condition in sources:
+            if condition is not None and not condition(params):
+                continue
+            where = importlib.import_module(module)
+            for attribute in attributes:
+                key = f"{name}={value}" if first else f"{name}={value}:{attribute}"
+                out[key] = getattr(where, attribute)
+                first = False
+    return out
 
 
 def _estimator_definition(est) -> dict:
     """An unfitted estimator's class and parameters (all but ``n_jobs``), with what each
     of its :data:`NAMED_CHOICES` values chooses among today; JSON-plain."""
-    import importlib
-
     params = est.get_params(deep=False)
     params.pop("n_jobs", None)
-    for (name, value), (module, attributes) in NAMED_CHOICES.items():
-        if params.get(name) == value:
-            where = importlib.import_module(module)
-            first, *more = attributes
-            params[f"{name}={value}"] = list(getattr(where, first))
-            for attribute in more:
-                params[f"{name}={value}:{attribute}"] = getattr(where, attribute)
+    params.update(_named_choices(type(est).__name__, params))
     return json.loads(json.dumps({"estimator": type(est).__name__, **params}, default=repr))
 
 
@@ -517,6 +570,58 @@ def definition(group: str, K: int, data: str, n_test: int, legacy: bool = False)
 #: Estimator parameters added after records were stored, at the value that computes what
 #: those records computed: a stored definition without the key matches one with this value.
 ADDED_PARAMS = {"tuning_extend": 0, "coupling": "baseline", "pair_tuning": "holdout"}
+
+
+#: :data:`NAMED_CHOICES` entries added to the definitions after records were stored
+#: (eighth sitting: what ``tuning_rule="auto"`` means, and the pair schemes'
+#: ``calibration="auto"`` map), per estimator class, at the values of main 53fe640, which
+#: every record stored without them was computed by (the binary rule since the sixth
+#: sitting, the multiclass rule and map since the seventh): :func:`stamp_added_choices`.
+ADDED_CHOICES = {
+    "WeightedSVMClassifier": {
+        "tuning_rule=auto": "widest",
+        "tuning_rule=auto:AUTO_SE_MULTIPLE": 1.0,
+        "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS": 500,
+    },
+    "MulticlassWeightedSVMClassifier": {
+        "calibration=auto:PAIR_AUTO_MAP": "sigmoid",
+        "tuning_rule=auto": "widest",
+        "tuning_rule=auto:PAIR_AUTO_SE_MULTIPLE": 0.5,
+        "tuning_rule=auto:PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
+    },
+}
+
+
+def stamp_added_choices(rows: list[dict], want: dict | None) -> bool:
+    """Stamp :data:`ADDED_CHOICES` into the definitions of a record's ``rows`` stored
+    without them, where that makes them ``want`` (the method's definition today); return
+    whether it did.
+
+    Only a record whose definition lacks every one of the added keys today's definition
+    has, and equals today's with them at :data:`ADDED_CHOICES`' values, is stamped: its
+    method computed what today's does.  Any other record is left as it is (another
+    definition: :func:`reconcile` moves it out), so a later change of a constant still
+    stales the records stored before the keys were.
+    """
+    method = (want or {}).get("method")
+    if not isinstance(method, dict) or not rows:
+        return False
+    added = ADDED_CHOICES.get(method.get("estimator"), {})
+    keys = [k for k in method if k in added]
+    if not keys:
+        return False
+    stamped = []
+    for r in rows:
+        have = (r.get("definition") or {}).get("method")
+        if not isinstance(have, dict) or any(k in have for k in keys):
+            return False
+        new = {**r["definition"], "method": {**have, **{k: added[k] for k in keys}}}
+        if not _same(new, want):
+            return False
+        stamped.append(new)
+    for r, new in zip(rows, stamped, strict=True):
+        r["definition"] = new
+    return True
 
 
 def _with_added(d: dict | None) -> dict | None:
@@ -605,6 +710,8 @@ def reconcile(state: dict, n_test: int) -> list[str]:
             old = definition(group, rows[0]["K"], data, n_test, legacy=True) if want else None
             for r in rows:
                 r["definition"] = old
+        if stamp_added_choices(rows, want):
+            log.append(f"{key}: definition completed (ADDED_CHOICES)")
         have = rows[0]["definition"]
         if want is not None and have is not None and not _same(have, want):
             target = _group_of(have, rows[0]["K"], data, n_test, group)

@@ -8,6 +8,7 @@ import pytest
 from wsvmgui.app.datasets import load_builtin, split_dataset
 from wsvmgui.app.presets import (
     QUICK_C,
+    QUICK_M,
     default_scheme,
     lambda_for,
     preset_settings,
@@ -94,8 +95,9 @@ def test_unknown_names_are_refused(demo):
 def test_what_pair_tuning_decides_is_what_it_changes_in_the_estimator(preset, scheme, kernel):
     """pair_tuning_decides (the settings panel's note, and whether its field is enabled)
     names exactly the parts of the tuning plan that differ between pair_tuning "folds" and
-    "holdout" in the estimator each preset's settings build: the quick preset's split and
-    grids leave it nothing; the standard one leaves it all; thorough sets the folds."""
+    "holdout" in the estimator each preset's settings build: the quick and standard
+    presets leave it all on three classes (the estimator's own pair tuning); thorough
+    sets the folds; One-vs-All has none."""
     from dataclasses import replace
 
     from wsvmgui.app.schemes import pair_tuning_decides
@@ -117,6 +119,38 @@ def test_what_pair_tuning_decides_is_what_it_changes_in_the_estimator(preset, sc
         }
     changed = {k for k in seen["folds"] if seen["folds"][k] != seen["holdout"][k]}
     assert changed == set(pair_tuning_decides(s, 3))
-    if preset == "quick" or scheme == "ova":
+    if scheme == "ova":
         assert pair_tuning_decides(s, 3) == ()
+    elif preset != "thorough":
+        assert "split" in pair_tuning_decides(s, 3) and "lambda grid" in pair_tuning_decides(s, 3)
     assert pair_tuning_decides(s, 2) == ()  # two classes: the binary ladder
+
+
+@pytest.mark.parametrize("scheme", ["pairwise", "bp1"])
+def test_quick_preset_keeps_the_pair_schemes_own_tuning_on_three_classes(scheme):
+    """On three or more classes the quick preset leaves the pair schemes' tuning to the
+    estimator: the same 3 folds, 4 x 4 grid and tuning rule as the library's default
+    (only M is the preset's), so the first multiclass view shows the default; on two
+    classes (the binary ladder) and for One-vs-All it keeps its 3 x 3 hold-out."""
+    from wsvmgui.estimators.multiclass import PAIR_C_GRID, PAIR_SIGMA_FACTORS
+    from wsvmgui.evaluation.designs import simulate
+
+    d = simulate("wu2010_ex1", 150, seed=1)
+    s = preset_settings("quick", scheme, d.X, d.y)
+    assert (s.tuning, s.lambdas, s.sigmas, s.n_weights) == ("auto", None, None, QUICK_M)
+    quick = make_estimator(s, 3)
+    default = make_estimator(RunSettings(scheme=scheme), 3)
+    mine = quick.get_params()
+    theirs = default.get_params()
+    assert {k for k in mine if mine[k] != theirs[k]} == {"n_weights"}
+    est = quick.set_params(n_jobs=1).fit(d.X, d.y)
+    # every pair (3, or BP1's 2 baseline pairs) tuned on the default's coarse grid, by its rule
+    assert len(est.tuning_) == (3 if scheme == "pairwise" else 2)
+    for t in est.tuning_.values():
+        assert t.axes["sigma"].size == len(PAIR_SIGMA_FACTORS)
+        assert t.axes["lambda"].size == len(PAIR_C_GRID)
+        assert t.rule == "one_se"  # tuning_rule "auto" on folds (the minimum on a hold-out)
+    ova = preset_settings("quick", "ova", d.X, d.y)
+    assert ova.tuning == "split" and len(ova.lambdas) == len(QUICK_C)
+    two = simulate("wuliu2011_ex1", 100, seed=0)
+    assert preset_settings("quick", scheme, two.X, two.y).tuning == "split"

@@ -361,3 +361,169 @@ def test_every_stale_definition_of_a_record_is_kept_and_reported(acc, tmp_path):
     acc.main(["--report-only", "--out-dir", str(ours), "--merge", str(theirs)])
     merged = json.loads((ours / "accuracy_vs_peers.json").read_text())["stale"]
     assert sorted(r[0]["L1"] for r in merged.values()) == [0.4, 0.5]
+
+
+#: Groups and data of the tests of what ``tuning_rule="auto"`` records: the binary rule
+#: (K = 2), the pair schemes' rule (pairwise at K = 3, BP1 at K = 5), One-vs-All (pins
+#: "min"), the plain default (pins "min" and no recalibration) and a peer.
+_RULE_DATA = {2: ("wuliu2011_ex1", 100), 3: ("wu2010_ex1", 400), 5: ("zeng_ex3", 500)}
+_RULE_GROUPS = ("wsvmgui", "wsvmgui_ova", "wsvmgui_plain", "svm")
+
+
+def _rule_records(acc) -> dict:
+    """One record of every :data:`_RULE_GROUPS` group on every :data:`_RULE_DATA` set,
+    with the definition of the constants in force (the cache cleared first)."""
+    acc._method_definition.cache_clear()
+    runs = {}
+    for K, (d, n) in _RULE_DATA.items():
+        for g in _RULE_GROUPS:
+            if g == "wsvmgui_ova" and K == 2:
+                continue
+            what = acc.definition(g, K, d, 10_000)
+            runs[f"{d}|{n}|0|{g}"] = [_row(d, n, 0, K, m, definition=what) for m in acc.GROUPS[g]]
+    acc._method_definition.cache_clear()
+    return runs
+
+
+def test_tuning_rule_auto_records_its_estimators_constants(acc):
+    """A binary method's definition records the binary rule's constants, a multiclass
+    pair scheme's the ``PAIR_AUTO_*`` ones and its map; a method pinning another
+    ``tuning_rule`` (One-vs-All, the plain default) records none of them."""
+    import wsvmgui.estimators._ladder as ladder
+    import wsvmgui.estimators.multiclass as multiclass
+
+    binary = json.loads(acc._method_definition("wsvmgui", 2))
+    assert binary["tuning_rule"] == "auto"
+    assert binary["tuning_rule=auto"] == ladder.AUTO_ONE_SE
+    assert binary["tuning_rule=auto:AUTO_SE_MULTIPLE"] == ladder.AUTO_SE_MULTIPLE
+    assert binary["tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS"] == ladder.AUTO_ONE_SE_MAX_ROWS
+    assert not any("PAIR_AUTO" in k for k in binary)
+    for K in (3, 5):
+        mc = json.loads(acc._method_definition("wsvmgui", K))
+        assert mc["scheme"] == default_scheme(K) and mc["pair_tuning"] == "folds"
+        assert mc["tuning_rule=auto"] == multiclass.PAIR_AUTO_ONE_SE
+        assert mc["tuning_rule=auto:PAIR_AUTO_SE_MULTIPLE"] == multiclass.PAIR_AUTO_SE_MULTIPLE
+        assert mc["tuning_rule=auto:PAIR_AUTO_ONE_SE_MAX_ROWS"] == (
+            multiclass.PAIR_AUTO_ONE_SE_MAX_ROWS
+        )
+        assert mc["calibration=auto:PAIR_AUTO_MAP"] == multiclass.PAIR_AUTO_MAP
+        assert "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS" not in mc
+        ova = json.loads(acc._method_definition("wsvmgui_ova", K))
+        assert ova["tuning_rule"] == "min" and ova["calibration"] == "auto"
+        assert not any(k.startswith("tuning_rule=") or "PAIR_AUTO" in k for k in ova)
+        assert "calibration=auto" in ova  # its calibration's choice is still recorded
+    for K in (2, 3, 5):
+        plain = json.loads(acc._method_definition("wsvmgui_plain", K))
+        assert not any("=" in k for k in plain), plain
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "other", "stale_keys"),
+    [
+        ("wsvmgui.estimators._ladder", "AUTO_ONE_SE_MAX_ROWS", 250, {"wuliu2011_ex1|100|0"}),
+        ("wsvmgui.estimators._ladder", "AUTO_SE_MULTIPLE", 0.5, {"wuliu2011_ex1|100|0"}),
+        ("wsvmgui.estimators._ladder", "AUTO_ONE_SE", "smoothest", {"wuliu2011_ex1|100|0"}),
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_AUTO_SE_MULTIPLE",
+            1.0,
+            {"wu2010_ex1|400|0", "zeng_ex3|500|0"},
+        ),
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_AUTO_ONE_SE_MAX_ROWS",
+            2000,
+            {"wu2010_ex1|400|0", "zeng_ex3|500|0"},
+        ),
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_AUTO_MAP",
+            "isotonic",
+            {"wu2010_ex1|400|0", "zeng_ex3|500|0"},
+        ),
+    ],
+)
+def test_a_change_of_a_tuning_rule_constant_stales_only_its_estimators_records(
+    acc, monkeypatch, module, name, other, stale_keys
+):
+    """Records computed under another value of one of the rule's constants go stale
+    exactly where the default uses it: the binary constants the binary default's
+    record, the multiclass ones the pair schemes' defaults'; One-vs-All's, the plain
+    default's and the peers' records stay current.  Records of today's values are
+    current."""
+    import importlib
+
+    where = importlib.import_module(module)
+    assert getattr(where, name) != other
+    monkeypatch.setattr(where, name, other)
+    try:
+        old = _rule_records(acc)
+    finally:
+        monkeypatch.undo()
+    state = {"runs": copy.deepcopy(old), "failures": {}}
+    log = acc.reconcile(state, n_test=10_000)
+    stale = _by_record(acc, state["stale"])
+    assert set(stale) == {f"{k}|wsvmgui" for k in stale_keys}
+    assert len(log) == len(stale_keys)
+    assert stale == {k: old[k] for k in stale}  # kept, for audit
+    assert state["runs"] == {k: v for k, v in old.items() if k not in stale}
+    fresh = {"runs": _rule_records(acc), "failures": {}}
+    assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
+
+
+def _without_added(runs: dict, acc) -> dict:
+    """``runs`` with the :data:`ADDED_CHOICES` keys taken out of every definition (as the
+    script before they were recorded stored them)."""
+    out = copy.deepcopy(runs)
+    for rows in out.values():
+        for r in rows:
+            method = r["definition"]["method"]
+            if isinstance(method, dict):
+                added = acc.ADDED_CHOICES.get(method["estimator"], {})
+                r["definition"]["method"] = {k: v for k, v in method.items() if k not in added}
+    return out
+
+
+def test_records_stored_before_the_rule_was_recorded_are_stamped(acc, monkeypatch):
+    """The migration: records stored without the ``tuning_rule="auto"`` constants (and the
+    pair map) get :data:`ADDED_CHOICES`' values where their definition is otherwise
+    today's, and stay current; under another value of a constant today they are not
+    stamped but go stale (they were computed under the recorded values)."""
+    import wsvmgui.estimators._ladder as ladder
+    import wsvmgui.estimators.multiclass as multiclass
+
+    # the values of the records stored before: ADDED_CHOICES' (today's, this sitting)
+    for name, value in {
+        "AUTO_ONE_SE": "widest",
+        "AUTO_SE_MULTIPLE": 1.0,
+        "AUTO_ONE_SE_MAX_ROWS": 500,
+    }.items():
+        monkeypatch.setattr(ladder, name, value)
+    for name, value in {
+        "PAIR_AUTO_ONE_SE": "widest",
+        "PAIR_AUTO_SE_MULTIPLE": 0.5,
+        "PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
+        "PAIR_AUTO_MAP": "sigmoid",
+    }.items():
+        monkeypatch.setattr(multiclass, name, value)
+    today = _rule_records(acc)
+    old = _without_added(today, acc)
+    changed = {k for k in old if old[k] != today[k]}
+    assert changed == {f"{d}|{n}|0|wsvmgui" for d, n in _RULE_DATA.values()}
+    state = {"runs": copy.deepcopy(old), "failures": {}}
+    log = acc.reconcile(state, n_test=10_000)
+    assert sorted(log) == sorted(f"{k}: definition completed (ADDED_CHOICES)" for k in changed)
+    assert state["runs"] == today and state["stale"] == {}
+    assert acc.reconcile(state, n_test=10_000) == []  # once
+    # a constant changed since: the old records are not stamped, and go stale
+    monkeypatch.setattr(multiclass, "PAIR_AUTO_SE_MULTIPLE", 1.0)
+    acc._method_definition.cache_clear()
+    try:
+        state = {"runs": copy.deepcopy(old), "failures": {}}
+        acc.reconcile(state, n_test=10_000)
+    finally:
+        acc._method_definition.cache_clear()
+    stale = _by_record(acc, state["stale"])
+    assert set(stale) == {"wu2010_ex1|400|0|wsvmgui", "zeng_ex3|500|0|wsvmgui"}
+    assert all("tuning_rule=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
+    assert state["runs"]["wuliu2011_ex1|100|0|wsvmgui"] == today["wuliu2011_ex1|100|0|wsvmgui"]

@@ -594,3 +594,37 @@ def test_the_preconditioned_ladder_is_priced_at_the_width_the_fit_chooses(fake_c
     state = rs.get_state()[1].copy()
     assert chosen_width(prepared, X, codes) > 0
     assert prepared.random_state is rs and np.array_equal(rs.get_state()[1], state)
+
+
+def test_the_noncrossing_stages_are_priced_over_the_width_grid(fake_clocks, monkeypatch):
+    """The non-crossing estimator fits its hinge tuning at every width of its grid, each
+    weight at every lambda, and its final ladder at the width that tuning chooses (the
+    old plan: one ladder at one lambda, and the final ladder, both at the middle cell).
+    With each unit priced by its width on the fake clock, the hinge stage costs exactly
+    what the fit's hinge ladders cost, and the final ladder the mean over the grid's
+    widths of what it would cost at each (which width the tuning takes, no probe knows):
+    between its cost at the cheapest and at the dearest width."""
+    from wsvmgui.estimators.cost_plan import EVERY_WIDTH, HINGE_EVERY_WIDTH
+    from wsvmgui.estimators.noncrossing import NonCrossingLadderClassifier
+
+    cpu, wall = fake_clocks
+    fitted = _width_priced_ladders(monkeypatch, cpu, wall)
+    d = DESIGNS["wuliu2011_ex1"].sample(120, 0)
+    est = NonCrossingLadderClassifier(criterion="hinge", n_weights=8)
+    found = estimate_fit(est, d.X, d.y, budget=100.0)
+    est.fit(d.X, d.y)
+    stages = {s.name: (s, c) for s, c in zip(found.plan.stages, found.priced.cpu, strict=True)}
+    (tuning, tuned), (final, priced) = stages["hinge tuning"], stages["non-crossing ladder"]
+    assert (tuning.engine, final.engine) == (HINGE_EVERY_WIDTH, EVERY_WIDTH)
+    S, L = 6, 7  # the default widths and lambdas
+    assert (tuning.tasks, tuning.fits, final.fits) == (S, S * 7 * L, 7)
+    # the fit's ladders: one per width on the 84 training rows, then the final one
+    assert [(r, u) for r, u, _ in fitted] == [(84, 7 * L)] * S + [(120, 7)]
+    assert tuning.rows == 84 and final.rows == 120
+    assert tuned == pytest.approx(sum(s for _, _, s in fitted[:S]), rel=1e-6)
+    prepared, X, codes = cost._prepared(est, d.X, d.y)
+    sigmas = prepared._plan(X, codes).sigmas
+    at = 7 * 0.001 * (2.0 / np.asarray(sigmas)) ** 2  # the final ladder at each width
+    assert priced == pytest.approx(at.mean(), rel=1e-6)
+    assert fitted[-1][2] == pytest.approx(at[np.argmin(abs(sigmas - est.sigma_))], rel=1e-6)
+    assert at.min() < priced < at.max()

@@ -204,3 +204,49 @@ def test_one_vs_all_is_planned_with_its_own_screening_threshold():
     assert ova._screen_min_rows == 300 < 420 < pairwise._screen_min_rows
     assert [s.name for s in plan(ova, data.X, data.y).stages][:2] == ["screening", "tuning"]
     assert "screening" not in [s.name for s in plan(pairwise, data.X, data.y).stages]
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        NC(),  # the defaults: EGKL of independent ladders, then the finer final ladder
+        NC(criterion="hinge"),  # a ladder per width on the split, each weight at 7 lambdas
+        NC(criterion="egkl", lambdas=L2, sigmas=[0.5, 1.0], cv=3),
+        NC(criterion="hinge", refit=False, lambdas=L2),
+    ],
+    ids=["defaults", "hinge", "egkl", "hinge, no refit"],
+)
+def test_the_noncrossing_plan_counts_each_stage_as_the_fit_does(est, monkeypatch):
+    """Every non-crossing ladder the fit makes, counted by wrapping the estimator's own
+    ``_ladder``: the hinge tuning's (one per width, ``weights x lambdas`` fits each, on the
+    training split) and the final one (the finer final grid on small data, on every row)
+    are the plan's stages, fits, tasks and rows; the stages add up to the fit's total."""
+    made: list[tuple[int, int, bool]] = []  # (rows, fits, hinge) per ladder
+    real = NC._ladder
+
+    def counted(self, X, y, weights, *args, **kwargs):
+        grid = kwargs.get("lam_grid")
+        made.append((len(X), np.size(weights) * (1 if grid is None else np.size(grid)),
+                     grid is not None))  # fmt: skip
+        return real(self, X, y, weights, *args, **kwargs)
+
+    monkeypatch.setattr(NC, "_ladder", counted)
+    data = TWO
+    stages = {s.name: s for s in plan(est, data.X, data.y).stages}
+    est.fit(data.X, data.y)
+    hinge = [(r, f) for r, f, h in made if h]
+    final = [(r, f) for r, f, h in made if not h]
+    if est.criterion == "hinge":
+        s = stages["hinge tuning"]
+        assert len(hinge) == s.tasks == np.size(est.tuning_.sigmas) == 6  # the default widths
+        assert sum(f for _, f in hinge) == s.fits and {r for r, _ in hinge} == {s.rows}
+    else:
+        assert not hinge and "hinge tuning" not in stages
+    if est.refit:
+        s = stages["non-crossing ladder"]
+        assert final == [(s.rows, s.fits)] == [(data.y.size, est.weights_.size)]
+        if est.n_weights is None:  # the finer final grid: FINAL_BUDGET // 120 = 133 intervals
+            assert s.fits == 132
+    else:
+        assert not final and "non-crossing ladder" not in stages
+    assert sum(s.fits for s in stages.values()) == est.fit_info_["n_fits"]

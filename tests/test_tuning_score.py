@@ -293,3 +293,39 @@ def test_the_default_fit_records_the_edge_of_its_smallest_score():
                               t.score.shape)  # fmt: skip
     assert est.fit_info_["tuning_min_edge"] == grid_edges(t.axes, tuple(map(int, lowest))) == {}
     assert tuning_notes(est.fit_info_) == []
+
+
+def test_the_preconditioned_svms_stages_are_named_not_counted_as_sub_problems():
+    """The preconditioned SVM records its kernel width search's and its level choice's
+    edges apart (``{"kernel": ..., "level": ...}``): the note names each stage that sits
+    on an edge, not "k of 2 sub-problems"; a fit whose two-value lambda grid puts the
+    kernel stage on an edge gets that sentence."""
+    from wsvmgui.estimators.preconditioned import PreconditionedSVC
+
+    (one,) = tuning_notes({"tuning_edge": {"kernel": {"sigma": "min"}, "level": {}}})
+    assert one.startswith("Tuning: the kernel width search chose a cell on its grid's edge "
+                          "(sigma at its smallest value)")  # fmt: skip
+    both = tuning_notes({"tuning_edge": {"kernel": {"lambda": "max"}, "level": {"level": "max"}}})
+    assert [n.split(" chose")[0] for n in both] == [
+        "Tuning: the kernel width search",
+        "Tuning: the choice of level",
+    ]
+    assert tuning_notes({"tuning_edge": {"kernel": {}, "level": {}}}) == []
+    X, y = _data(120)
+    est = PreconditionedSVC(n_weights=6, lambdas=[0.1, 0.01], sigmas=[0.5, 1.0]).fit(X, y)
+    edge = est.fit_info_["tuning_edge"]
+    assert set(edge) == {"kernel", "level"} and edge["kernel"]  # two values: an edge each
+    notes = tuning_notes(est.fit_info_)
+    assert notes and not any("sub-problems" in n for n in notes)
+    assert any(n.startswith("Tuning: the kernel width search chose a cell") for n in notes)
+
+
+def test_an_extended_grid_is_named_beside_the_sub_problems_edges():
+    grown, edges = tuning_notes(
+        {
+            "tuning_edge": {"1|2": {"sigma": "max"}, "1|3": {}},
+            "tuning_extended": {"sigma": [0.675]},
+        }
+    )
+    assert "grid was extended (sigma 0.675)" in grown
+    assert edges.startswith("Tuning: 1 of 2 sub-problems chose a cell on the grid's edge")

@@ -1,6 +1,6 @@
 """The settings panel's pair tuning field: shown for the pair schemes on 3+ classes only,
 bound to RunSettings.pair_tuning both ways, and disabled, saying why, where the tuning
-mode and the grids leave it nothing to set (the quick preset)."""
+mode and the grids leave it nothing to set."""
 
 from __future__ import annotations
 
@@ -43,16 +43,18 @@ def test_pair_tuning_is_hidden_where_it_does_nothing(shown_panel):
     assert not two.pair_tuning.isVisible()
 
 
-def test_presets_that_set_the_split_and_grids_disable_it_and_say_so(shown_panel):
+def test_presets_leave_it_what_they_do_not_set_and_grids_typed_in_disable_it(shown_panel):
+    """The quick preset keeps the pair schemes' own tuning on 3+ classes (the split and
+    both grids are pair_tuning's); thorough sets the folds; grids typed in take the rest,
+    and the field is disabled, saying why, where nothing is left to it."""
     panel = shown_panel(3)
     d = simulate("wu2010_ex1", 90, seed=0)
     panel.set_settings(replace(RunSettings(), scheme="pairwise"), preset="quick")
-    panel.set_training_data(d.X, d.y)  # applies the quick preset: a split and 3 x 3 grids
+    panel.set_training_data(d.X, d.y)  # applies the quick preset: the estimator's tuning
     s = panel.settings()
-    assert s.tuning == "split" and s.lambdas and s.sigmas
-    assert not panel.pair_tuning.isEnabled() and panel.pair_tuning.isVisible()
-    assert panel.pair_note.text().startswith("no effect")
-    assert "no effect" in panel.pair_tuning.toolTip()
+    assert s.tuning == "auto" and s.lambdas is None and s.sigmas is None
+    assert panel.pair_tuning.isEnabled() and panel.pair_tuning.isVisible()
+    assert panel.pair_note.text() == "sets the split, the \u03bb grid and the \u03c3 grid"
     assert panel.apply_preset("thorough")  # 10 folds, blank grids: it sets the grids only
     assert panel.pair_tuning.isEnabled()
     assert (
@@ -62,3 +64,5 @@ def test_presets_that_set_the_split_and_grids_disable_it_and_say_so(shown_panel)
     assert panel.pair_note.text() == "sets the \u03c3 grid; the rest is set above"
     panel.sigmas.setText("1")
     assert not panel.pair_tuning.isEnabled()
+    assert panel.pair_note.text().startswith("no effect")
+    assert "no effect" in panel.pair_tuning.toolTip()

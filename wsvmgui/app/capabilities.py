@@ -132,6 +132,10 @@ def engine_notes(info: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+#: The tuning stages of one fit that record their edges apart, ``{stage: {axis: end}}``
+#: (the preconditioned SVM's kernel width search and its choice of level): not
+#: sub-problems (whose names hold a "|").
+_TUNING_STAGES = {"kernel": "the kernel width search", "level": "the choice of level"}
 #: How an edge of an axis reads in a note (``TuningResult.edge`` values).
 _EDGE_WORDS = {"min": "smallest", "max": "largest", "first": "first", "last": "last"}
 
@@ -144,12 +148,13 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
     ----------
     info : dict or None
         The estimator's ``fit_info_``.  ``info["tuning_edge"]`` is ``{axis: "min" | "max" |
-        "first" | "last"}`` for one search, or ``{sub-problem: {axis: ...}}`` for a scheme
-        with several (every estimator that tunes records it).  A grid the search extended
-        (``info["tuning_extended"]``, ``{axis: values added}``) is named first;
-        ``tuning_edge`` is then the grown grid's.  Where ``info["tuning_min_edge"]`` (the
-        edges of the smallest score's cell) differs from ``tuning_edge`` (the one-SE rule
-        chose another cell), it decides: the one-SE choice sits on an edge on purpose.
+        "first" | "last"}`` for one search, ``{sub-problem: {axis: ...}}`` for a scheme
+        with several, or ``{stage: {axis: ...}}`` for the preconditioned SVM's stages
+        (``"kernel"``, ``"level"``) (every estimator that tunes records it).  A grid the
+        search extended (``info["tuning_extended"]``, ``{axis: values added}``) is named
+        first; ``tuning_edge`` is then the grown grid's.  Where ``info["tuning_min_edge"]``
+        (the edges of the smallest score's cell) differs from ``tuning_edge`` (the one-SE
+        rule chose another cell), it decides: the one-SE choice sits on an edge on purpose.
 
     Returns
     -------
@@ -189,13 +194,24 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         return notes
     if not edge:
         return notes
+    if _per_subproblem(edge) and set(edge) <= set(_TUNING_STAGES):
+        return [
+            *notes,
+            *(
+                f"Tuning: {_TUNING_STAGES[stage]} chose a cell on its grid's edge "
+                f"({_edge_words(axes)}); the best may lie outside the grid (widen it)."
+                for stage, axes in edge.items()
+                if axes
+            ),
+        ]
     if _per_subproblem(edge):
         hits = {k: v for k, v in edge.items() if v}
         if not hits:
             return notes
         return [
+            *notes,
             f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
-            f"({_edge_counts(hits)}); the best may lie outside the grid (widen it)."
+            f"({_edge_counts(hits)}); the best may lie outside the grid (widen it).",
         ]
     still = " still" if grown else ""
     return [

@@ -82,16 +82,19 @@ LADDER_SCHEME_CONSTRAINTS: dict[str, list[Any]] = {
 }
 
 
-#: ``tuning_rule="auto"`` takes the widest-kernel one-standard-error cell up to this many
-#: final rows (:func:`auto_one_se`).
+#: ``tuning_rule="auto"`` takes the cell :data:`AUTO_ONE_SE` prefers (the widest kernel,
+#: then the largest lambda) within :data:`AUTO_SE_MULTIPLE` standard errors of the
+#: smallest score, up to :data:`AUTO_ONE_SE_MAX_ROWS` final rows (:func:`auto_one_se`).
+AUTO_ONE_SE = "widest"
+AUTO_SE_MULTIPLE = 1.0
 AUTO_ONE_SE_MAX_ROWS = 500
 
 
 def auto_one_se(plan: TuningPlan) -> str | bool:
-    """The search's ``one_se`` for ``tuning_rule="auto"``: ``"widest"`` (the widest kernel,
-    then the largest lambda, within one standard error of the best score) where tuning is
-    cross-validation over at least 2 folds and the final fit has at most
-    :data:`AUTO_ONE_SE_MAX_ROWS` rows; otherwise False (the smallest score).
+    """The search's ``one_se`` for ``tuning_rule="auto"``: :data:`AUTO_ONE_SE` (the widest
+    kernel, then the largest lambda, within :data:`AUTO_SE_MULTIPLE` standard errors of
+    the best score) where tuning is cross-validation over at least 2 folds and the final
+    fit has at most :data:`AUTO_ONE_SE_MAX_ROWS` rows; otherwise False (the smallest score).
 
     At the papers' size the cross-validated score of 100 rows is too flat and noisy to
     choose among the cells: the minimum picks narrow kernels by chance
@@ -99,7 +102,7 @@ def auto_one_se(plan: TuningPlan) -> str | bool:
     """
     folds = plan.folds or []
     small = len(folds) >= 2 and plan.fit_rows.size <= AUTO_ONE_SE_MAX_ROWS
-    return "widest" if small else False
+    return AUTO_ONE_SE if small else False
 
 
 @dataclass(frozen=True)
@@ -346,7 +349,7 @@ class LadderParams:
         }
 
     #: ``tuning_rule="auto"``: how many standard errors above the smallest score.
-    _auto_se_multiple = 1.0
+    _auto_se_multiple = AUTO_SE_MULTIPLE
 
     def _auto_one_se(self, plan: TuningPlan) -> str | bool:
         """The search's ``one_se`` for ``tuning_rule="auto"`` (:func:`auto_one_se`; the

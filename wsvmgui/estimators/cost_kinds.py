@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from .cost_plan import WIDTH_CHOSEN_FIRST, Stage, joint_resolution
+from .cost_plan import (
+    EVERY_WIDTH,
+    HINGE_EVERY_WIDTH,
+    WIDTH_CHOSEN_FIRST,
+    Stage,
+    joint_resolution,
+)
 from .cost_probe import PATH_ROW_EXPONENT, Probe
 
 #: CPU seconds of ladder probes after which no further cell is fitted.
@@ -193,6 +199,9 @@ def chosen_width(estimator: Any, X: np.ndarray, codes: np.ndarray) -> float:
 def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
     from .noncrossing import NonCrossingLadderClassifier
 
+    if stage.engine in (EVERY_WIDTH, HINGE_EVERY_WIDTH, "hinge"):
+        every_width(estimator, X, codes, K, stage, probe)
+        return
     idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
     probe.rows = idx.size
     Xp = X[idx]
@@ -204,6 +213,82 @@ def _probe_noncrossing(estimator: Any, X, codes, K, stage: Stage, probe: Probe) 
     )
     probe.events(min(M - 1, UNIT_SAMPLE)).run(lambda **kw: fitter.fit(Xp, y, **kw))
     probe.task_done()
+
+
+def every_width(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    """The non-crossing estimator's ladders at every width of its grid (engines
+    :data:`~wsvmgui.estimators.cost_plan.EVERY_WIDTH` and
+    :data:`~wsvmgui.estimators.cost_plan.HINGE_EVERY_WIDTH`; engine ``"hinge"``: a grid of
+    one width), the middle width first, then the others from the narrowest, a task per
+    width of :data:`WIDTH_UNITS` weights, priced at the mean over the widths measured
+    (``probe.factor``).
+
+    The estimator's own width grid (of all rows, as the fit's) and lambda grid (for the
+    stage's rows), at the middle lambda; for the hinge engines each weight at every
+    lambda, chosen by the weighted hinge loss on rows left out of the probe's (a 30%
+    hold-out's share), as the fit's tuning does.  ``X`` (n, p), ``codes`` (n,).
+    """
+    import copy
+
+    from ..ladder.tuning import kernel_with_sigma
+    from ..ladder.weights import weight_grid
+    from . import noncrossing
+
+    idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
+    probe.rows = idx.size
+    Xp, yp = X[idx], np.where(y == 1, 1.0, -1.0)
+    # the fit's own grids: widths of all rows, lambdas for the stage's rows
+    est = copy.copy(estimator)
+    rs = estimator.random_state
+    est.random_state = copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+    sigmas = np.sort(est._sigma_grid(X, codes, None))
+    grid = np.asarray(est._lambda_grid(idx.size), dtype=float)
+    tune: dict[str, Any] = {}
+    if stage.engine in (HINGE_EVERY_WIDTH, "hinge"):
+        rest = np.setdiff1d(np.arange(codes.size), idx)
+        te, y_te = _cut(rest, codes[rest], max(idx.size * 3 // 7, 2), 1) if rest.size else (idx, y)
+        tune = {"lam_grid": grid, "X_tune": X[te], "y_tune": np.where(y_te == 1, 1.0, -1.0)}
+    L = grid.size if tune else 1
+    per_task = max(stage.fits // max(stage.tasks, 1) // L, 1)  # weights of one ladder
+    weights = weight_grid(min(per_task, PROBE_UNITS) + 1)
+    units = min(weights.size, WIDTH_UNITS) * L
+    lam = float(np.sort(grid)[grid.size // 2])
+    template = estimator._kernel_template()
+    probe.factor = _mean_over_tasks(units)
+    # the middle width first (a probe cut short after it prices as the middle cell did),
+    # then the rest from the narrowest
+    middle = sigmas.size // 2
+    for sigma in [sigmas[middle], *np.delete(sigmas, middle)]:
+        kernel = kernel_with_sigma(template, sigma)
+
+        def fit(progress, should_cancel, kernel=kernel) -> None:
+            noncrossing.fit_noncrossing_ladder(
+                Xp, yp, weights, lam, kernel, engine=estimator._nc_engine,
+                constraints=estimator.constraints, max_constraints=estimator.max_constraints,
+                progress=progress, should_cancel=should_cancel, **tune,
+            )  # fmt: skip
+
+        probe.events(units).run(fit)
+        probe.task_done()
+        if probe.spent():
+            return
+
+
+#: Weights a task of :func:`every_width` fits (each at every lambda for the hinge engines).
+WIDTH_UNITS = 3
+
+
+def _mean_over_tasks(units: int):
+    """``Probe.factor`` pricing a task at the mean over the probe's tasks: the first
+    task's price times the mean of each task's ``start + units x unit`` over the first's."""
+
+    def factor(tasks: list) -> float:
+        first = tasks[0][0] + units * tasks[0][1]
+        if first <= 0:
+            return 1.0
+        return float(np.mean([s + units * u for s, u, _ in tasks])) / first
+
+    return factor
 
 
 def _probe_joint(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:

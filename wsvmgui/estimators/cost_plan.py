@@ -46,6 +46,18 @@ _F8 = 8
 #: finds it, or at the grid's narrowest (the slowest) where that search is too long for a
 #: probe (:func:`~wsvmgui.estimators.cost_kinds.noncrossing_cell`).
 WIDTH_CHOSEN_FIRST = "width chosen first"
+#: Engine of non-crossing ladders fitted at every width of the grid, or at the one the
+#: fit's own tuning chooses among them (the non-crossing estimator's tuning and final
+#: ladder: which width, no probe can know before the tuning ran): priced at the mean over
+#: the grid's widths (:func:`~wsvmgui.estimators.cost_kinds.every_width`).  A constrained
+#: fit cost 20 times more at the narrowest width than at the others (wuliu2011_ex1, 500
+#: rows), and the tuning chose the narrowest on some draws, the widest on others.
+EVERY_WIDTH = "every width"
+#: Engine of the hinge criterion's tuning: a non-crossing ladder at every width of the
+#: grid, each weight fitted at every lambda of the grid (and the one of the smallest
+#: weighted hinge loss kept); priced at the mean over the widths, each probe ladder over
+#: the whole lambda grid.
+HINGE_EVERY_WIDTH = "hinge, every width"
 
 
 @dataclass(frozen=True)
@@ -430,7 +442,12 @@ def _tie_pairs_stage(
 
 def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPlan:
     """Tuning (EGKL of independent or non-crossing ladders, or hinge per weight), then
-    the non-crossing ladder's constrained fits."""
+    the non-crossing ladder's constrained fits: at the final weights
+    (:meth:`~wsvmgui.estimators.noncrossing.NonCrossingLadderClassifier._final_weights`,
+    finer than the tuning's on small data), at the width the tuning chooses.  The hinge
+    criterion fits a ladder on its training split at every width, each weight at every
+    lambda.  Where the width is tuned, the non-crossing stages are priced over the
+    grid's widths (:data:`EVERY_WIDTH`, :data:`HINGE_EVERY_WIDTH`)."""
     n = codes.size
     threads = _threads(estimator)
     problems = _problems(estimator, codes, 2)
@@ -442,28 +459,38 @@ def _noncrossing_plan(estimator: Any, X: np.ndarray, codes: np.ndarray) -> FitPl
     )
     rows = np.arange(n) if (folds is None or estimator.refit) else folds[0][0]
     M1 = int(_ladder_size(estimator, np.array([rows.size]))[0])
+    # the final ladder's weights: the tuning's, or finer on small data (bounded by
+    # FINAL_MAX_INTERVALS when neither n_weights nor weights is given)
+    M_final = M1
+    if estimator.weights is None and estimator.n_weights is None:
+        M_final = int(estimator._final_weights(rows.size).size)
+    S = _n_sigmas(estimator)
+    width_tuned = folds is not None and S > 1
+    nc_engine = EVERY_WIDTH if width_tuned else "noncrossing"
     stages: list[Stage] = []
     final = 1
     if folds is not None and estimator.criterion == "hinge":
         tr, te = folds[0]
         L = _n_lambdas(estimator)
         _check_tuning(problems, [_count(codes, tr, 2)], [_count(codes, te, 2)])
-        stages.append(Stage("hinge tuning", M1 * L, 1, tr.size, "noncrossing", "noncrossing"))
+        engine = HINGE_EVERY_WIDTH if S > 1 else "hinge"
+        stages.append(Stage("hinge tuning", S * M1 * L, S, tr.size, "noncrossing", engine))
         final = int(estimator.refit)
     elif folds is not None:
         kind = "ladder" if estimator.criterion == "egkl-independent" else "noncrossing"
-        engine = str(estimator.engine) if kind == "ladder" else "noncrossing"
+        engine = str(estimator.engine) if kind == "ladder" else nc_engine
         stages += _ladder_tuning(estimator, problems, folds, codes, 2, np.array([M1]), kind, engine)
     if final:
-        stages.append(Stage("non-crossing ladder", M1, 1, rows.size, "noncrossing", "noncrossing"))
+        stages.append(Stage("non-crossing ladder", M_final, 1, rows.size, "noncrossing", nc_engine))
+    M_held = max(M1, M_final if final else 0)
     return FitPlan(
         type(estimator).__name__,
         tuple(stages),
         n,
         2,
         threads,
-        2 * M1 * n * _F8,
-        f"a ladder of {M1:,} weights x {n:,} rows",
+        2 * M_held * n * _F8,
+        f"a ladder of {M_held:,} weights x {n:,} rows",
         "use fewer weights (n_weights)",
     )
 

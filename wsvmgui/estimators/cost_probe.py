@@ -13,7 +13,10 @@ seconds):
     ends of each grid: a ladder's cost depends on the cell), until about
     :data:`~wsvmgui.estimators.cost_kinds.TARGET_CPU` CPU seconds are spent.
 ``"noncrossing"``
-    The non-crossing ladder's constrained fits, at the middle cell.
+    The non-crossing ladder's constrained fits, at the middle cell; at the width an
+    earlier stage chooses (the preconditioned SVM's); or, where the non-crossing
+    estimator tunes the width itself, at every width of its grid, priced at their mean
+    (the hinge tuning's each weight over the lambda grid).
 ``"joint"``
     The joint fit's feature map, then its fits of the simplex grid's first weights at
     the middle of its penalty and width grids (and at the narrowest width, if the budget
