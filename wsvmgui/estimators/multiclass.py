@@ -111,6 +111,15 @@ PAIR_AUTO_SE_MULTIPLE = 0.5
 #: (1.07x the minimum's L1, 2 seeds) though better on wu2010_ex1, wu2010_ex4, zeng_ex1 and
 #: zeng_ex2, so larger data keep the minimum.
 PAIR_AUTO_ONE_SE_MAX_ROWS = 1000
+#: Values of the ``large_n_auto`` parameter: what the two "auto"s of the pair schemes'
+#: tuning do above :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows.  ``"min_sigmoid"``: the
+#: smallest EGKL and the sigmoid map (:data:`PAIR_AUTO_MAP`), as at every size below;
+#: ``"widest_auto"``: the widest cell within :data:`PAIR_AUTO_SE_MULTIPLE` standard
+#: errors (as below the limit) and the map ``calibration="auto"`` chooses on the pair's
+#: cross-fits (the binary default's: sigmoid or isotonic, the guarded spline above 500
+#: pairs), which tells a curved design's pairs from near-linear ones
+#: (benchmarks/results/multiclass_large_n_study.md).
+LARGE_N_AUTO = ("min_sigmoid", "widest_auto")
 
 
 def _shared(values: list[float]) -> float:
@@ -241,6 +250,19 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         sigma_M (16 cells); ``"holdout"``: a 30% hold-out over 7 C x 6 sigma, as
         One-vs-All (the default before issue 23's fifth sitting).  An explicit ``cv``,
         ``lambdas`` or ``sigmas`` overrides either.
+    large_n_auto : {"min_sigmoid", "widest_auto"}, default="min_sigmoid"
+        What ``tuning_rule="auto"`` and ``calibration="auto"`` do under the pair schemes'
+        tuning when the final fits have more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS`
+        (1000) rows (:data:`LARGE_N_AUTO`).  ``"min_sigmoid"``: each pair's smallest EGKL
+        and the sigmoid map, as the limit says.  ``"widest_auto"``: the widest kernel
+        within half a standard error, as below the limit, and the map chosen on each
+        pair's cross-fits as for two classes (sigmoid or isotonic by cross-validated log
+        loss, the guarded spline above 500 pairs): on a curved design (zeng_ex4) the
+        pairs' distortion is not a sigmoid and the map sees it, where the widest cell
+        alone blurred the boundaries (benchmarks/results/multiclass_large_n_study.md;
+        docs/notes/multiclass_accuracy.md, section 8).  With more than 1000 rows under
+        the pair schemes' tuning ``fit_info_["large_n_auto"]`` names the value that
+        applied.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -286,6 +308,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"auto", "min", "one_se"})],
+        "large_n_auto": [StrOptions(set(LARGE_N_AUTO))],
     }
 
     _auto_holdout = True
@@ -302,13 +325,21 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             and (classes is None or classes.size >= 3)
         )
 
-    @property
-    def _map_name(self) -> str:
+    def _large_widest_auto(self, plan: Any) -> bool:
+        """Whether ``large_n_auto="widest_auto"`` applies: the pair schemes' tuning and
+        final fits of more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows."""
+        large = plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS
+        return self.large_n_auto == "widest_auto" and self._pair_tuning and large
+
+    def _map_name(self, plan: Any) -> str:
         """The map every sub-problem is recalibrated by: ``calibration``, except that
         ``"auto"`` is :data:`PAIR_AUTO_MAP` under the pair schemes' tuning
-        (``pair_tuning="folds"``, three or more classes)."""
+        (``pair_tuning="folds"``, three or more classes) unless
+        ``large_n_auto="widest_auto"`` applies (:meth:`_large_widest_auto`)."""
         auto = self.calibration == "auto"
-        return PAIR_AUTO_MAP if auto and self._pair_tuning else self.calibration
+        if auto and self._pair_tuning and not self._large_widest_auto(plan):
+            return PAIR_AUTO_MAP
+        return self.calibration
 
     _auto_se_multiple = PAIR_AUTO_SE_MULTIPLE
 
@@ -316,10 +347,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         """``tuning_rule="auto"``: :data:`PAIR_AUTO_ONE_SE` (within
         :data:`PAIR_AUTO_SE_MULTIPLE` standard errors) for the pair schemes' searches
         on two or more folds (``pair_tuning="folds"``, three or more classes) where the
-        final fits have at most :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows, else the smallest
-        score (One-vs-All, a hold-out and larger data keep the minimum)."""
+        final fits have at most :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows or
+        ``large_n_auto="widest_auto"``, else the smallest score (One-vs-All, a hold-out
+        and, by default, larger data keep the minimum)."""
         folds = plan.folds or []
-        small = plan.fit_rows.size <= PAIR_AUTO_ONE_SE_MAX_ROWS
+        small = plan.fit_rows.size <= PAIR_AUTO_ONE_SE_MAX_ROWS or self._large_widest_auto(plan)
         return PAIR_AUTO_ONE_SE if self._pair_tuning and len(folds) >= 2 and small else False
 
     @property
@@ -363,6 +395,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         ties: str = "table",
         coupling: str = "least_squares",
         pair_tuning: str = "folds",
+        large_n_auto: str = "min_sigmoid",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -392,6 +425,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.ties = ties
         self.coupling = coupling
         self.pair_tuning = pair_tuning
+        self.large_n_auto = large_n_auto
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -505,7 +539,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
                     tracker=tracker, sample_weight=sample_weight,
                 )  # fmt: skip
                 self.calibrations_.append(
-                    fit_calibration(self._map_name, p_cf, y_cf, seed_of(self.random_state))
+                    fit_calibration(self._map_name(plan), p_cf, y_cf, seed_of(self.random_state))
                 )
         self.tie_pairs_: SubproblemSet | None = None
         extra: dict[str, Any] = {}
@@ -513,6 +547,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
+        if self._pair_tuning and plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS:
+            extra["large_n_auto"] = self.large_n_auto
         tuned = [(s, t) for s, t in zip(specs, tunings, strict=True) if t]
         return {
             **extra,
