@@ -425,10 +425,10 @@ VARIANTS["wsvmgui_plain"] = {
 VARIANTS["wsvmgui_ova"] = {"ties": "pairs", "tuning_rule": "min"}
 GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
 GROUPS["wsvmgui_key"] = ("wsvmgui_key",)
-#: The pair schemes above 1000 rows with the widest half-SE cell and the cross-validated
-#: map (acc-mc2000, docs/notes/multiclass_accuracy.md section 8; identical to the default
-#: up to 1000 rows).
-VARIANTS["wsvmgui_large"] = {"large_n_auto": "widest_auto"}
+#: The pair schemes above 1000 rows with the widest half-SE cell and the sigmoid or the
+#: guarded spline map (acc-mc2000, docs/notes/multiclass_accuracy.md section 8; identical
+#: to the default up to 1000 rows).
+VARIANTS["wsvmgui_large"] = {"large_n_auto": "widest_spline"}
 GROUPS["wsvmgui_large"] = ("wsvmgui_large",)
 VARIANTS["wsvmgui_key"] = {
     "ties": "key",

@@ -18,7 +18,9 @@ cell rules (each pair's cell; the sigmoid map, :data:`PAIR_AUTO_MAP`)
 maps (the minimum's cell)
     ``map_<name>`` for the sigmoid, ``auto`` (sigmoid / isotonic by cross-validated log
     loss, the guarded spline above 500 pairs: the binary default), isotonic, beta and the
-    spline; ``w05_auto``: the widest 0.5-SE cells with the ``auto`` maps.
+    spline; ``w05_auto``: the widest 0.5-SE cells with the ``auto`` maps (the library's
+    ``large_n_auto="widest_auto"``); ``w05_sigspline``: the same without isotonic (the
+    sigmoid, or the spline where the guard takes it).
 the map as a curvature test
     ``switch_pair``: where ``auto`` at the minimum's cell takes a map other than the
     sigmoid (the pair's distortion is not a sigmoid: a curved design), that cell and map;
@@ -169,7 +171,7 @@ def replay_draw(path: str) -> dict:
     each choice (the replay's own work, not the fits)."""
     from wsvmgui.estimators.multiclass import PAIR_AUTO_MAP
     from wsvmgui.evaluation.metrics import l1_error
-    from wsvmgui.ladder.recalibration import fit_calibration, recalibrated_terms
+    from wsvmgui.ladder.recalibration import choose_map, fit_calibration, recalibrated_terms
     from wsvmgui.ladder.search import egkl_terms, log_loss_terms
 
     draw = load_draw(path)
@@ -208,6 +210,13 @@ def replay_draw(path: str) -> dict:
     auto = [fit_calibration("auto", s["fp"][c], s["y"], 0) for s, c in zip(subs, cmin, strict=True)]
     res["auto_names"] = [g.name for g in auto]
     res["w05_auto"] = score(cw, "auto")
+    # the same without isotonic: the sigmoid, or the guarded spline where it wins
+    tps = [
+        choose_map(s["fp"][c], s["y"], maps=("sigmoid",), seed=0)(s["tp"][c])
+        for s, c in zip(subs, cw, strict=True)
+    ]
+    ok = all(np.all(np.isfinite(t)) for t in tps)
+    res["w05_sigspline"] = float(l1_error(_combined(draw, tps), P)) if ok else float("nan")
     curved = [g.name != "sigmoid" for g in auto]
     for key, flags in (("switch_pair", curved), ("switch_draw", [any(curved)] * len(subs))):
         tps = []
@@ -302,8 +311,9 @@ def study(caches: list[str]) -> dict:
 
 
 def markdown(out: dict) -> str:
-    cols = [*CELL_RULES, *(f"map_{m}" for m in MAP_NAMES), "w05_auto", "switch_pair",
-            "switch_draw", "shared", "oracle_pair", "oracle_shared"]  # fmt: skip
+    cols = [*CELL_RULES, *(f"map_{m}" for m in MAP_NAMES)]
+    cols += ["w05_auto", "w05_sigspline", "switch_pair", "switch_draw", "shared"]
+    cols += ["oracle_pair", "oracle_shared"]
     lines = [
         "# The pair schemes' cells and maps at n = 2000 (offline replay, acc-mc2000)",
         "",
@@ -336,14 +346,101 @@ def markdown(out: dict) -> str:
     return "\n".join(lines)
 
 
+MC_DESIGNS = (
+    "wu2010_ex1",
+    "wu2010_ex2",
+    "wu2010_ex4",
+    "zeng_ex1",
+    "zeng_ex2",
+    "zeng_ex3",
+    "zeng_ex4",
+)
+
+
+def records(folders: list[str], candidate: str = "wsvmgui_large") -> dict:
+    """The benchmark of record's runs of ``candidate`` against ``wsvmgui`` (and
+    ``wsvmgui_plain`` where run) at n = 2000 from the ``accuracy_vs_peers.json`` of each
+    folder: per design and seed set, mean L1, draws better / worse, CPU over the same
+    draws, and the ratio to the best SVM peer where the record has it."""
+    runs: dict[str, list] = {}
+    for folder in folders:
+        runs.update(json.loads((Path(folder) / "accuracy_vs_peers.json").read_text())["runs"])
+    out: dict[str, dict] = {}
+    for data in MC_DESIGNS:
+        for label, seeds in (("0-4", range(5)), ("5-9", range(5, 10))):
+            rows: dict[str, dict[int, dict]] = {}
+            for seed in seeds:
+                for group in (candidate, "wsvmgui", "wsvmgui_plain"):
+                    got = runs.get(f"{data}|2000|{seed}|{group}") or []
+                    if got:
+                        rows.setdefault(group, {})[seed] = got[0]
+            both = sorted(set(rows.get(candidate, {})) & set(rows.get("wsvmgui", {})))
+            if not both:
+                continue
+            cand = np.array([rows[candidate][s]["L1"] for s in both])
+            base = np.array([rows["wsvmgui"][s]["L1"] for s in both])
+            d = {
+                "seeds": both,
+                "L1": {candidate: float(cand.mean()), "wsvmgui": float(base.mean())},
+                "ratio": float(cand.mean() / base.mean()),
+                "better": int(np.sum(cand < base - 1e-12)),
+                "worse": int(np.sum(cand > base + 1e-12)),
+                "cpu": {
+                    g: float(np.mean([rows[g][s]["cpu"] for s in both]))
+                    for g in (candidate, "wsvmgui", "wsvmgui_plain")
+                    if all(s in rows.get(g, {}) for s in both)
+                },
+            }
+            peer = best_peer(data, 2000, both)
+            d["best_peer"] = peer
+            if peer is not None:
+                d["vs_peer"] = {k: v / peer for k, v in d["L1"].items()}
+            out[f"{data}, seeds {label}"] = d
+    return out
+
+
+def records_markdown(rec: dict, candidate: str = "wsvmgui_large") -> str:
+    lines = [
+        f"## The benchmark of record at n = 2000: `{candidate}` against `wsvmgui`",
+        "",
+        "`accuracy_vs_peers.py --methods ... --sizes 2000` (the library's fits; seeds 0-4 the",
+        "record's draws, 5-9 fresh).  CPU: mean seconds per fit in the runs named (other load",
+        "for the record's `wsvmgui` rows of seeds 0-4; side by side on seeds 5-9).",
+        "",
+        f"| data | seeds | wsvmgui | {candidate} | ratio | better / worse | / best peer "
+        "(before -> after) | CPU s (default, candidate, plain) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for key, d in rec.items():
+        data, seeds = key.split(", seeds ")
+        peer = ""
+        if "vs_peer" in d:
+            peer = f"{d['vs_peer']['wsvmgui']:.3f} -> {d['vs_peer'][candidate]:.3f}"
+        cpu = ", ".join(
+            f"{d['cpu'][g]:.1f}" if g in d["cpu"] else "-"
+            for g in ("wsvmgui", candidate, "wsvmgui_plain")
+        )
+        lines.append(
+            f"| {data} | {','.join(map(str, d['seeds']))} | {d['L1']['wsvmgui']:.4f} | "
+            f"{d['L1'][candidate]:.4f} | {d['ratio']:.3f} | {d['better']} / {d['worse']} | "
+            f"{peer} | {cpu} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--caches", nargs="+", required=True, help="folders of cached draws")
     ap.add_argument("--report", action="store_true", help="write the results files")
     ap.add_argument("--out", default=str(OUT), help="results path without suffix")
+    ap.add_argument("--records", nargs="*", default=[], help="folders of accuracy_vs_peers.py runs")
     args = ap.parse_args(argv)
     out = study(args.caches)
     text = markdown(out)
+    if args.records:
+        rec = records(args.records)
+        out = {"replay": out, "records": rec}
+        text += "\n" + records_markdown(rec)
     print(text)
     if args.report:
         for suffix, body in ((".json", json.dumps(out, indent=1)), (".md", text)):

@@ -2,8 +2,9 @@
 
 Above :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows the pair schemes' ``tuning_rule="auto"`` and
 ``calibration="auto"`` are the smallest EGKL and the sigmoid map (``"min_sigmoid"``, the
-default); ``"widest_auto"`` takes the widest cell within half a standard error and the map
-``calibration="auto"`` chooses for two classes.  Up to the limit both values fit the same.
+default); ``"widest_spline"`` takes the widest cell within half a standard error and the
+sigmoid map or the spline where the guarded cross-validated choice takes it.  Up to the
+limit both values fit the same.
 Checked on the rule's definition (the tuning tables, the constants it stands for), on the
 probabilities' invariants, against the default on the same draws, and on bad input.
 """
@@ -31,21 +32,34 @@ def _plan(n_rows: int, n_folds: int = 3) -> TuningPlan:
     return TuningPlan(folds, rows, Kernel("rbf"), np.array([1.0]))
 
 
-@pytest.mark.parametrize("value", ["min_sigmoid", "widest_auto"])
+def _pairs(m: int, curved: bool, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """m cross-fitted estimates and labels whose true map is a sigmoid of the estimate's
+    logit, or (``curved``) a step: flat at 0.2 below 1/2, at 0.9 above."""
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.02, 0.98, m)
+    truth = np.where(p > 0.5, 0.9, 0.2) if curved else 1 / (1 + np.exp(-1.5 * np.log(p / (1 - p))))
+    return p, (rng.uniform(size=m) < truth).astype(float)
+
+
+@pytest.mark.parametrize("value", ["min_sigmoid", "widest_spline"])
 def test_up_to_the_limit_both_values_choose_alike(value):
     est = MulticlassWeightedSVMClassifier(scheme="bp1", large_n_auto=value)
     est.classes_ = np.arange(5)
-    small = _plan(PAIR_AUTO_ONE_SE_MAX_ROWS)
+    small, large = _plan(PAIR_AUTO_ONE_SE_MAX_ROWS), _plan(PAIR_AUTO_ONE_SE_MAX_ROWS + 1)
+    widest = value == "widest_spline"
     assert est._auto_one_se(small) == "widest"
-    assert est._map_name(small) == "sigmoid"
-    large = _plan(PAIR_AUTO_ONE_SE_MAX_ROWS + 1)
-    widest = value == "widest_auto"
     assert est._auto_one_se(large) == ("widest" if widest else False)
-    assert est._map_name(large) == ("auto" if widest else "sigmoid")
+    # the map: the sigmoid, but for a step-shaped distortion on many pairs above the limit
+    step, line = _pairs(1500, curved=True), _pairs(1500, curved=False)
+    assert est._pair_map(small, *step).name == "sigmoid"
+    assert est._pair_map(large, *step).name == ("spline" if widest else "sigmoid")
+    assert est._pair_map(large, *line).name == "sigmoid"
+    assert est._pair_map(large, *_pairs(400, curved=True)).name == "sigmoid"  # no guard
     # an explicit map, One-vs-All and two classes are not the pair schemes' "auto"
-    assert est.set_params(calibration="isotonic")._map_name(large) == "isotonic"
+    assert est.set_params(calibration="isotonic")._pair_map(large, *step).name == "isotonic"
     est.set_params(calibration="auto", scheme="ova")
-    assert est._map_name(large) == "auto" and est._auto_one_se(large) is False
+    assert est._auto_one_se(large) is False
+    assert est._pair_map(large, *step).name in ("isotonic", "spline")  # the binary choice
     est.set_params(scheme="pairwise")
     est.classes_ = np.arange(2)
     assert est._auto_one_se(large) is False
@@ -55,7 +69,7 @@ def test_up_to_the_limit_the_fit_is_the_defaults():
     d = simulate("zeng_ex4", 200, 1)
     fits = [
         MulticlassWeightedSVMClassifier(scheme="bp1", large_n_auto=v).fit(d.X, d.y)
-        for v in ("min_sigmoid", "widest_auto")
+        for v in ("min_sigmoid", "widest_spline")
     ]
     t = simulate("zeng_ex4", 500, 10_001)
     np.testing.assert_allclose(fits[0].predict_proba(t.X), fits[1].predict_proba(t.X), atol=1e-12)
@@ -73,7 +87,7 @@ def large_fits():
     kw = {"scheme": "pairwise", "lambdas": [1e-4, 1e-3, 1e-2], "sigmas": [0.3, 1.0, 3.0]}
     out = {
         v: MulticlassWeightedSVMClassifier(large_n_auto=v, **kw).fit(X, d.y)
-        for v in ("min_sigmoid", "widest_auto")
+        for v in ("min_sigmoid", "widest_spline")
     }
     t = simulate("wu2010_ex2", 4000, 10_000)
     return out, (t.X - mu) / sd, t.p, X, d.y, kw
@@ -81,8 +95,8 @@ def large_fits():
 
 def test_widest_auto_takes_the_widest_cell_within_half_a_standard_error(large_fits):
     fits, *_ = large_fits
-    est = fits["widest_auto"]
-    assert est.fit_info_["large_n_auto"] == "widest_auto"
+    est = fits["widest_spline"]
+    assert est.fit_info_["large_n_auto"] == "widest_spline"
     assert fits["min_sigmoid"].fit_info_["large_n_auto"] == "min_sigmoid"
     moved = 0
     for name, t in est.tuning_.items():
@@ -108,10 +122,10 @@ def test_widest_auto_is_the_limit_lifted_with_the_cross_validated_map(large_fits
     monkeypatch.setattr(mc, "PAIR_AUTO_ONE_SE_MAX_ROWS", 10**9)
     monkeypatch.setattr(mc, "PAIR_AUTO_MAP", "auto")
     ref = MulticlassWeightedSVMClassifier(**kw).fit(X, y)
-    names = [g.name for g in fits["widest_auto"].calibrations_]
+    names = [g.name for g in fits["widest_spline"].calibrations_]
     assert [g.name for g in ref.calibrations_] == names
     np.testing.assert_allclose(
-        ref.predict_proba(Xt), fits["widest_auto"].predict_proba(Xt), rtol=1e-9, atol=1e-12
+        ref.predict_proba(Xt), fits["widest_spline"].predict_proba(Xt), rtol=1e-9, atol=1e-12
     )
 
 
