@@ -430,6 +430,11 @@ VARIANTS["wsvmgui_plain"] = {
 VARIANTS["wsvmgui_ova"] = {"ties": "pairs", "tuning_rule": "min"}
 GROUPS["wsvmgui_plain"] = ("wsvmgui_plain",)
 GROUPS["wsvmgui_key"] = ("wsvmgui_key",)
+#: The pair schemes above 1000 rows with the widest half-SE cell and the sigmoid or the
+#: guarded spline map (acc-mc2000, docs/notes/multiclass_accuracy.md section 8; identical
+#: to the default up to 1000 rows).
+VARIANTS["wsvmgui_large"] = {"large_n_auto": "widest_spline"}
+GROUPS["wsvmgui_large"] = ("wsvmgui_large",)
 VARIANTS["wsvmgui_key"] = {
     "ties": "key",
     "calibration": "none",
@@ -569,7 +574,12 @@ def definition(group: str, K: int, data: str, n_test: int, legacy: bool = False)
 
 #: Estimator parameters added after records were stored, at the value that computes what
 #: those records computed: a stored definition without the key matches one with this value.
-ADDED_PARAMS = {"tuning_extend": 0, "coupling": "baseline", "pair_tuning": "holdout"}
+ADDED_PARAMS = {
+    "tuning_extend": 0,
+    "coupling": "baseline",
+    "pair_tuning": "holdout",
+    "large_n_auto": "min_sigmoid",
+}
 
 
 #: :data:`NAMED_CHOICES` entries added to the definitions after records were stored

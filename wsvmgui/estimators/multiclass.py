@@ -31,6 +31,7 @@ from ..ladder.recalibration import (
     CALIBRATIONS,
     MonotoneMap,
     calibration_folds,
+    choose_map,
     cross_fitted,
     fit_calibration,
 )
@@ -111,6 +112,19 @@ PAIR_AUTO_SE_MULTIPLE = 0.5
 #: (1.07x the minimum's L1, 2 seeds) though better on wu2010_ex1, wu2010_ex4, zeng_ex1 and
 #: zeng_ex2, so larger data keep the minimum.
 PAIR_AUTO_ONE_SE_MAX_ROWS = 1000
+#: Values of the ``large_n_auto`` parameter: what the two "auto"s of the pair schemes'
+#: tuning do above :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows.  ``"min_sigmoid"``: the
+#: smallest EGKL and the sigmoid map (:data:`PAIR_AUTO_MAP`); ``"widest_spline"``: the
+#: widest cell within :data:`PAIR_AUTO_SE_MULTIPLE` standard errors (as below the limit)
+#: and, of :data:`PAIR_LARGE_MAPS`, the map the guarded cross-validated choice takes
+#: (:func:`~wsvmgui.ladder.recalibration.choose_map`: the spline where it beats the
+#: sigmoid by more than the guard, above 500 pairs).
+LARGE_N_AUTO = ("min_sigmoid", "widest_spline")
+#: The maps ``large_n_auto="widest_spline"`` chooses among besides the guarded spline:
+#: the sigmoid only.  With isotonic too (``calibration="auto"`` of two classes) one pair of
+#: zeng_ex1 took it and the draw's L1 rose 4 % (benchmarks/results/
+#: multiclass_large_n_study.md, ``w05_auto`` against ``w05_sigspline``).
+PAIR_LARGE_MAPS = ("sigmoid",)
 
 
 def _shared(values: list[float]) -> float:
@@ -241,6 +255,22 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         sigma_M (16 cells); ``"holdout"``: a 30% hold-out over 7 C x 6 sigma, as
         One-vs-All (the default before issue 23's fifth sitting).  An explicit ``cv``,
         ``lambdas`` or ``sigmas`` overrides either.
+    large_n_auto : {"min_sigmoid", "widest_spline"}, default="min_sigmoid"
+        What ``tuning_rule="auto"`` and ``calibration="auto"`` do under the pair schemes'
+        tuning when the final fits have more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS`
+        (1000) rows (:data:`LARGE_N_AUTO`).  ``"min_sigmoid"``: each pair's smallest EGKL
+        and the sigmoid map, as the limit says.  ``"widest_spline"``: the widest kernel
+        within half a standard error, as below the limit, and the sigmoid map or, where
+        its cross-validated log loss beats the sigmoid's by more than the guard (above
+        500 pairs), the monotone spline (:data:`PAIR_LARGE_MAPS`): on a curved design
+        (zeng_ex4) the pairs' distortion is not a sigmoid and the spline sees it, where
+        the widest cell alone blurred the boundaries.  On the benchmark of record at
+        n = 2000 (seeds 0-4) it lowered L1 on 6 of the 7 multiclass designs by 3.5-7 %
+        (zeng_ex4 0.1268 -> 0.1180, 5 of 5 draws; wu2010_ex2 level, 1.006) for the same
+        fits (benchmarks/results/multiclass_large_n_study.md;
+        docs/notes/multiclass_accuracy.md, section 8).
+        With more than 1000 rows under the pair schemes' tuning
+        ``fit_info_["large_n_auto"]`` names the value that applied.
     ova_normalise : {"sum", "simplex"}
         How the One-vs-All values are made to sum to one (raw values stay available in
         :meth:`report` and :meth:`raw_ova`).
@@ -286,6 +316,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"auto", "min", "one_se"})],
+        "large_n_auto": [StrOptions(set(LARGE_N_AUTO))],
     }
 
     _auto_holdout = True
@@ -302,6 +333,12 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             and (classes is None or classes.size >= 3)
         )
 
+    def _large_widest(self, plan: Any) -> bool:
+        """Whether ``large_n_auto="widest_spline"`` applies: the pair schemes' tuning and
+        final fits of more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows."""
+        large = plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS
+        return self.large_n_auto == "widest_spline" and self._pair_tuning and large
+
     @property
     def _map_name(self) -> str:
         """The map every sub-problem is recalibrated by: ``calibration``, except that
@@ -310,16 +347,27 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         auto = self.calibration == "auto"
         return PAIR_AUTO_MAP if auto and self._pair_tuning else self.calibration
 
+    def _pair_map(self, plan: Any, p: np.ndarray, y: np.ndarray) -> MonotoneMap:
+        """A sub-problem's map fitted to its cross-fitted estimates ``p`` (m,) and 0/1
+        labels ``y`` (m,): :attr:`_map_name`, or with ``calibration="auto"`` where
+        ``large_n_auto="widest_spline"`` applies, the guarded choice among
+        :data:`PAIR_LARGE_MAPS` and the spline."""
+        seed = seed_of(self.random_state)
+        if self.calibration == "auto" and self._large_widest(plan):
+            return choose_map(p, y, maps=PAIR_LARGE_MAPS, seed=seed)
+        return fit_calibration(self._map_name, p, y, seed)
+
     _auto_se_multiple = PAIR_AUTO_SE_MULTIPLE
 
     def _auto_one_se(self, plan: Any) -> str | bool:
         """``tuning_rule="auto"``: :data:`PAIR_AUTO_ONE_SE` (within
         :data:`PAIR_AUTO_SE_MULTIPLE` standard errors) for the pair schemes' searches
         on two or more folds (``pair_tuning="folds"``, three or more classes) where the
-        final fits have at most :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows, else the smallest
-        score (One-vs-All, a hold-out and larger data keep the minimum)."""
+        final fits have at most :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows or
+        ``large_n_auto="widest_spline"``, else the smallest score (One-vs-All, a hold-out
+        and, by default, larger data keep the minimum)."""
         folds = plan.folds or []
-        small = plan.fit_rows.size <= PAIR_AUTO_ONE_SE_MAX_ROWS
+        small = plan.fit_rows.size <= PAIR_AUTO_ONE_SE_MAX_ROWS or self._large_widest(plan)
         return PAIR_AUTO_ONE_SE if self._pair_tuning and len(folds) >= 2 and small else False
 
     @property
@@ -363,6 +411,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         ties: str = "table",
         coupling: str = "least_squares",
         pair_tuning: str = "folds",
+        large_n_auto: str = "min_sigmoid",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -392,6 +441,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.ties = ties
         self.coupling = coupling
         self.pair_tuning = pair_tuning
+        self.large_n_auto = large_n_auto
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -504,15 +554,15 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
                     engine=self.engine, solver=self.solver, n_jobs=n_threads(self.n_jobs),
                     tracker=tracker, sample_weight=sample_weight,
                 )  # fmt: skip
-                self.calibrations_.append(
-                    fit_calibration(self._map_name, p_cf, y_cf, seed_of(self.random_state))
-                )
+                self.calibrations_.append(self._pair_map(plan, p_cf, y_cf))
         self.tie_pairs_: SubproblemSet | None = None
         extra: dict[str, Any] = {}
         if method is not None and K >= 3 and self.ties != "key":
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
+        if self._pair_tuning and plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS:
+            extra["large_n_auto"] = self.large_n_auto
         tuned = [(s, t) for s, t in zip(specs, tunings, strict=True) if t]
         return {
             **extra,
