@@ -1,9 +1,9 @@
-"""``large_n_auto`` of the multiclass estimator (issue 23, acc-mc2000; not the default).
+"""``large_n_auto`` of the multiclass estimator (issue 23, acc-mc2000).
 
 Above :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows the pair schemes' ``tuning_rule="auto"`` and
-``calibration="auto"`` are the smallest EGKL and the sigmoid map (``"min_sigmoid"``, the
-default); ``"widest_spline"`` takes the widest cell within half a standard error and the
-sigmoid map or the spline where the guarded cross-validated choice takes it.  Up to the
+``calibration="auto"`` are, under ``"widest_spline"`` (the default), the widest cell within
+half a standard error and the sigmoid map or the spline where the guarded cross-validated
+choice takes it; ``"min_sigmoid"`` keeps the smallest EGKL and the sigmoid map.  Up to the
 limit both values fit the same.
 Checked on the rule's definition (the tuning tables, the constants it stands for), on the
 probabilities' invariants, against the default on the same draws, and on bad input.
@@ -65,6 +65,10 @@ def test_up_to_the_limit_both_values_choose_alike(value):
     assert est._auto_one_se(large) is False
 
 
+def test_the_default_is_widest_spline():
+    assert MulticlassWeightedSVMClassifier().large_n_auto == "widest_spline"
+
+
 def test_up_to_the_limit_the_fit_is_the_defaults():
     d = simulate("zeng_ex4", 200, 1)
     fits = [
@@ -121,7 +125,7 @@ def test_widest_auto_is_the_limit_lifted_with_the_cross_validated_map(large_fits
     fits, Xt, _, X, y, kw = large_fits
     monkeypatch.setattr(mc, "PAIR_AUTO_ONE_SE_MAX_ROWS", 10**9)
     monkeypatch.setattr(mc, "PAIR_AUTO_MAP", "auto")
-    ref = MulticlassWeightedSVMClassifier(**kw).fit(X, y)
+    ref = MulticlassWeightedSVMClassifier(large_n_auto="min_sigmoid", **kw).fit(X, y)
     names = [g.name for g in fits["widest_spline"].calibrations_]
     assert [g.name for g in ref.calibrations_] == names
     np.testing.assert_allclose(

@@ -181,6 +181,10 @@ def test_auto_applies_up_to_the_row_limit_on_folds_only():
     est = MulticlassWeightedSVMClassifier(scheme="bp1", tuning_rule="auto")
     est.classes_ = np.arange(5)
     assert est._auto_one_se(plan(PAIR_AUTO_ONE_SE_MAX_ROWS, 3)) == "widest"
+    # above the limit the default large_n_auto="widest_spline" keeps the widest cell
+    assert est._auto_one_se(plan(PAIR_AUTO_ONE_SE_MAX_ROWS + 1, 3)) == "widest"
+    est.set_params(large_n_auto="min_sigmoid")
+    assert est._auto_one_se(plan(PAIR_AUTO_ONE_SE_MAX_ROWS, 3)) == "widest"
     assert est._auto_one_se(plan(PAIR_AUTO_ONE_SE_MAX_ROWS + 1, 3)) is False
     assert est._auto_one_se(plan(300, 1)) is False  # a hold-out
     est.set_params(scheme="ova")

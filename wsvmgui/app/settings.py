@@ -126,7 +126,8 @@ class RunSettings:
         ``"auto"`` (the binary and multiclass ladder schemes' default) the widest kernel
         near the smallest score: the binary scheme's within
         one standard error up to 500 rows tuned by k folds, the multiclass pair schemes'
-        within half a standard error on their 3 folds up to 1000 rows; else the smallest.
+        within half a standard error on their 3 folds (above 1000 rows with the spline
+        pair map where it fits better); else the smallest.
     tuning_extend : int >= 0 or None
         The binary scheme: how many times the lambda x sigma grid may grow by one value
         past an end the tuned cell sits on (0: the grid as given); None: the estimator's

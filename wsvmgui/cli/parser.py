@@ -189,7 +189,7 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         help="which cell tuning takes: the smallest score (min), the smoothest within one "
         "standard error of it (one_se), or the widest kernel near it (auto; the "
         "default): the binary scheme's within one standard error up to 500 rows, the "
-        "multiclass pair schemes' within half of one on their 3 folds up to 1000 rows, "
+        "multiclass pair schemes' within half of one on their 3 folds, "
         "else the smallest",
     )
     fit.add_argument(

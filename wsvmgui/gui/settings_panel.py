@@ -104,7 +104,7 @@ TIPS = {
     "tuning_rule": "The cell of the smallest score (min), the smoothest cell within one "
     "standard error of it (one_se), or the widest kernel near it (auto, the default: the "
     "binary scheme's within one standard error up to 500 rows, the multiclass pair "
-    "schemes' within half of one on their 3 folds up to 1000 rows; else the smallest)",
+    "schemes' within half of one on their 3 folds; else the smallest)",
     "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
     "among them join the pairs against the baseline in one coupled table), pairs (the "
     "tied classes share by their pairwise ladders alone) or key (the decision value at "
