@@ -16,6 +16,7 @@ from .cost_plan import (
     HINGE_EVERY_WIDTH,
     WIDTH_CHOSEN_FIRST,
     Stage,
+    detached,
     joint_resolution,
 )
 from .cost_probe import PATH_ROW_EXPONENT, Probe
@@ -184,11 +185,7 @@ def chosen_width(estimator: Any, X: np.ndarray, codes: np.ndarray) -> float:
     """The RBF width the preconditioned SVM ``estimator`` (``classes_`` set) chooses on
     ``X`` (n, p), class indices ``codes`` (n,): its own width search on its own tuning
     split, drawn from a copy of its ``random_state`` (the fit's stays as it was)."""
-    import copy
-
-    est = copy.copy(estimator)
-    rs = estimator.random_state
-    est.random_state = copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+    est = detached(estimator)
     plan = est._plan(X, codes)
     tr, te = plan.folds[0]
     y = np.where(codes == 1, 1.0, -1.0)
@@ -228,8 +225,6 @@ def every_width(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None
     lambda, chosen by the weighted hinge loss on rows left out of the probe's (a 30%
     hold-out's share), as the fit's tuning does.  ``X`` (n, p), ``codes`` (n,).
     """
-    import copy
-
     from ..ladder.tuning import kernel_with_sigma
     from ..ladder.weights import weight_grid
     from . import noncrossing
@@ -238,9 +233,7 @@ def every_width(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None
     probe.rows = idx.size
     Xp, yp = X[idx], np.where(y == 1, 1.0, -1.0)
     # the fit's own grids: widths of all rows, lambdas for the stage's rows
-    est = copy.copy(estimator)
-    rs = estimator.random_state
-    est.random_state = copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+    est = detached(estimator)
     sigmas = np.sort(est._sigma_grid(X, codes, None))
     grid = np.asarray(est._lambda_grid(idx.size), dtype=float)
     tune: dict[str, Any] = {}

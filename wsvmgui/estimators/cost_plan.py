@@ -142,11 +142,19 @@ def _threads(estimator: Any) -> int:
     return max(int(effective_n_jobs(n_jobs)), 1)
 
 
-def _random_state(estimator: Any) -> Any:
+def planning_random_state(estimator: Any) -> Any:
     """The estimator's ``random_state``, copied when it is a generator (planning must not
     draw from the one the fit will use)."""
     rs = getattr(estimator, "random_state", None)
     return copy.deepcopy(rs) if isinstance(rs, np.random.RandomState) else rs
+
+
+def detached(estimator: Any) -> Any:
+    """A shallow copy of ``estimator`` with :func:`planning_random_state`: a probe may run
+    its own steps (a split, a width search) without drawing from the fit's generator."""
+    est = copy.copy(estimator)
+    est.random_state = planning_random_state(estimator)
+    return est
 
 
 def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list | None:
@@ -155,7 +163,7 @@ def _folds(estimator: Any, labels: np.ndarray, **kwargs: Any) -> list | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TuningWarning)
         cv = estimator._cv(labels) if hasattr(estimator, "_cv") else estimator.cv
-        folds = resolve_cv(cv, labels, _random_state(estimator), **kwargs)
+        folds = resolve_cv(cv, labels, planning_random_state(estimator), **kwargs)
     return folds or None
 
 
