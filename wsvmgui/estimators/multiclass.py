@@ -336,11 +336,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             and (classes is None or classes.size >= 3)
         )
 
+    def _large_n(self, plan: Any) -> bool:
+        """Whether ``large_n_auto`` acts: the pair schemes' tuning and final fits of more
+        than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows."""
+        return self._pair_tuning and plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS
+
     def _large_widest(self, plan: Any) -> bool:
-        """Whether ``large_n_auto="widest_spline"`` applies: the pair schemes' tuning and
-        final fits of more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows."""
-        large = plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS
-        return self.large_n_auto == "widest_spline" and self._pair_tuning and large
+        """Whether ``large_n_auto="widest_spline"`` applies (:meth:`_large_n`)."""
+        return self.large_n_auto == "widest_spline" and self._large_n(plan)
 
     @property
     def _map_name(self) -> str:
@@ -371,8 +374,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         (One-vs-All, a hold-out and, under ``"min_sigmoid"``, larger data keep the
         minimum)."""
         folds = plan.folds or []
-        small = plan.fit_rows.size <= PAIR_AUTO_ONE_SE_MAX_ROWS or self._large_widest(plan)
-        return PAIR_AUTO_ONE_SE if self._pair_tuning and len(folds) >= 2 and small else False
+        widest = not self._large_n(plan) or self._large_widest(plan)
+        return PAIR_AUTO_ONE_SE if self._pair_tuning and len(folds) >= 2 and widest else False
 
     @property
     def _auto_folds(self) -> int | None:  # type: ignore[override]
@@ -565,7 +568,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
-        if self._pair_tuning and plan.fit_rows.size > PAIR_AUTO_ONE_SE_MAX_ROWS:
+        if self._large_n(plan):
             extra["large_n_auto"] = self.large_n_auto
         tuned = [(s, t) for s, t in zip(specs, tunings, strict=True) if t]
         return {
