@@ -55,9 +55,15 @@ seconds (``time.process_time`` of a worker process, import and JIT cache load ex
 Records: every row stores its ``definition`` (for the wsvmgui methods the estimator's
 class and every parameter but ``n_jobs`` as built for that K, and what a parameter's
 named choice chooses among today (:data:`NAMED_CHOICES`, per estimator class:
-``calibration="auto"`` records ``recalibration.AUTO_MAPS`` and the spline guard's settings
-(the multiclass pair schemes also ``PAIR_AUTO_MAP``), ``tuning_rule="auto"`` the binary
-rule's ``AUTO_ONE_SE*`` or the multiclass ``PAIR_AUTO_*`` constants); for the peers the
+``calibration="auto"`` records ``recalibration.AUTO_MAPS``, the spline guard's settings
+and (where the spline can be taken) ``SPLINE_PENALTIES`` (the multiclass pair schemes
+also ``PAIR_AUTO_MAP``), ``tuning_rule="auto"`` the binary rule's ``AUTO_ONE_SE*`` or the
+multiclass ``PAIR_AUTO_*`` constants, ``large_n_auto="widest_spline"`` ``PAIR_LARGE_MAPS``
+and its row limit, ``cv="auto"`` the binary folds / hold-out split by row count
+(``ladder.splits``) or the pair schemes' ``PAIR_TUNING_FOLDS`` (One-vs-All and the
+hold-out: ``DEFAULT_HOLDOUT``), ``pair_tuning="folds"`` the coarse ``PAIR_C_GRID`` x
+``PAIR_SIGMA_FACTORS``, ``screen="auto"`` the screening's share, cells kept and row
+threshold); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported but in
@@ -65,8 +71,8 @@ the "Recomputed rows" section) and recomputed when a run asks for it; a stale re
 definition is current again comes back.  ``stale`` is keyed by the record's key and its
 definition's digest (:func:`stale_key`), so every definition's records are kept: the
 records of one definition going stale do not replace those of an earlier one.  Records
-stored before the ``tuning_rule="auto"`` constants were recorded get them at the values
-they were computed with (:data:`ADDED_CHOICES`, :func:`stamp_added_choices`) where their
+stored before some of these were recorded (the eighth and ninth sittings) get them at
+the values they were computed with (:data:`ADDED_CHOICES`, :func:`stamp_added_choices`) where their
 definitions are otherwise today's.  Records written before definitions were stored get
 the definition of the script they were run by
 (``wsvmgui`` then pinned ``calibration="none"``, ``ties="key"``, ``tuning_score="egkl"``,
@@ -473,6 +479,45 @@ def _pair_tuned(params: dict) -> bool:
     return params.get("pair_tuning") == "folds" and params.get("scheme") != "ova"
 
 
+def _not_pair_tuned(params: dict) -> bool:
+    """One-vs-All or a hold-out over the full grid (``pair_tuning="holdout"``): a
+    multiclass estimator whose ``cv="auto"`` is the 30% hold-out and grid the full one."""
+    return not _pair_tuned(params)
+
+
+def _pair_c_grid(params: dict) -> bool:
+    """The pair schemes' tuning over their default C grid (no ``lam``, no ``lambdas``)."""
+    return _pair_tuned(params) and params.get("lam") is None and params.get("lambdas") is None
+
+
+def _pair_sigma_grid(params: dict) -> bool:
+    """The pair schemes' tuning over their default RBF widths (no ``sigma``, ``sigmas``)."""
+    unset = params.get("sigma") is None and params.get("sigmas") is None
+    return _pair_tuned(params) and params.get("kernel") == "rbf" and unset
+
+
+def _auto_spline(params: dict) -> bool:
+    """Whether a multiclass ``calibration="auto"`` can take the guarded spline: One-vs-All
+    and the hold-out (the binary choice per sub-problem) and, under the pair schemes'
+    tuning, ``large_n_auto="widest_spline"`` above its limit (else the sigmoid)."""
+    return not _pair_tuned(params) or params.get("large_n_auto") == "widest_spline"
+
+
+def _large_maps(params: dict) -> bool:
+    """Whether ``large_n_auto="widest_spline"`` chooses a map: the pair schemes' tuning
+    with ``calibration="auto"`` (its tuning rule is ``tuning_rule="auto"``'s, recorded
+    there)."""
+    return _pair_tuned(params) and params.get("calibration") == "auto"
+
+
+def _is_ova(params: dict) -> bool:
+    return params.get("scheme") == "ova"
+
+
+def _not_ova(params: dict) -> bool:
+    return params.get("scheme") != "ova"
+
+
 #: What calibration="auto" chooses among (every ladder estimator's recalibration).
 _AUTO_CALIBRATION = (
     "wsvmgui.ladder.recalibration",
@@ -481,21 +526,39 @@ _AUTO_CALIBRATION = (
 )
 #: Per estimator class, the parameter values that name a choice the library makes among
 #: alternatives, and where those alternatives and the settings of the choice are:
-#: (module, attributes, condition on the parameters or None).  A definition with such a
-#: value also records them (the first attribute under key ``"<parameter>=<value>"``, each
-#: further one under ``"<parameter>=<value>:<ATTRIBUTE>"``), so that a change of what
-#: the name chooses among or how (main 89b3625: ``calibration="auto"`` no longer tries
-#: beta; the sixth sitting: the guarded spline above 500 pairs) makes the records
+#: (module, attributes, condition on the parameters or None); an attribute may be dotted
+#: (``"Screening.keep"``: a class's default).  A definition with such a value also records
+#: them: the first attribute of the first source under key ``"<parameter>=<value>"``,
+#: every other under ``"<parameter>=<value>:<ATTRIBUTE>"``; a source whose condition the
+#: parameters fail is not recorded (the definition does not use it).  So a change of
+#: what the name chooses among or how (main 89b3625: ``calibration="auto"`` no longer
+#: tries beta; the sixth sitting: the guarded spline above 500 pairs) makes the records
 #: computed before it stale although no parameter changed.  Per class, because the
 #: binary and the multiclass ``tuning_rule="auto"`` are different rules: a change of one
 #: stales only its estimator's records; a method pinning another value records none.
+#: Recorded per estimator setting, not per data size: a binary record at n = 2000 records
+#: the 5 folds of ``cv="auto"`` beside the hold-out it used (as ``AUTO_SPLINE_GUARD`` on
+#: fewer pairs than it acts on).
 NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
     "WeightedSVMClassifier": {
-        ("calibration", "auto"): (_AUTO_CALIBRATION,),
+        ("calibration", "auto"): (
+            _AUTO_CALIBRATION,
+            ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
+        ),
         ("tuning_rule", "auto"): (
             (
                 "wsvmgui.estimators._ladder",
                 ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE", "AUTO_ONE_SE_MAX_ROWS"),
+                None,
+            ),
+        ),
+        ("cv", "auto"): (
+            ("wsvmgui.ladder.splits", ("AUTO_CV_MAX_N", "AUTO_FOLDS", "DEFAULT_HOLDOUT"), None),
+        ),
+        ("screen", "auto"): (
+            (
+                "wsvmgui.ladder.screening",
+                ("BINARY_MIN_ROWS", "Screening.share", "Screening.keep"),
                 None,
             ),
         ),
@@ -504,6 +567,7 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
         ("calibration", "auto"): (
             _AUTO_CALIBRATION,
             ("wsvmgui.estimators.multiclass", ("PAIR_AUTO_MAP",), _pair_tuned),
+            ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), _auto_spline),
         ),
         ("tuning_rule", "auto"): (
             (
@@ -511,6 +575,26 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 ("PAIR_AUTO_ONE_SE", "PAIR_AUTO_SE_MULTIPLE", "PAIR_AUTO_ONE_SE_MAX_ROWS"),
                 _pair_tuned,
             ),
+        ),
+        ("large_n_auto", "widest_spline"): (
+            (
+                "wsvmgui.estimators.multiclass",
+                ("PAIR_LARGE_MAPS", "PAIR_AUTO_ONE_SE_MAX_ROWS"),
+                _large_maps,
+            ),
+        ),
+        ("cv", "auto"): (
+            ("wsvmgui.estimators.multiclass", ("PAIR_TUNING_FOLDS",), _pair_tuned),
+            ("wsvmgui.ladder.splits", ("DEFAULT_HOLDOUT",), _not_pair_tuned),
+        ),
+        ("pair_tuning", "folds"): (
+            ("wsvmgui.estimators.multiclass", ("PAIR_C_GRID",), _pair_c_grid),
+            ("wsvmgui.estimators.multiclass", ("PAIR_SIGMA_FACTORS",), _pair_sigma_grid),
+        ),
+        ("screen", "auto"): (
+            ("wsvmgui.ladder.screening", ("Screening.share", "Screening.keep"), None),
+            ("wsvmgui.multiclass.ova", ("OVA_SCREEN_MIN_ROWS",), _is_ova),
+            ("wsvmgui.ladder.screening", ("Screening.min_rows",), _not_ova),
         ),
     },
 }
@@ -526,15 +610,13 @@ def _named_choices(estimator: str, params: dict) -> dict:
     for (name, value), sources in NAMED_CHOICES.get(estimator, {}).items():
         if params.get(name) != value:
             continue
-        first = True
-        for module, attributes, condition in sources:
+        for i, (module, attributes, condition) in enumerate(sources):
             if condition is not None and not condition(params):
                 continue
             where = importlib.import_module(module)
-            for attribute in attributes:
-                key = f"{name}={value}" if first else f"{name}={value}:{attribute}"
-                out[key] = getattr(where, attribute)
-                first = False
+            for j, attribute in enumerate(attributes):
+                key = f"{name}={value}" if i == j == 0 else f"{name}={value}:{attribute}"
+                out[key] = functools.reduce(getattr, attribute.split("."), where)
     return out
 
 
@@ -589,24 +671,72 @@ ADDED_PARAMS = {
 }
 
 
-#: :data:`NAMED_CHOICES` entries added to the definitions after records were stored
-#: (eighth sitting: what ``tuning_rule="auto"`` means, and the pair schemes'
-#: ``calibration="auto"`` map), per estimator class, at the values of main 53fe640, which
-#: every record stored without them was computed by (the binary rule since the sixth
-#: sitting, the multiclass rule and map since the seventh): :func:`stamp_added_choices`.
-ADDED_CHOICES = {
-    "WeightedSVMClassifier": {
-        "tuning_rule=auto": "widest",
-        "tuning_rule=auto:AUTO_SE_MULTIPLE": 1.0,
-        "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS": 500,
+#: :data:`NAMED_CHOICES` entries added to the definitions after records were stored, one
+#: dict per sitting that added some (estimator class -> key -> the value every record
+#: stored without the key was computed with), oldest first: :func:`stamp_added_choices`.
+#: The eighth sitting: what ``tuning_rule="auto"`` means and the pair schemes'
+#: ``calibration="auto"`` map, at the values of main 53fe640 (the binary rule since the
+#: sixth sitting, the multiclass rule and map since the seventh).  The ninth (branch
+#: eng-polish5): what ``cv="auto"``, ``screen="auto"``, ``pair_tuning="folds"`` (its
+#: coarse grid), ``large_n_auto="widest_spline"`` (its maps and limit) mean and the
+#: spline's penalties of ``calibration="auto"``, at the values of main 0f7a343, unchanged
+#: since each was introduced (``BINARY_MIN_ROWS`` was 250 for the half hour between main
+#: 87b6882 and 0f0a1e5 on 26 November; the binary records of the benchmark were computed
+#: after).
+ADDED_CHOICES: tuple[dict[str, dict[str, object]], ...] = (
+    {
+        "WeightedSVMClassifier": {
+            "tuning_rule=auto": "widest",
+            "tuning_rule=auto:AUTO_SE_MULTIPLE": 1.0,
+            "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS": 500,
+        },
+        "MulticlassWeightedSVMClassifier": {
+            "calibration=auto:PAIR_AUTO_MAP": "sigmoid",
+            "tuning_rule=auto": "widest",
+            "tuning_rule=auto:PAIR_AUTO_SE_MULTIPLE": 0.5,
+            "tuning_rule=auto:PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
+        },
     },
-    "MulticlassWeightedSVMClassifier": {
-        "calibration=auto:PAIR_AUTO_MAP": "sigmoid",
-        "tuning_rule=auto": "widest",
-        "tuning_rule=auto:PAIR_AUTO_SE_MULTIPLE": 0.5,
-        "tuning_rule=auto:PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
+    {
+        "WeightedSVMClassifier": {
+            "calibration=auto:SPLINE_PENALTIES": [0.03, 0.3, 3.0],
+            "cv=auto": 500,
+            "cv=auto:AUTO_FOLDS": 5,
+            "cv=auto:DEFAULT_HOLDOUT": 0.3,
+            "screen=auto": 1000,
+            "screen=auto:Screening.share": 1.0 / 3.0,
+            "screen=auto:Screening.keep": 6,
+        },
+        "MulticlassWeightedSVMClassifier": {
+            "calibration=auto:SPLINE_PENALTIES": [0.03, 0.3, 3.0],
+            "large_n_auto=widest_spline": ["sigmoid"],
+            "large_n_auto=widest_spline:PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
+            "cv=auto": 3,
+            "cv=auto:DEFAULT_HOLDOUT": 0.3,
+            "pair_tuning=folds": [0.1, 1.0, 10.0, 100.0],
+            "pair_tuning=folds:PAIR_SIGMA_FACTORS": [0.25, 0.5, 1.0, 1.5],
+            "screen=auto": 1.0 / 3.0,
+            "screen=auto:Screening.keep": 6,
+            "screen=auto:OVA_SCREEN_MIN_ROWS": 300,
+            "screen=auto:Screening.min_rows": 1000,
+        },
     },
-}
+)
+
+
+def _stamped(have: dict, want: dict) -> dict | None:
+    """Estimator definition ``have`` with every sitting's :data:`ADDED_CHOICES` that it
+    lacks stamped in (only the keys the definition of today ``want`` has); None where it
+    has some of one sitting's keys but not all (no script wrote that)."""
+    added_by = [sitting.get(want.get("estimator"), {}) for sitting in ADDED_CHOICES]
+    out = dict(have)
+    for added in added_by:
+        keys = [k for k in want if k in added]
+        missing = [k for k in keys if k not in have]
+        if missing and len(missing) < len(keys):
+            return None
+        out.update({k: added[k] for k in missing})
+    return out
 
 
 def stamp_added_choices(rows: list[dict], want: dict | None) -> bool:
@@ -614,25 +744,23 @@ def stamp_added_choices(rows: list[dict], want: dict | None) -> bool:
     without them, where that makes them ``want`` (the method's definition today); return
     whether it did.
 
-    Only a record whose definition lacks every one of the added keys today's definition
-    has, and equals today's with them at :data:`ADDED_CHOICES`' values, is stamped: its
-    method computed what today's does.  Any other record is left as it is (another
-    definition: :func:`reconcile` moves it out), so a later change of a constant still
-    stales the records stored before the keys were.
+    Only a record that lacks every one of a sitting's added keys today's definition has
+    (or has them all), and equals today's with the keys it lacks at
+    :data:`ADDED_CHOICES`' values, is stamped: its method computed what today's does.
+    Any other record is left as it is (another definition: :func:`reconcile` moves it
+    out), so a later change of a constant still stales the records stored before the keys
+    were.
     """
     method = (want or {}).get("method")
     if not isinstance(method, dict) or not rows:
         return False
-    added = ADDED_CHOICES.get(method.get("estimator"), {})
-    keys = [k for k in method if k in added]
-    if not keys:
-        return False
     stamped = []
     for r in rows:
         have = (r.get("definition") or {}).get("method")
-        if not isinstance(have, dict) or any(k in have for k in keys):
+        new_method = _stamped(have, method) if isinstance(have, dict) else None
+        if new_method is None or new_method == have:
             return False
-        new = {**r["definition"], "method": {**have, **{k: added[k] for k in keys}}}
+        new = {**r["definition"], "method": new_method}
         if not _same(new, want):
             return False
         stamped.append(new)

@@ -370,13 +370,13 @@ _RULE_DATA = {2: ("wuliu2011_ex1", 100), 3: ("wu2010_ex1", 400), 5: ("zeng_ex3",
 _RULE_GROUPS = ("wsvmgui", "wsvmgui_ova", "wsvmgui_plain", "svm")
 
 
-def _rule_records(acc) -> dict:
-    """One record of every :data:`_RULE_GROUPS` group on every :data:`_RULE_DATA` set,
-    with the definition of the constants in force (the cache cleared first)."""
+def _rule_records(acc, groups: tuple[str, ...] = _RULE_GROUPS) -> dict:
+    """One record of every group of ``groups`` on every :data:`_RULE_DATA` set, with the
+    definition of the constants in force (the cache cleared first)."""
     acc._method_definition.cache_clear()
     runs = {}
     for K, (d, n) in _RULE_DATA.items():
-        for g in _RULE_GROUPS:
+        for g in groups:
             if g == "wsvmgui_ova" and K == 2:
                 continue
             what = acc.definition(g, K, d, 10_000)
@@ -414,7 +414,7 @@ def test_tuning_rule_auto_records_its_estimators_constants(acc):
         assert "calibration=auto" in ova  # its calibration's choice is still recorded
     for K in (2, 3, 5):
         plain = json.loads(acc._method_definition("wsvmgui_plain", K))
-        assert not any("=" in k for k in plain), plain
+        assert not any(k.startswith(("tuning_rule=", "calibration=")) for k in plain), plain
 
 
 @pytest.mark.parametrize(
@@ -471,15 +471,18 @@ def test_a_change_of_a_tuning_rule_constant_stales_only_its_estimators_records(
     assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
 
 
-def _without_added(runs: dict, acc) -> dict:
-    """``runs`` with the :data:`ADDED_CHOICES` keys taken out of every definition (as the
-    script before they were recorded stored them)."""
+def _without_added(runs: dict, acc, sittings: tuple[int, ...] = (0,)) -> dict:
+    """``runs`` with the keys of :data:`ADDED_CHOICES` ``sittings`` (0: the eighth, 1: the
+    ninth) taken out of every definition (as the script before they were recorded stored
+    them)."""
     out = copy.deepcopy(runs)
     for rows in out.values():
         for r in rows:
             method = r["definition"]["method"]
             if isinstance(method, dict):
-                added = acc.ADDED_CHOICES.get(method["estimator"], {})
+                added = set()
+                for i in sittings:
+                    added |= set(acc.ADDED_CHOICES[i].get(method["estimator"], {}))
                 r["definition"]["method"] = {k: v for k, v in method.items() if k not in added}
     return out
 
@@ -527,3 +530,197 @@ def test_records_stored_before_the_rule_was_recorded_are_stamped(acc, monkeypatc
     assert set(stale) == {"wu2010_ex1|400|0|wsvmgui", "zeng_ex3|500|0|wsvmgui"}
     assert all("tuning_rule=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
     assert state["runs"]["wuliu2011_ex1|100|0|wsvmgui"] == today["wuliu2011_ex1|100|0|wsvmgui"]
+
+
+#: The groups of the tests of the ninth sitting's named choices: :data:`_RULE_GROUPS`
+#: and the pair schemes above 1000 rows with the minimum and the sigmoid map.
+_CHOICE_GROUPS = (*_RULE_GROUPS, "wsvmgui_large_min")
+_BINARY = {f"wuliu2011_ex1|100|0|{g}" for g in ("wsvmgui", "wsvmgui_plain", "wsvmgui_large_min")}
+
+
+def _mc(*groups: str) -> set[str]:
+    """The records of ``groups`` on the multiclass sets of :data:`_RULE_DATA`."""
+    return {f"{d}|{n}|0|{g}" for K, (d, n) in _RULE_DATA.items() if K > 2 for g in groups}
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "other", "stale_keys"),
+    [
+        # calibration="auto": the spline's penalties where the spline can be taken (not
+        # under the pair schemes' min_sigmoid, which takes the sigmoid)
+        (
+            "wsvmgui.ladder.recalibration",
+            "SPLINE_PENALTIES",
+            (0.1, 1.0),
+            {"wuliu2011_ex1|100|0|wsvmgui", "wuliu2011_ex1|100|0|wsvmgui_large_min"}
+            | _mc("wsvmgui", "wsvmgui_ova"),
+        ),
+        # large_n_auto="widest_spline": the pair schemes' default only
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_LARGE_MAPS",
+            ("sigmoid", "isotonic"),
+            _mc("wsvmgui"),
+        ),
+        # cv="auto": binary folds / hold-out by row count; the pair schemes' folds;
+        # One-vs-All's and the hold-out variants' 30 %
+        ("wsvmgui.ladder.splits", "AUTO_CV_MAX_N", 1000, _BINARY),
+        ("wsvmgui.ladder.splits", "AUTO_FOLDS", 10, _BINARY),
+        (
+            "wsvmgui.ladder.splits",
+            "DEFAULT_HOLDOUT",
+            0.2,
+            _BINARY | _mc("wsvmgui_ova", "wsvmgui_plain"),
+        ),
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_TUNING_FOLDS",
+            5,
+            _mc("wsvmgui", "wsvmgui_large_min"),
+        ),
+        # pair_tuning="folds": the coarse grid
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_C_GRID",
+            (0.1, 1.0, 10.0),
+            _mc("wsvmgui", "wsvmgui_large_min"),
+        ),
+        (
+            "wsvmgui.estimators.multiclass",
+            "PAIR_SIGMA_FACTORS",
+            (0.5, 1.0),
+            _mc("wsvmgui", "wsvmgui_large_min"),
+        ),
+        # screen="auto": each estimator's row threshold, the share and cells kept of all
+        ("wsvmgui.ladder.screening", "BINARY_MIN_ROWS", 250, _BINARY),
+        ("wsvmgui.multiclass.ova", "OVA_SCREEN_MIN_ROWS", 1000, _mc("wsvmgui_ova")),
+        (
+            "wsvmgui.ladder.screening",
+            "Screening.min_rows",
+            500,
+            _mc("wsvmgui", "wsvmgui_large_min", "wsvmgui_plain"),
+        ),
+        (
+            "wsvmgui.ladder.screening",
+            "Screening.keep",
+            4,
+            _BINARY | _mc("wsvmgui", "wsvmgui_ova", "wsvmgui_plain", "wsvmgui_large_min"),
+        ),
+    ],
+)
+def test_a_change_of_a_named_choices_constant_stales_exactly_its_users(
+    acc, monkeypatch, module, name, other, stale_keys
+):
+    """Records computed under another value of a constant that ``cv="auto"``,
+    ``screen="auto"``, ``pair_tuning="folds"``, ``large_n_auto="widest_spline"`` or
+    ``calibration="auto"`` reads go stale exactly where the method's estimator uses it; the
+    other records (the peers', the methods that do not read it) stay current.  Records of
+    today's values are current."""
+    import importlib
+
+    where = importlib.import_module(module)
+    *path, attribute = name.split(".")
+    for part in path:
+        where = getattr(where, part)
+    assert getattr(where, attribute) != other
+    monkeypatch.setattr(where, attribute, other)
+    try:
+        old = _rule_records(acc, _CHOICE_GROUPS)
+    finally:
+        monkeypatch.undo()
+    state = {"runs": copy.deepcopy(old), "failures": {}}
+    log = acc.reconcile(state, n_test=10_000)
+    stale = _by_record(acc, state["stale"])
+    assert set(stale) == stale_keys
+    assert len(log) == len(stale_keys)
+    assert stale == {k: old[k] for k in stale}  # kept, for audit
+    assert state["runs"] == {k: v for k, v in old.items() if k not in stale}
+    fresh = {"runs": _rule_records(acc, _CHOICE_GROUPS), "failures": {}}
+    assert acc.reconcile(fresh, n_test=10_000) == [] and fresh["stale"] == {}
+
+
+def test_the_ninth_sittings_named_choices_are_recorded_where_used(acc):
+    """What each definition records of the ninth sitting's choices: the binary ladder its
+    ``cv="auto"`` split rule and screening threshold, the pair schemes their folds,
+    coarse grid and (the default only) the large-n maps, One-vs-All and the hold-out
+    variants the 30 % hold-out, and no ``calibration="none"`` method the spline's
+    penalties."""
+    import wsvmgui.estimators.multiclass as multiclass
+    from wsvmgui.ladder import recalibration, splits
+    from wsvmgui.ladder.screening import BINARY_MIN_ROWS, Screening
+    from wsvmgui.multiclass.ova import OVA_SCREEN_MIN_ROWS
+
+    binary = json.loads(acc._method_definition("wsvmgui", 2))
+    assert binary["cv=auto"] == splits.AUTO_CV_MAX_N
+    assert binary["cv=auto:AUTO_FOLDS"] == splits.AUTO_FOLDS
+    assert binary["cv=auto:DEFAULT_HOLDOUT"] == splits.DEFAULT_HOLDOUT
+    assert binary["screen=auto"] == BINARY_MIN_ROWS
+    assert binary["screen=auto:Screening.share"] == Screening.share
+    assert binary["calibration=auto:SPLINE_PENALTIES"] == list(recalibration.SPLINE_PENALTIES)
+    for K in (3, 5):
+        mc = json.loads(acc._method_definition("wsvmgui", K))
+        assert mc["cv=auto"] == multiclass.PAIR_TUNING_FOLDS
+        assert mc["pair_tuning=folds"] == list(multiclass.PAIR_C_GRID)
+        assert mc["pair_tuning=folds:PAIR_SIGMA_FACTORS"] == list(multiclass.PAIR_SIGMA_FACTORS)
+        assert mc["large_n_auto=widest_spline"] == list(multiclass.PAIR_LARGE_MAPS)
+        assert mc["screen=auto:Screening.min_rows"] == Screening.min_rows
+        assert not any("DEFAULT_HOLDOUT" in k or "OVA_SCREEN" in k for k in mc)
+        large_min = json.loads(acc._method_definition("wsvmgui_large_min", K))
+        assert not any(k.startswith("large_n_auto=") or "SPLINE_PEN" in k for k in large_min)
+        for group in ("wsvmgui_ova", "wsvmgui_plain"):
+            other = json.loads(acc._method_definition(group, K))
+            assert other["cv=auto:DEFAULT_HOLDOUT"] == splits.DEFAULT_HOLDOUT
+            assert not any(k.startswith(("cv=auto", "pair_tuning=")) and "HOLDOUT" not in k
+                           for k in other)  # fmt: skip
+        plain = json.loads(acc._method_definition("wsvmgui_plain", K))
+        assert not any(k.startswith("calibration=") for k in plain)
+        ova = json.loads(acc._method_definition("wsvmgui_ova", K))
+        assert ova["screen=auto:OVA_SCREEN_MIN_ROWS"] == OVA_SCREEN_MIN_ROWS
+
+
+def test_records_of_earlier_scripts_get_the_ninth_sittings_choices(acc):
+    """The migration of the ninth sitting: records of the eighth sitting's script (without
+    the ninth's keys) and of the script before it (without either sitting's) get
+    :data:`ADDED_CHOICES`' values and stay current; a record with some of a sitting's keys
+    but not all is no script's and goes stale; records under another value of a ninth
+    constant today are not stamped but go stale.  ``ADDED_CHOICES``' values are today's
+    here (this test fails when a constant changes: the values stay those the records were
+    computed with, and this test's expectations change with them)."""
+    today = _rule_records(acc, _CHOICE_GROUPS)
+    wsvmgui = {k for k in today if not k.endswith("|svm")}
+    for sittings in ((1,), (0, 1)):
+        old = _without_added(today, acc, sittings)
+        assert {k for k in old if old[k] != today[k]} == wsvmgui
+        state = {"runs": copy.deepcopy(old), "failures": {}}
+        log = acc.reconcile(state, n_test=10_000)
+        assert sorted(log) == sorted(f"{k}: definition completed (ADDED_CHOICES)" for k in wsvmgui)
+        assert state["runs"] == today and state["stale"] == {}
+        assert acc.reconcile(state, n_test=10_000) == []  # once
+    # some of the ninth sitting's keys but not all: not stamped, stale
+    partial = _without_added(today, acc, (1,))
+    key = "wuliu2011_ex1|100|0|wsvmgui"
+    partial[key][0]["definition"]["method"]["cv=auto"] = 500
+    state = {"runs": copy.deepcopy(partial), "failures": {}}
+    acc.reconcile(state, n_test=10_000)
+    assert set(_by_record(acc, state["stale"])) == {key}
+    assert state["runs"] == {k: v for k, v in today.items() if k != key}
+
+
+def test_unstamped_records_of_another_constant_go_stale(acc, monkeypatch):
+    """Records stored without the ninth sitting's keys, when a constant they name has
+    changed since (here the pair schemes' folds), are not stamped: exactly the methods
+    using it go stale, every other record is stamped and current."""
+    import wsvmgui.estimators.multiclass as multiclass
+
+    old = _without_added(_rule_records(acc, _CHOICE_GROUPS), acc, (1,))
+    monkeypatch.setattr(multiclass, "PAIR_TUNING_FOLDS", 5)
+    acc._method_definition.cache_clear()
+    try:
+        state = {"runs": copy.deepcopy(old), "failures": {}}
+        acc.reconcile(state, n_test=10_000)
+    finally:
+        acc._method_definition.cache_clear()
+    stale = _by_record(acc, state["stale"])
+    assert set(stale) == _mc("wsvmgui", "wsvmgui_large_min")
+    assert all("cv=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
+    assert set(state["runs"]) == set(old) - set(stale)
