@@ -192,7 +192,8 @@ def test_tuning_notes_name_the_edges():
         {"tuning_edge": {"1|2": {"sigma": "max"}, "1|3": {}, "2|3": {"sigma": "max"}}}
     )
     assert (
-        many.startswith("Tuning: 2 of 3 sub-problems") and "sigma at its largest value (2)" in many
+        many.startswith("Tuning: in 2 of 3 sub-problems the chosen cell sits")
+        and "sigma at its largest value (2)" in many
     )
     assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
     # an extended grid is named, and an edge after it is said to be still there
@@ -257,7 +258,7 @@ def test_sub_problems_under_the_one_se_rule_are_noted_by_their_smallest_scores_e
     assert tuning_notes({"tuning_edge": chosen, "tuning_min_edge": inside}) == []
     # rule "min": the same edges, the chosen cells' note as before
     (same,) = tuning_notes({"tuning_edge": chosen, "tuning_min_edge": chosen})
-    assert same.startswith("Tuning: 3 of 3 sub-problems chose a cell on the grid's edge")
+    assert same.startswith("Tuning: in 3 of 3 sub-problems the chosen cell sits on the grid's edge")
 
 
 def test_the_multiclass_fit_records_each_pairs_smallest_score_edge():
@@ -328,4 +329,31 @@ def test_an_extended_grid_is_named_beside_the_sub_problems_edges():
         }
     )
     assert "grid was extended (sigma 0.675)" in grown
-    assert edges.startswith("Tuning: 1 of 2 sub-problems chose a cell on the grid's edge")
+    assert edges.startswith(
+        "Tuning: in 1 of 2 sub-problems the chosen cell still sits on the grid's edge"
+    )
+
+
+def test_every_edge_note_is_one_sentence_whatever_its_cell_or_count():
+    """One phrasing for the chosen cell and the smallest score's, of one search or of
+    sub-problems: "Tuning: [in k of n sub-problems] <cell> sits on the grid's edge
+    (<where>); the best may lie outside the grid (widen it)." (the run notes used to say
+    the sub-problems' two ways)."""
+    tail = "; the best may lie outside the grid (widen it)."
+    subs = {"1|2": {"sigma": "max"}, "1|3": {}}
+    inside = {"1|2": {}, "1|3": {}}
+    cases = {
+        "the chosen cell sits on the grid's edge (sigma at its largest value)": {
+            "tuning_edge": {"sigma": "max"}
+        },
+        "the cell of the smallest score sits on the grid's edge (sigma at its largest value)": {
+            "tuning_edge": {"lambda": "max"},
+            "tuning_min_edge": {"sigma": "max"},
+        },
+        "in 1 of 2 sub-problems the chosen cell sits on the grid's edge "
+        "(sigma at its largest value (1))": {"tuning_edge": subs},
+        "in 1 of 2 sub-problems the cell of the smallest score sits on the grid's edge "
+        "(sigma at its largest value (1))": {"tuning_edge": inside, "tuning_min_edge": subs},
+    }
+    for middle, info in cases.items():
+        assert tuning_notes(info) == [f"Tuning: {middle}{tail}"], info

@@ -178,47 +178,40 @@ def tuning_notes(info: dict[str, Any] | None) -> list[str]:
         # the one-SE rule chose another cell than the smallest score's, on an edge on
         # purpose (the widest kernel near it): the best may lie outside the grid only
         # where the smallest score's cell sits on an edge
-        if _per_subproblem(lowest):
-            hits = {k: v for k, v in lowest.items() if v}
-            if hits:
-                notes.append(
-                    f"Tuning: in {len(hits)} of {len(lowest)} sub-problems the cell of the "
-                    f"smallest score sits on the grid's edge ({_edge_counts(hits)}); the best "
-                    "may lie outside the grid (widen it)."
-                )
-        elif lowest:
-            notes.append(
-                f"Tuning: the cell of the smallest score sits on the grid's edge "
-                f"({_edge_words(lowest)}); the best may lie outside the grid (widen it)."
-            )
-        return notes
-    if not edge:
-        return notes
+        return [*notes, *_edge_notes(lowest, "the cell of the smallest score")]
     if _per_subproblem(edge) and set(edge) <= set(_TUNING_STAGES):
         return [
             *notes,
             *(
-                f"Tuning: {_TUNING_STAGES[stage]} chose a cell on its grid's edge "
-                f"({_edge_words(axes)}); the best may lie outside the grid (widen it)."
+                _edge_note(f"{_TUNING_STAGES[stage]} chose a cell", _edge_words(axes), "its")
                 for stage, axes in edge.items()
                 if axes
             ),
         ]
+    return [*notes, *_edge_notes(edge, "the chosen cell" + (" still" if grown else ""))]
+
+
+def _edge_note(subject: str, where: str, grid: str = "the") -> str:
+    """The one sentence of every edge hit: ``subject`` (``"the chosen cell sits"``, ``"in 2
+    of 3 sub-problems the cell of the smallest score sits"``, ``"the choice of level chose
+    a cell"``) on ``grid`` grid's edge at ``where`` (the axes and their ends)."""
+    return (
+        f"Tuning: {subject} on {grid} grid's edge ({where}); the best may lie outside the "
+        "grid (widen it)."
+    )
+
+
+def _edge_notes(edge: dict[str, Any], cell: str) -> list[str]:
+    """The note of ``edge`` (``{axis: end}`` of one search or ``{sub-problem: {axis:
+    end}}``) for the tuned ``cell`` (``"the chosen cell"``, ``"the cell of the smallest
+    score"``): one sentence, counting the sub-problems on an edge; none without a hit."""
     if _per_subproblem(edge):
         hits = {k: v for k, v in edge.items() if v}
         if not hits:
-            return notes
-        return [
-            *notes,
-            f"Tuning: {len(hits)} of {len(edge)} sub-problems chose a cell on the grid's edge "
-            f"({_edge_counts(hits)}); the best may lie outside the grid (widen it).",
-        ]
-    still = " still" if grown else ""
-    return [
-        *notes,
-        f"Tuning: the chosen cell{still} sits on the grid's edge ({_edge_words(edge)}); the "
-        "best may lie outside the grid (widen it).",
-    ]
+            return []
+        subject = f"in {len(hits)} of {len(edge)} sub-problems {cell} sits"
+        return [_edge_note(subject, _edge_counts(hits))]
+    return [_edge_note(f"{cell} sits", _edge_words(edge))] if edge else []
 
 
 def _per_subproblem(edge: dict[str, Any]) -> bool:
