@@ -487,6 +487,19 @@ def _without_added(runs: dict, acc, sittings: tuple[int, ...] = (0,)) -> dict:
     return out
 
 
+def _reconciled_under(acc, monkeypatch, runs: dict, where, name: str, value) -> dict:
+    """A state of a copy of ``runs`` reconciled with ``where.name`` set to ``value`` (the
+    definitions' cache cleared before and after)."""
+    monkeypatch.setattr(where, name, value)
+    acc._method_definition.cache_clear()
+    try:
+        state = {"runs": copy.deepcopy(runs), "failures": {}}
+        acc.reconcile(state, n_test=10_000)
+    finally:
+        acc._method_definition.cache_clear()
+    return state
+
+
 def test_records_stored_before_the_rule_was_recorded_are_stamped(acc, monkeypatch):
     """The migration: records stored without the ``tuning_rule="auto"`` constants (and the
     pair map) get :data:`ADDED_CHOICES`' values where their definition is otherwise
@@ -519,13 +532,7 @@ def test_records_stored_before_the_rule_was_recorded_are_stamped(acc, monkeypatc
     assert state["runs"] == today and state["stale"] == {}
     assert acc.reconcile(state, n_test=10_000) == []  # once
     # a constant changed since: the old records are not stamped, and go stale
-    monkeypatch.setattr(multiclass, "PAIR_AUTO_SE_MULTIPLE", 1.0)
-    acc._method_definition.cache_clear()
-    try:
-        state = {"runs": copy.deepcopy(old), "failures": {}}
-        acc.reconcile(state, n_test=10_000)
-    finally:
-        acc._method_definition.cache_clear()
+    state = _reconciled_under(acc, monkeypatch, old, multiclass, "PAIR_AUTO_SE_MULTIPLE", 1.0)
     stale = _by_record(acc, state["stale"])
     assert set(stale) == {"wu2010_ex1|400|0|wsvmgui", "zeng_ex3|500|0|wsvmgui"}
     assert all("tuning_rule=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
@@ -713,13 +720,7 @@ def test_unstamped_records_of_another_constant_go_stale(acc, monkeypatch):
     import wsvmgui.estimators.multiclass as multiclass
 
     old = _without_added(_rule_records(acc, _CHOICE_GROUPS), acc, (1,))
-    monkeypatch.setattr(multiclass, "PAIR_TUNING_FOLDS", 5)
-    acc._method_definition.cache_clear()
-    try:
-        state = {"runs": copy.deepcopy(old), "failures": {}}
-        acc.reconcile(state, n_test=10_000)
-    finally:
-        acc._method_definition.cache_clear()
+    state = _reconciled_under(acc, monkeypatch, old, multiclass, "PAIR_TUNING_FOLDS", 5)
     stale = _by_record(acc, state["stale"])
     assert set(stale) == _mc("wsvmgui", "wsvmgui_large_min")
     assert all("cv=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
