@@ -164,8 +164,6 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=2.0)
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")
     args = parser.parse_args()
-    from wsvmgui.io.atomic import atomic_write_text
-
     cases = [(c.split(":")[0], int(c.split(":")[1])) for c in args.cases]
     rows = []
     for criterion, n in cases:
@@ -174,16 +172,23 @@ def main() -> None:
             r = rows[-1]
             print(f"{criterion} {n} {seed}: fit {r['actual_cpu']:.2f} s, before "
                   f"{r['before_cpu']:.2f}, after {r['after_cpu']:.2f}", flush=True)  # fmt: skip
+    write_results(args.out_dir / "noncrossing_cost", rows, args.budget, _report)
+
+
+def write_results(out: Path, rows: list[dict], budget: float, report) -> None:
+    """``out``.json (the rows and the machine's meta) and ``out``.md (``report(rows,
+    meta)``), also printed."""
+    from wsvmgui.io.atomic import atomic_write_text
+
     meta = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "load": os.getloadavg(),
-        "budget": args.budget,
+        "budget": budget,
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / "noncrossing_cost"
+    out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out.with_suffix(".json"), json.dumps({"meta": meta, "rows": rows}, indent=1))
-    atomic_write_text(out.with_suffix(".md"), _report(rows, meta))
-    print(_report(rows, meta))
+    atomic_write_text(out.with_suffix(".md"), report(rows, meta))
+    print(report(rows, meta))
 
 
 if __name__ == "__main__":
