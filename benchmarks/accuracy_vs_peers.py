@@ -61,9 +61,10 @@ also ``PAIR_AUTO_MAP``), ``tuning_rule="auto"`` the binary rule's ``AUTO_ONE_SE*
 multiclass ``PAIR_AUTO_*`` constants, ``large_n_auto="widest_spline"`` ``PAIR_LARGE_MAPS``
 and its row limit, ``cv="auto"`` the binary folds / hold-out split by row count
 (``ladder.splits``) or the pair schemes' ``PAIR_TUNING_FOLDS`` (One-vs-All and the
-hold-out: ``DEFAULT_HOLDOUT``), ``pair_tuning="folds"`` the coarse ``PAIR_C_GRID`` x
-``PAIR_SIGMA_FACTORS``, ``screen="auto"`` the screening's share, cells kept and row
-threshold); for the peers the
+hold-out: ``DEFAULT_HOLDOUT``), ``lambdas=None`` and ``sigmas=None`` the default grids
+(the pair schemes' coarse ``PAIR_C_GRID`` x ``PAIR_SIGMA_FACTORS``, else
+``DEFAULT_C_GRID`` x ``DEFAULT_SIGMA_FACTORS``), ``screen="auto"`` the screening's
+share, cells kept and row threshold); for the peers the
 :data:`PEER_DEFINITIONS` text; and ``n_test`` for the designs).  On every start the
 driver compares each record with the method's definition today: a record of another
 definition is moved to the JSON's ``stale`` part (kept for audit, never reported but in
@@ -485,15 +486,34 @@ def _not_pair_tuned(params: dict) -> bool:
     return not _pair_tuned(params)
 
 
+def _c_grid(params: dict) -> bool:
+    """``lambdas=None`` tunes over a default C grid: no fixed ``lam``."""
+    return params.get("lam") is None
+
+
+def _widths(params: dict) -> bool:
+    """``sigmas=None`` tunes over default RBF widths: the RBF kernel, no fixed ``sigma``."""
+    return params.get("kernel") == "rbf" and params.get("sigma") is None
+
+
 def _pair_c_grid(params: dict) -> bool:
-    """The pair schemes' tuning over their default C grid (no ``lam``, no ``lambdas``)."""
-    return _pair_tuned(params) and params.get("lam") is None and params.get("lambdas") is None
+    """The pair schemes' tuning over their coarse C grid."""
+    return _pair_tuned(params) and _c_grid(params)
 
 
-def _pair_sigma_grid(params: dict) -> bool:
-    """The pair schemes' tuning over their default RBF widths (no ``sigma``, ``sigmas``)."""
-    unset = params.get("sigma") is None and params.get("sigmas") is None
-    return _pair_tuned(params) and params.get("kernel") == "rbf" and unset
+def _full_c_grid(params: dict) -> bool:
+    """A multiclass tuning over the full C grid (One-vs-All, the hold-out)."""
+    return _not_pair_tuned(params) and _c_grid(params)
+
+
+def _pair_widths(params: dict) -> bool:
+    """The pair schemes' tuning over their coarse RBF widths."""
+    return _pair_tuned(params) and _widths(params)
+
+
+def _full_widths(params: dict) -> bool:
+    """A multiclass tuning over the full RBF widths (One-vs-All, the hold-out)."""
+    return _not_pair_tuned(params) and _widths(params)
 
 
 def _auto_spline(params: dict) -> bool:
@@ -562,6 +582,8 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 None,
             ),
         ),
+        ("lambdas", None): (("wsvmgui.ladder.tuning", ("DEFAULT_C_GRID",), _c_grid),),
+        ("sigmas", None): (("wsvmgui.solvers.kernels", ("DEFAULT_SIGMA_FACTORS",), _widths),),
     },
     "MulticlassWeightedSVMClassifier": {
         ("calibration", "auto"): (
@@ -587,9 +609,13 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
             ("wsvmgui.estimators.multiclass", ("PAIR_TUNING_FOLDS",), _pair_tuned),
             ("wsvmgui.ladder.splits", ("DEFAULT_HOLDOUT",), _not_pair_tuned),
         ),
-        ("pair_tuning", "folds"): (
+        ("lambdas", None): (
             ("wsvmgui.estimators.multiclass", ("PAIR_C_GRID",), _pair_c_grid),
-            ("wsvmgui.estimators.multiclass", ("PAIR_SIGMA_FACTORS",), _pair_sigma_grid),
+            ("wsvmgui.ladder.tuning", ("DEFAULT_C_GRID",), _full_c_grid),
+        ),
+        ("sigmas", None): (
+            ("wsvmgui.estimators.multiclass", ("PAIR_SIGMA_FACTORS",), _pair_widths),
+            ("wsvmgui.solvers.kernels", ("DEFAULT_SIGMA_FACTORS",), _full_widths),
         ),
         ("screen", "auto"): (
             ("wsvmgui.ladder.screening", ("Screening.share", "Screening.keep"), None),
@@ -608,8 +634,9 @@ def _named_choices(estimator: str, params: dict) -> dict:
 
     out = {}
     for (name, value), sources in NAMED_CHOICES.get(estimator, {}).items():
-        if params.get(name) != value:
-            continue
+        have = params.get(name)
+        if have is not value and not (isinstance(have, str) and have == value):
+            continue  # (an array or a splitter is never a named value)
         for i, (module, attributes, condition) in enumerate(sources):
             if condition is not None and not condition(params):
                 continue
@@ -677,12 +704,12 @@ ADDED_PARAMS = {
 #: The eighth sitting: what ``tuning_rule="auto"`` means and the pair schemes'
 #: ``calibration="auto"`` map, at the values of main 53fe640 (the binary rule since the
 #: sixth sitting, the multiclass rule and map since the seventh).  The ninth (branch
-#: eng-polish5): what ``cv="auto"``, ``screen="auto"``, ``pair_tuning="folds"`` (its
-#: coarse grid), ``large_n_auto="widest_spline"`` (its maps and limit) mean and the
-#: spline's penalties of ``calibration="auto"``, at the values of main 0f7a343, unchanged
-#: since each was introduced (``BINARY_MIN_ROWS`` was 250 for the half hour between main
-#: 87b6882 and 0f0a1e5 on 26 November; the binary records of the benchmark were computed
-#: after).
+#: eng-polish5): what ``cv="auto"``, ``screen="auto"``, ``lambdas=None`` and
+#: ``sigmas=None`` (the default grids), ``large_n_auto="widest_spline"`` (its maps and
+#: limit) mean and the spline's penalties of ``calibration="auto"``, at the values of
+#: main 0f7a343, unchanged since each was introduced (``BINARY_MIN_ROWS`` was 250 for the
+#: half hour between main 87b6882 and 0f0a1e5 on 26 November; the binary records of the
+#: benchmark were computed after).
 ADDED_CHOICES: tuple[dict[str, dict[str, object]], ...] = (
     {
         "WeightedSVMClassifier": {
@@ -706,6 +733,8 @@ ADDED_CHOICES: tuple[dict[str, dict[str, object]], ...] = (
             "screen=auto": 1000,
             "screen=auto:Screening.share": 1.0 / 3.0,
             "screen=auto:Screening.keep": 6,
+            "lambdas=None": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
+            "sigmas=None": [0.25, 0.5, 0.75, 1.0, 1.25, 1.5],
         },
         "MulticlassWeightedSVMClassifier": {
             "calibration=auto:SPLINE_PENALTIES": [0.03, 0.3, 3.0],
@@ -713,8 +742,10 @@ ADDED_CHOICES: tuple[dict[str, dict[str, object]], ...] = (
             "large_n_auto=widest_spline:PAIR_AUTO_ONE_SE_MAX_ROWS": 1000,
             "cv=auto": 3,
             "cv=auto:DEFAULT_HOLDOUT": 0.3,
-            "pair_tuning=folds": [0.1, 1.0, 10.0, 100.0],
-            "pair_tuning=folds:PAIR_SIGMA_FACTORS": [0.25, 0.5, 1.0, 1.5],
+            "lambdas=None": [0.1, 1.0, 10.0, 100.0],
+            "lambdas=None:DEFAULT_C_GRID": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
+            "sigmas=None": [0.25, 0.5, 1.0, 1.5],
+            "sigmas=None:DEFAULT_SIGMA_FACTORS": [0.25, 0.5, 0.75, 1.0, 1.25, 1.5],
             "screen=auto": 1.0 / 3.0,
             "screen=auto:Screening.keep": 6,
             "screen=auto:OVA_SCREEN_MIN_ROWS": 300,

@@ -585,7 +585,19 @@ def _mc(*groups: str) -> set[str]:
             5,
             _mc("wsvmgui", "wsvmgui_large_min"),
         ),
-        # pair_tuning="folds": the coarse grid
+        # lambdas=None, sigmas=None: the pair schemes' coarse grid, the others' full grid
+        (
+            "wsvmgui.ladder.tuning",
+            "DEFAULT_C_GRID",
+            (0.1, 1.0, 10.0),
+            _BINARY | _mc("wsvmgui_ova", "wsvmgui_plain"),
+        ),
+        (
+            "wsvmgui.solvers.kernels",
+            "DEFAULT_SIGMA_FACTORS",
+            (0.5, 1.0),
+            _BINARY | _mc("wsvmgui_ova", "wsvmgui_plain"),
+        ),
         (
             "wsvmgui.estimators.multiclass",
             "PAIR_C_GRID",
@@ -619,7 +631,7 @@ def test_a_change_of_a_named_choices_constant_stales_exactly_its_users(
     acc, monkeypatch, module, name, other, stale_keys
 ):
     """Records computed under another value of a constant that ``cv="auto"``,
-    ``screen="auto"``, ``pair_tuning="folds"``, ``large_n_auto="widest_spline"`` or
+    ``screen="auto"``, ``lambdas=None``, ``sigmas=None``, ``large_n_auto="widest_spline"`` or
     ``calibration="auto"`` reads go stale exactly where the method's estimator uses it; the
     other records (the peers', the methods that do not read it) stay current.  Records of
     today's values are current."""
@@ -655,7 +667,9 @@ def test_the_ninth_sittings_named_choices_are_recorded_where_used(acc):
     import wsvmgui.estimators.multiclass as multiclass
     from wsvmgui.ladder import recalibration, splits
     from wsvmgui.ladder.screening import BINARY_MIN_ROWS, Screening
+    from wsvmgui.ladder.tuning import DEFAULT_C_GRID
     from wsvmgui.multiclass.ova import OVA_SCREEN_MIN_ROWS
+    from wsvmgui.solvers.kernels import DEFAULT_SIGMA_FACTORS
 
     binary = json.loads(acc._method_definition("wsvmgui", 2))
     assert binary["cv=auto"] == splits.AUTO_CV_MAX_N
@@ -664,11 +678,14 @@ def test_the_ninth_sittings_named_choices_are_recorded_where_used(acc):
     assert binary["screen=auto"] == BINARY_MIN_ROWS
     assert binary["screen=auto:Screening.share"] == Screening.share
     assert binary["calibration=auto:SPLINE_PENALTIES"] == list(recalibration.SPLINE_PENALTIES)
+    assert binary["lambdas=None"] == list(DEFAULT_C_GRID)
+    assert binary["sigmas=None"] == list(DEFAULT_SIGMA_FACTORS)
     for K in (3, 5):
         mc = json.loads(acc._method_definition("wsvmgui", K))
         assert mc["cv=auto"] == multiclass.PAIR_TUNING_FOLDS
-        assert mc["pair_tuning=folds"] == list(multiclass.PAIR_C_GRID)
-        assert mc["pair_tuning=folds:PAIR_SIGMA_FACTORS"] == list(multiclass.PAIR_SIGMA_FACTORS)
+        assert mc["lambdas=None"] == list(multiclass.PAIR_C_GRID)
+        assert mc["sigmas=None"] == list(multiclass.PAIR_SIGMA_FACTORS)
+        assert not any("DEFAULT_C_GRID" in k or "DEFAULT_SIGMA" in k for k in mc)
         assert mc["large_n_auto=widest_spline"] == list(multiclass.PAIR_LARGE_MAPS)
         assert mc["screen=auto:Screening.min_rows"] == Screening.min_rows
         assert not any("DEFAULT_HOLDOUT" in k or "OVA_SCREEN" in k for k in mc)
@@ -677,8 +694,9 @@ def test_the_ninth_sittings_named_choices_are_recorded_where_used(acc):
         for group in ("wsvmgui_ova", "wsvmgui_plain"):
             other = json.loads(acc._method_definition(group, K))
             assert other["cv=auto:DEFAULT_HOLDOUT"] == splits.DEFAULT_HOLDOUT
-            assert not any(k.startswith(("cv=auto", "pair_tuning=")) and "HOLDOUT" not in k
-                           for k in other)  # fmt: skip
+            assert other["lambdas=None:DEFAULT_C_GRID"] == list(DEFAULT_C_GRID)
+            assert other["sigmas=None:DEFAULT_SIGMA_FACTORS"] == list(DEFAULT_SIGMA_FACTORS)
+            assert not any(k in other for k in ("cv=auto", "lambdas=None", "sigmas=None"))
         plain = json.loads(acc._method_definition("wsvmgui_plain", K))
         assert not any(k.startswith("calibration=") for k in plain)
         ova = json.loads(acc._method_definition("wsvmgui_ova", K))
@@ -725,3 +743,22 @@ def test_unstamped_records_of_another_constant_go_stale(acc, monkeypatch):
     assert set(stale) == _mc("wsvmgui", "wsvmgui_large_min")
     assert all("cv=auto" not in r["definition"]["method"] for r in sum(stale.values(), []))
     assert set(state["runs"]) == set(old) - set(stale)
+
+
+def test_given_grids_and_splits_name_no_choice(acc):
+    """An estimator given its grids (arrays) and its splits (a splitter) records none of
+    the default grids' or ``cv="auto"``'s constants, and an array is never taken for a
+    named value."""
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    from wsvmgui import MulticlassWeightedSVMClassifier, WeightedSVMClassifier
+
+    for est in (
+        WeightedSVMClassifier(lambdas=np.array([0.1, 0.01]), sigmas=[0.5, 1.0], cv=3),
+        MulticlassWeightedSVMClassifier(
+            scheme="pairwise", lambdas=np.array([0.1]), sigma=1.0, cv=StratifiedKFold(3)
+        ),
+    ):
+        got = acc._estimator_definition(est)
+        assert not any(k.startswith(("lambdas=", "sigmas=", "cv=")) for k in got), got
