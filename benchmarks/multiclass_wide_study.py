@@ -19,7 +19,10 @@ are the ones the map was fitted on; captured from
 :func:`wsvmgui.ladder.recalibration.fold_fits`), coupled as the estimator couples (the
 baseline schemes' tie pairs, which are not recalibrated, unchanged).  So the variants are
 ``default_a`` (today), ``default_c`` (the fold average), ``wide_a`` (the wider grid) and
-``wide_c`` (both).  Each fit also records its CPU (fit; prediction by the full ladders and
+``wide_c`` (both); ``wide25_a``: a milder extension, (0.25, 0.5, 1, 1.5, 2.5) sigma_M above
+1000 rows (grid ``wide25``, ``a`` only); and two post-hoc blends of cached probabilities
+(no new fit): ``mix_ac`` (today's and the fold average's mean) and ``mix_wide`` (today's and
+the wide grid's).  Each fit also records its CPU (fit; prediction by the full ladders and
 by the fold ladders), each pair's chosen cell (sigma over sigma_M, C) and the axes on which
 the chosen and the smallest-score cells sit at the grid's edge (``fit_info_``).
 
@@ -28,6 +31,7 @@ Stages::
     nice -n 5 python benchmarks/multiclass_wide_study.py --fit --designs wu2010_ex1 \
         --sizes 2000 --seeds 0 1 2 3 4 --grids default wide
     nice -n 5 python benchmarks/multiclass_wide_study.py --fit --real iris wine --seeds 0 1
+    nice -n 5 python benchmarks/multiclass_wide_study.py --fit --designs wu2010_ex1 --grids wide25
     python benchmarks/multiclass_wide_study.py --report
 
 Cache: ``/tmp/acc-mcwide/<grid>/<data>_<n>_<seed>.npz``; results
@@ -56,7 +60,10 @@ CACHE = Path("/tmp/acc-mcwide")
 N_TEST = 10_000
 #: The pair schemes' sigma factors of the ``wide`` grid (above 1000 rows).
 WIDE_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.5, 4.0)
-GRIDS = ("default", "wide")
+#: A milder extension (``wide25``): one more width, 2.5 sigma_M.
+WIDE25_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.5)
+GRID_FACTORS = {"wide": WIDE_FACTORS, "wide25": WIDE25_FACTORS}
+GRIDS = ("default", "wide", "wide25")
 MC_DESIGNS = (
     "wu2010_ex1", "wu2010_ex2", "wu2010_ex4", "zeng_ex1", "zeng_ex2", "zeng_ex3", "zeng_ex4",
 )  # fmt: skip
@@ -119,7 +126,7 @@ def fit_draw(grid: str, data: str, n, seed: int) -> None:
     if out.exists():
         return
     X, codes, Xt, yt, P_true, K = avp.load(data, n, seed, N_TEST)
-    if grid == "wide" and codes.size <= multiclass.PAIR_AUTO_ONE_SE_MAX_ROWS:
+    if grid != "default" and codes.size <= multiclass.PAIR_AUTO_ONE_SE_MAX_ROWS:
         return
     est, X, codes, _ = avp.method_estimator("wsvmgui", K, X, codes)
     assert isinstance(est, multiclass.MulticlassWeightedSVMClassifier), type(est)
@@ -132,8 +139,8 @@ def fit_draw(grid: str, data: str, n, seed: int) -> None:
             yield item
 
     rc.fold_fits = fold_fits
-    if grid == "wide":
-        multiclass.PAIR_SIGMA_FACTORS = WIDE_FACTORS
+    if grid != "default":
+        multiclass.PAIR_SIGMA_FACTORS = GRID_FACTORS[grid]
     try:
         t0 = time.process_time()
         est.fit(X, codes)
@@ -225,7 +232,7 @@ def collect() -> dict:
     return rows
 
 
-VARIANTS = ("default_c", "wide_a", "wide_c", "mix_ac", "mix_wide")
+VARIANTS = ("default_c", "wide_a", "wide_c", "mix_ac", "mix_wide", "wide25_a")
 
 
 def summarise(rows: dict) -> list[dict]:
@@ -277,12 +284,13 @@ def report_md(summary: list[dict]) -> str:
         "against the truth (log loss on the real sets) of today's default (`default_a`) and "
         "each variant's ratio to it on the same draws, draws better / worse in brackets.  "
         "`edge`: pairs whose chosen sigma is the grid's largest (chosen / smallest-score "
-        "cell) over all pairs of the row's draws; `> 1.5`: pairs choosing 2.5 or 4 sigma_M.",
+        "cell) over all pairs of the row's draws; `> 1.5`: pairs choosing 2.5 or 4 sigma_M.  "
+        "`grid to 2.5`: the sigma factors (0.25, 0.5, 1, 1.5, 2.5) above 1000 rows.",
         "",
         "| data | n | seeds | draws | today | fold avg (c) | wide grid | wide + fold avg "
-        "| (today + c) / 2 | (today + wide) / 2 "
+        "| (today + c) / 2 | (today + wide) / 2 | grid to 2.5 "
         "| edge today | edge wide | > 1.5 | CPU wide / today | predict folds / full |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def cell(r, v):
@@ -312,7 +320,7 @@ def report_md(summary: list[dict]) -> str:
         lines.append(
             f"| {r['data']} | {r['n']} | {r['seeds']} | {r['draws']} | {r['default_a']:.4f} | "
             f"{cell(r, 'default_c')} | {cell(r, 'wide_a')} | {cell(r, 'wide_c')} | "
-            f"{cell(r, 'mix_ac')} | {cell(r, 'mix_wide')} | {edge} | "
+            f"{cell(r, 'mix_ac')} | {cell(r, 'mix_wide')} | {cell(r, 'wide25_a')} | {edge} | "
             f"{wedge} | {above} | {cpu} | {pred} |"
         )
     return "\n".join(lines) + "\n"
