@@ -456,6 +456,12 @@ VARIANTS["wsvmgui_key"] = {
 for _name, _params in VARIANTS.items():
     if _name != "wsvmgui":
         _params.setdefault("large_n_auto", "min_sigmoid")
+#: The default with each recalibrated pair's map applied to the mean of its fold fits'
+#: estimates (``pair_estimate="fold_mean"``; ninth sitting, acc-mcwide,
+#: docs/notes/multiclass_accuracy.md section 9): registered after the pinning above, as
+#: the default's ``large_n_auto`` is this variant's too.
+VARIANTS["wsvmgui_foldmean"] = {"pair_estimate": "fold_mean"}
+GROUPS["wsvmgui_foldmean"] = ("wsvmgui_foldmean",)
 
 
 def _settings(group: str, K: int):
@@ -695,6 +701,7 @@ ADDED_PARAMS = {
     "coupling": "baseline",
     "pair_tuning": "holdout",
     "large_n_auto": "min_sigmoid",
+    "pair_estimate": "full",
 }
 
 

@@ -45,6 +45,7 @@ from ..multiclass import coupling
 from ..multiclass.baseline_choice import choose_baseline
 from ..multiclass.ova import OVA_NORMALISATIONS, OVA_SCREEN_MIN_ROWS, normalise
 from ..multiclass.subproblems import (
+    FittedSubProblem,
     SubProblem,
     SubproblemSet,
     as_ladder_problem,
@@ -126,6 +127,11 @@ LARGE_N_AUTO = ("min_sigmoid", "widest_spline")
 #: zeng_ex1 took it and the draw's L1 rose 4 % (benchmarks/results/
 #: multiclass_large_n_study.md, ``w05_auto`` against ``w05_sigspline``).
 PAIR_LARGE_MAPS = ("sigmoid",)
+#: Values of the ``pair_estimate`` parameter: the raw estimate each recalibrated pair's
+#: map is applied to under the pair schemes' tuning.  ``"full"``: the pair's ladder fitted
+#: on all rows; ``"fold_mean"``: the mean of the estimates of the pair's cross-fitting
+#: fold fits (the ladders its map was fitted on), kept after the fit.
+PAIR_ESTIMATES = ("full", "fold_mean")
 
 
 def _shared(values: list[float]) -> float:
@@ -256,6 +262,18 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         sigma_M (16 cells); ``"holdout"``: a 30% hold-out over 7 C x 6 sigma, as
         One-vs-All (the default before issue 23's fifth sitting).  An explicit ``cv``,
         ``lambdas`` or ``sigmas`` overrides either.
+    pair_estimate : {"full", "fold_mean"}, default="full"
+        The raw estimate each pair's recalibration map is applied to under the pair
+        schemes' tuning (``pair_tuning="folds"``, three or more classes) with a
+        ``calibration`` (:data:`PAIR_ESTIMATES`).  ``"full"``: the pair's final ladder on
+        all rows.  ``"fold_mean"``: the mean of the raw estimates of the pair's
+        cross-fitting fold fits -- the k ladders, each on the other folds' rows, whose
+        out-of-fold estimates the map was fitted to -- kept after the fit
+        (``fold_subproblems_``) and evaluated at prediction (k times the pairs' prediction
+        work; the views still show the final ladders).  The baseline schemes' tie pairs,
+        which are not recalibrated, keep their final ladders.  Elsewhere (One-vs-All, a
+        hold-out, ``calibration="none"``) it has no effect; ``fit_info_["pair_estimate"]``
+        names the value that applied.
     large_n_auto : {"min_sigmoid", "widest_spline"}, default="widest_spline"
         What ``tuning_rule="auto"`` and ``calibration="auto"`` do under the pair schemes'
         tuning when the final fits have more than :data:`PAIR_AUTO_ONE_SE_MAX_ROWS`
@@ -298,6 +316,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     tie_pairs_ : SubproblemSet or None
         The pairs fitted among classes in contest (``ties="table"`` or ``"pairs"``; None
         otherwise).
+    fold_subproblems_ : SubproblemSet or None
+        With ``pair_estimate="fold_mean"`` where it applies: every recalibrated
+        sub-problem's cross-fitting fold fits, in sub-problem order (``fold_owner_``,
+        shape (F,), gives each one's sub-problem index); None otherwise.
     fit_info_ : dict
         Fits made, sub-problem count, per-sub-problem seconds, wall time, how the
         kernel was held (``"kernel"``), where the fits ran (``"backend"``) and, per
@@ -320,6 +342,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"auto", "min", "one_se"})],
         "large_n_auto": [StrOptions(set(LARGE_N_AUTO))],
+        "pair_estimate": [StrOptions(set(PAIR_ESTIMATES))],
     }
 
     _auto_holdout = True
@@ -344,6 +367,14 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     def _large_widest(self, plan: Any) -> bool:
         """Whether ``large_n_auto="widest_spline"`` applies (:meth:`_large_n`)."""
         return self.large_n_auto == "widest_spline" and self._large_n(plan)
+
+    @property
+    def _fold_mean(self) -> bool:
+        """Whether ``pair_estimate="fold_mean"`` applies: asked for, under the pair
+        schemes' tuning (:attr:`_pair_tuning`) and with a ``calibration``."""
+        return (
+            self.pair_estimate == "fold_mean" and self._pair_tuning and self.calibration != "none"
+        )
 
     @property
     def _map_name(self) -> str:
@@ -419,6 +450,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         coupling: str = "least_squares",
         pair_tuning: str = "folds",
         large_n_auto: str = "widest_spline",
+        pair_estimate: str = "full",
         solver: str = "libsvm",
         qp_solver: str = "quadprog",
         n_jobs: int | None = None,
@@ -449,6 +481,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         self.coupling = coupling
         self.pair_tuning = pair_tuning
         self.large_n_auto = large_n_auto
+        self.pair_estimate = pair_estimate
         self.solver = solver
         self.qp_solver = qp_solver
         self.n_jobs = n_jobs
@@ -553,23 +586,38 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         )
         self.calibrations_: list[MonotoneMap] | None = None
         folds = self._calibration_folds(plan, codes, sample_weight)
+        self.fold_subproblems_: SubproblemSet | None = None
+        self.fold_owner_: np.ndarray | None = None
+        fold_mean = folds is not None and self._fold_mean
+        kept: list[FittedSubProblem] = []
+        owner: list[int] = []
         if folds is not None:
             self.calibrations_ = []
-            for prob, f in zip(problems, fitted, strict=True):
+            for i, (spec, prob, f) in enumerate(zip(specs, problems, fitted, strict=True)):
+                fold_fits: list[Any] | None = [] if fold_mean else None
                 p_cf, y_cf = cross_fitted(
                     X, prob, folds, f.kernel, f.lam, f.n_train, f.weights, rule=self.rule,
                     engine=self.engine, solver=self.solver, n_jobs=n_threads(self.n_jobs),
-                    tracker=tracker, sample_weight=sample_weight,
+                    tracker=tracker, sample_weight=sample_weight, fits_out=fold_fits,
                 )  # fmt: skip
                 self.calibrations_.append(self._pair_map(plan, p_cf, y_cf))
+                for ff in fold_fits or []:
+                    kept.append(fitted_subproblem(spec, ff, f.weights, None))
+                    owner.append(i)
         self.tie_pairs_: SubproblemSet | None = None
         extra: dict[str, Any] = {}
         if method is not None and K >= 3 and self.ties != "key":
+            # the classes in contest at the training rows: by the final ladders either way
             extra = self._fit_tie_pairs(X, codes, plan, tracker)
+        if fold_mean:
+            self.fold_subproblems_ = SubproblemSet(kept, X)
+            self.fold_owner_ = np.array(owner, dtype=int)
         if self.calibrations_ is not None:
             extra["calibration"] = ", ".join(sorted({g.name for g in self.calibrations_}))
         if self._large_n(plan):
             extra["large_n_auto"] = self.large_n_auto
+        if self._pair_tuning and self.calibrations_ is not None:
+            extra["pair_estimate"] = "fold_mean" if fold_mean else "full"
         tuned = [(s, t) for s, t in zip(specs, tunings, strict=True) if t]
         return {
             **extra,
@@ -663,8 +711,43 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         return 1.0 / (2.0 * n_rows * C), sigma
 
     # ------------------------------------------------------------------------- predict
+    def _raw_estimates(self, X: np.ndarray) -> list[LadderEstimate]:
+        """Every sub-problem's raw estimate at ``X`` (m, p): its final ladder's, or with
+        ``pair_estimate="fold_mean"`` where it applied (``fold_subproblems_``), the mean
+        of its fold fits' estimates (p, lo and hi averaged; monotone where every fold
+        fit's is)."""
+        folds = getattr(self, "fold_subproblems_", None)
+        if folds is None:
+            return self.subproblems_.estimates(X, self.rule)
+        owner = self.fold_owner_
+        assert owner is not None
+        n_sub = len(self.subproblems_.fitted)
+        # the final ladders are evaluated only if some sub-problem has no fold fit
+        full = (
+            self.subproblems_.estimates(X, self.rule)
+            if np.setdiff1d(np.arange(n_sub), owner).size
+            else None
+        )
+        per_fold = folds.estimates(X, self.rule)
+        out = []
+        for i in range(n_sub):
+            mine = [per_fold[j] for j in np.flatnonzero(owner == i)]
+            if not mine:
+                assert full is not None
+                out.append(full[i])
+                continue
+            out.append(
+                LadderEstimate(
+                    np.mean([m.p for m in mine], axis=0),
+                    np.mean([m.lo for m in mine], axis=0),
+                    np.mean([m.hi for m in mine], axis=0),
+                    np.logical_and.reduce([m.monotone for m in mine]),
+                )
+            )
+        return out
+
     def _estimates(self, X: np.ndarray) -> list[LadderEstimate]:
-        ests = self.subproblems_.estimates(X, self.rule)
+        ests = self._raw_estimates(X)
         maps = getattr(self, "calibrations_", None)
         if maps is None:
             return ests
@@ -900,4 +983,10 @@ def _pairs_of(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for i, a in enumerate(cls) for b in cls[i + 1 :]]
 
 
-__all__ = ["SCHEME_INFO", "SCHEMES", "VOTING_SCHEMES", "MulticlassWeightedSVMClassifier"]
+__all__ = [
+    "PAIR_ESTIMATES",
+    "SCHEME_INFO",
+    "SCHEMES",
+    "VOTING_SCHEMES",
+    "MulticlassWeightedSVMClassifier",
+]

@@ -707,6 +707,7 @@ def cross_fitted(
     tracker: ProgressTracker,
     sample_weight: np.ndarray | None = None,
     spread: bool = False,
+    fits_out: list[FittedLadder] | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
 
@@ -732,6 +733,10 @@ def cross_fitted(
     spread : bool
         Also return every fold fit's estimates at the rows of all pairs (for
         :func:`fold_spread`).
+    fits_out : list or None
+        If given, every fold's fit (:class:`~wsvmgui.ladder.final.FittedLadder`) is
+        appended to it, in the order of ``folds`` (folds without a row of the problem on
+        either side are skipped).
 
     Returns
     -------
@@ -755,6 +760,8 @@ def cross_fitted(
         fits.append(fit)
     if not ps:
         raise InputError("recalibration: no tuning split holds a row of the problem")
+    if fits_out is not None:
+        fits_out.extend(fits)
     if not spread:
         return np.concatenate(ps), np.concatenate(ys)
     at = np.concatenate(rows)
