@@ -443,6 +443,18 @@ VARIANTS["wsvmgui_key"] = {
     "pair_tuning": "holdout",
     "tuning_rule": "min",
 }
+#: Binary variants of the ninth sitting (branch acc-binmap; docs/notes/calibration.md):
+#: estimator parameter values the command line does not offer, passed to the estimator
+#: after the settings are built (``calibration="auto_plateau"``: the plateau map among the
+#: cross-validated choice; ``tuning_rule="widest"``: the widest one-SE cell on the
+#: hold-out too).  Binary data only.
+ESTIMATOR_ONLY: dict[str, dict[str, str]] = {
+    "wsvmgui_plateau": {"calibration": "auto_plateau"},
+    "wsvmgui_plateau_widest": {"calibration": "auto_plateau", "tuning_rule": "widest"},
+}
+for _name in ESTIMATOR_ONLY:
+    VARIANTS[_name] = {}
+    GROUPS[_name] = (_name,)
 # Every variant but the default keeps what its records computed above 1000 rows: the
 # minimum and the sigmoid pair map (``large_n_auto`` acts on the pair schemes' tuning only,
 # which most variants do not use, and nowhere up to 1000 rows).
@@ -464,7 +476,8 @@ def _settings(group: str, K: int):
     params = VARIANTS[group]
     settings = RunSettings(scheme=scheme, n_jobs=1)
     settings = replace(settings, **{k: v for k, v in params.items() if k in fields_})
-    return settings, {k: v for k, v in params.items() if k not in fields_}
+    rest = {k: v for k, v in params.items() if k not in fields_}
+    return settings, {**rest, **ESTIMATOR_ONLY.get(group, {})}
 
 
 def _pair_tuned(params: dict) -> bool:
@@ -498,6 +511,16 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE", "AUTO_ONE_SE_MAX_ROWS"),
                 None,
             ),
+        ),
+        ("calibration", "auto_plateau"): (
+            (
+                "wsvmgui.ladder.recalibration",
+                ("AUTO_PLATEAU_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+                None,
+            ),
+        ),
+        ("tuning_rule", "widest"): (
+            ("wsvmgui.estimators._ladder", ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE"), None),
         ),
     },
     "MulticlassWeightedSVMClassifier": {
