@@ -471,7 +471,8 @@ CPU_METHODS = ("wsvmgui_plain", "wsvmgui", "wsvmgui_plateau", "wsvmgui_plateau_w
 def cpu_draw(data: str, n: int, seed: int) -> dict:
     """Fit :data:`CPU_METHODS` on one draw side by side in this process (a small warm-up
     fit first, then the methods in turn): CPU seconds of ``fit`` + ``predict_proba``
-    (10,000 test points), L1 and the pickled fitted estimator's size (bytes)."""
+    (10,000 test points on a design), L1 (log loss on a real set) and the pickled fitted
+    estimator's size (bytes)."""
     import pickle
 
     import accuracy_vs_peers as avp
@@ -486,12 +487,98 @@ def cpu_draw(data: str, n: int, seed: int) -> dict:
         est.fit(X2, c2)
         P = est.predict_proba(Xt)
         cpu = time.process_time() - t0
-        out[method] = {"cpu": cpu, "L1": l1(P[:, 1], P_true[:, 1]),
-                       "bytes": len(pickle.dumps(est)),
+        # L1 against the truth on a design, the log loss on a real set
+        score = (
+            avp.metrics(P, yt, None)["log_loss"] if P_true is None else l1(P[:, 1], P_true[:, 1])
+        )
+        out[method] = {"cpu": cpu, "score": score, "bytes": len(pickle.dumps(est)),
                        "map": getattr(est, "fit_info_", {}).get("calibration")}  # fmt: skip
     print(f"{time.strftime('%H:%M:%S')} cpu {data} {n} {seed}: "
           + ", ".join(f"{m} {v['cpu']:.1f} s" for m, v in out.items()), flush=True)  # fmt: skip
     return out
+
+
+RECORD_METHODS = ("wsvmgui", "wsvmgui_plateau", "wsvmgui_plateau_widest")
+RECORD_PEERS = ("platt", "sigmoid", "isotonic", "venn_abers")
+
+
+def record_table(path: Path) -> str:
+    """Markdown: from a results file of ``accuracy_vs_peers.py``, per binary row and seed
+    set, the mean L1 (log loss on breast cancer) of :data:`RECORD_METHODS`, their ratio
+    to the default and to the best SVM peer (the peer of least mean over those seeds),
+    and the draws better / worse than the default."""
+    runs = json.loads(path.read_text())["runs"]
+
+    def value(data: str, n, seed: int, method: str) -> float | None:
+        group = "svm" if method in RECORD_PEERS else method
+        for row in runs.get(f"{data}|{n or 'split'}|{seed}|{group}", []):
+            if row.get("method") == method:
+                return row["L1"] if "L1" in row and data in DESIGNS else row["log_loss"]
+        return None
+
+    lines = [
+        "| row | seeds | default | plateau | plateau + widest | plateau / default "
+        "(better/worse) | plateau + widest / default (better/worse) | best SVM peer | "
+        "default / peer | plateau / peer | plateau + widest / peer |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    rows = [(d, n) for n in (2000, 100) for d in DESIGNS] + [("breast_cancer", None)]
+    for data, n in rows:
+        for label, seeds in (("0-4", range(5)), ("5-9", range(5, 10))):
+            v = {m: [value(data, n, s, m) for s in seeds] for m in RECORD_METHODS}
+            if any(x is None for x in v["wsvmgui"]):
+                continue
+            base = np.array(v["wsvmgui"])
+            cells, means = [], {}
+            for m in RECORD_METHODS:
+                means[m] = float(np.mean(v[m])) if None not in v[m] else float("nan")
+            peers = {m: [value(data, n, s, m) for s in seeds] for m in RECORD_PEERS}
+            peers = {m: float(np.mean(x)) for m, x in peers.items() if None not in x}
+            best = min(peers.values()) if peers else float("nan")
+            for m in RECORD_METHODS[1:]:
+                if None in v[m]:
+                    cells.append("")
+                    continue
+                a = np.array(v[m])
+                better, worse = int(np.sum(a < base - 1e-12)), int(np.sum(a > base + 1e-12))
+                cells.append(f"{means[m] / means['wsvmgui']:.3f} ({better}/{worse})")
+            name = f"{data} n = {n}" if n else f"{data} (log loss)"
+            lines.append(
+                f"| {name} | {label} | "
+                + " | ".join(f"{means[m]:.4f}" for m in RECORD_METHODS)
+                + " | "
+                + " | ".join(cells)
+                + f" | {best:.4f} | "
+                + " | ".join(f"{means[m] / best:.2f}" for m in RECORD_METHODS)
+                + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def cpu_table(path: Path) -> str:
+    """Markdown: the side-by-side CPU (:func:`cpu_draw`) summed per row, as ratios."""
+    done = json.loads(path.read_text())
+    lines = [
+        "| row | draws | " + " | ".join(f"{m} CPU s" for m in CPU_METHODS)
+        + " | plateau / plain | plateau / default | plateau + widest / plain | "
+        "plateau + widest / default | pickled size plateau / default |",
+        "|---|---|" + "---|" * (len(CPU_METHODS) + 5),
+    ]  # fmt: skip
+    groups: dict = {}
+    for key, row in done.items():
+        groups.setdefault(key.rsplit("_", 1)[0], []).append(row)
+    for name, rows in sorted(groups.items()):
+        cpu = {m: sum(r[m]["cpu"] for r in rows) for m in CPU_METHODS}
+        size = {m: sum(r[m]["bytes"] for r in rows) for m in CPU_METHODS}
+        plain, default = cpu["wsvmgui_plain"], cpu["wsvmgui"]
+        pl, pw = cpu["wsvmgui_plateau"], cpu["wsvmgui_plateau_widest"]
+        lines.append(
+            f"| {name} | {len(rows)} | "
+            + " | ".join(f"{cpu[m]:.1f}" for m in CPU_METHODS)
+            + f" | {pl / plain:.2f} | {pl / default:.2f} | {pw / plain:.2f} | "
+            f"{pw / default:.2f} | {size['wsvmgui_plateau'] / size['wsvmgui']:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
@@ -504,6 +591,8 @@ def main(argv=None) -> int:
     ap.add_argument("--eval", nargs="*", metavar="CANDIDATE")
     ap.add_argument("--glob", default="*.npz", help="cache files to evaluate")
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--record", metavar="FILE", help="tables of a results file of the record")
+    ap.add_argument("--cpu-table", metavar="FILE", help="table of a --cpu file")
     ap.add_argument("--cpu", metavar="FILE", help="fit CPU_METHODS side by side; append to FILE")
     args = ap.parse_args(argv)
     if args.fit:
@@ -511,13 +600,17 @@ def main(argv=None) -> int:
             for n in args.n:
                 for data in args.data:
                     fit_case(args.rule, data, n, seed)
+    if args.record:
+        print(record_table(Path(args.record)))
+    if args.cpu_table:
+        print(cpu_table(Path(args.cpu_table)))
     if args.cpu:
         path = Path(args.cpu)
         done = json.loads(path.read_text()) if path.exists() else {}
         for seed in args.seeds:
             for n in args.n:
                 for data in args.data:
-                    key = f"{data}_{n}_{seed}"
+                    key = f"{data}_{n if data in DESIGNS else 'split'}_{seed}"
                     if key not in done:
                         done[key] = cpu_draw(data, n, seed)
                         path.write_text(json.dumps(done, indent=1))
