@@ -12,12 +12,28 @@ truth, for the default (``--rule default``) and for ``tuning_rule="widest"``
 (``--rule widest``: the one-SE widest cell on the hold-out too, above 500 rows), and
 replays candidate maps (:data:`CANDIDATES`) on the cached pairs offline.
 
-    nice -n 5 python benchmarks/binary_map_study.py --fit --n 2000 --seeds 0 1 2 3 4
+The candidates: the library's maps (``auto``, sigmoid, isotonic, spline, and the plateau
+map ``l + (h - l) expit(a + b logit p)``), bagged isotonic, the isotonic map smoothed by
+the spline, splines with finer penalties or more knots, and choices among more candidates
+(``auto_plateau``: the library's ``calibration="auto_plateau"``; ``min_sig_iso_plateau``:
+without the spline; ``*_500``: the extra map above 500 pairs only; ``auto_guard_*``: the
+extra map only where it beats today's choice by more than one SE).
+
+    nice -n 5 python benchmarks/binary_map_study.py --fit --n 2000 100 --seeds 0 1 2 3 4
     nice -n 5 python benchmarks/binary_map_study.py --fit --n 2000 --rule widest --seeds 0
+    nice -n 5 python benchmarks/binary_map_study.py --eval            # every candidate
     python benchmarks/binary_map_study.py --report
+    nice -n 5 python benchmarks/binary_map_study.py --cpu FILE --n 2000 100 --seeds 0 1
+    python benchmarks/binary_map_study.py --cpu-table FILE
+    python benchmarks/binary_map_study.py --record DIR/accuracy_vs_peers.json
+
+``--cpu`` fits the default, ``wsvmgui_plain`` and the record's variants
+``wsvmgui_plateau`` / ``wsvmgui_plateau_widest`` side by side (:func:`cpu_draw`);
+``--record`` tabulates a results file of ``accuracy_vs_peers.py`` for those variants.
 
 Cache: ``/tmp/acc-binmap/<rule>_<data>_<n>_<seed>.npz``; results
-``benchmarks/results/binary_map_study.{md,json}``.
+``benchmarks/results/binary_map_study.{md,json}``, ``binary_map_cpu.json``,
+``binary_map_record.md``.
 """
 
 from __future__ import annotations
@@ -561,8 +577,9 @@ def cpu_table(path: Path) -> str:
     lines = [
         "| row | draws | " + " | ".join(f"{m} CPU s" for m in CPU_METHODS)
         + " | plateau / plain | plateau / default | plateau + widest / plain | "
-        "plateau + widest / default | pickled size plateau / default |",
-        "|---|---|" + "---|" * (len(CPU_METHODS) + 5),
+        "plateau + widest / default | pickled size plateau / default | "
+        "pickled size plateau + widest / default |",
+        "|---|---|" + "---|" * (len(CPU_METHODS) + 6),
     ]  # fmt: skip
     groups: dict = {}
     for key, row in done.items():
@@ -576,7 +593,8 @@ def cpu_table(path: Path) -> str:
             f"| {name} | {len(rows)} | "
             + " | ".join(f"{cpu[m]:.1f}" for m in CPU_METHODS)
             + f" | {pl / plain:.2f} | {pl / default:.2f} | {pw / plain:.2f} | "
-            f"{pw / default:.2f} | {size['wsvmgui_plateau'] / size['wsvmgui']:.3f} |"
+            f"{pw / default:.2f} | {size['wsvmgui_plateau'] / size['wsvmgui']:.3f} | "
+            f"{size['wsvmgui_plateau_widest'] / size['wsvmgui']:.3f} |"
         )
     return "\n".join(lines) + "\n"
 
