@@ -408,3 +408,118 @@ def test_the_guard_is_on_by_default_above_the_minimum_pair_count_only(monkeypatc
     assert choose_map(q, y, seed=0).name == ordinary
     terms = recalibrated_terms(q, y, "auto", _log_loss_terms)
     np.testing.assert_allclose(terms, T[ordinary], rtol=1e-9)
+
+
+def _four_pl(m: int, seed: int, lo=0.1, hi=0.85, a=0.3, b=3.0):
+    """Estimates q (m,) and labels from g(q) = lo + (hi - lo) expit(a + b logit q)."""
+    rng = np.random.default_rng(seed)
+    t = rng.normal(0.0, 2.0, m)
+    q = expit(t)
+    y = (rng.random(m) < lo + (hi - lo) * expit(a + b * t)).astype(float)
+    return q, y
+
+
+def test_plateau_recovers_a_four_parameter_logistic():
+    q, y = _four_pl(40_000, 0)
+    g = fit_map("plateau", q, y)
+    assert g.name == "plateau" and g.x.size == 0 and g.coef[1] == g.coef[2]
+    lo, hi = g.y
+    assert lo == pytest.approx(0.1, abs=0.02) and hi == pytest.approx(0.85, abs=0.02)
+    assert g.coef[0] == pytest.approx(0.3, abs=0.25) and g.coef[1] == pytest.approx(3.0, abs=0.6)
+    grid = np.linspace(0.01, 0.99, 99)
+    truth = 0.1 + 0.75 * expit(0.3 + 3.0 * np.log(grid / (1 - grid)))
+    assert np.max(np.abs(g(grid) - truth)) < 0.03
+
+
+def test_plateau_is_the_maximum_likelihood_fit_over_floor_and_ceiling():
+    """Its log loss on the pairs is no larger than the profile likelihood's minimum over a
+    grid of floors and ceilings (each with its best intercept and slope, fitted here by
+    Nelder-Mead), and no larger than the sigmoid map's (floor 0, ceiling 1)."""
+    from scipy.optimize import minimize
+    from scipy.special import logit
+
+    q, y = _four_pl(600, 1, lo=0.2, hi=0.8, a=0.0, b=4.0)
+    t = logit(q)
+
+    def loss(lo, hi, a, b):
+        p = np.clip(lo + (hi - lo) * expit(a + b * t), 1e-12, 1 - 1e-12)
+        return -np.mean(y * np.log(p) + (1 - y) * np.log1p(-p))
+
+    g = fit_map("plateau", q, y)
+    fitted = loss(g.y[0], g.y[1], g.coef[0], g.coef[1])
+    best = np.inf
+    for lo in np.arange(0.0, 0.42, 0.05):
+        for hi in np.arange(0.6, 1.001, 0.05):
+            r = minimize(lambda w, lo=lo, hi=hi: loss(lo, hi, w[0], abs(w[1])), [0.0, 2.0],
+                         method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9})  # fmt: skip
+            best = min(best, r.fun)
+    assert fitted <= best + 1e-6
+    s = fit_map("sigmoid", q, y)
+    assert fitted <= loss(0.0, 1.0, s.coef[0], s.coef[1]) + 1e-9
+    # the plateaus are where the truth put them
+    assert g.y[0] == pytest.approx(0.2, abs=0.08) and g.y[1] == pytest.approx(0.8, abs=0.08)
+
+
+def test_plateau_on_sigmoid_data_is_near_the_sigmoid_map():
+    p, y, q = _distorted(4000, 3)
+    g, s = fit_map("plateau", q, y), fit_map("sigmoid", q, y)
+    grid = np.linspace(0.02, 0.98, 49)
+    assert np.max(np.abs(g(grid) - s(grid))) < 0.03
+
+
+def test_plateau_calibrated_fit_round_trips_and_a_bad_plateau_is_refused():
+    import dataclasses
+
+    from wsvmgui.io import schema
+    from wsvmgui.io.modelfile import FittedModel, model_from_bytes, model_to_bytes
+    from wsvmgui.io.preprocessing import Preprocessing
+    from wsvmgui.io.schema import SchemaError
+
+    d = simulate("wuliu2011_ex6", 200, 3)
+    pre = Preprocessing.fit(d.X, ["a", "b"])
+    X = pre.transform(d.X)
+    est = WeightedSVMClassifier(calibration="plateau", lam=0.01, sigma=1.0, n_jobs=1).fit(X, d.y)
+    g = est.calibration_
+    assert g is not None and g.name == "plateau" and est.fit_info_["calibration"] == "plateau"
+    back = model_from_bytes(model_to_bytes(FittedModel(est, pre, "y"))).estimator
+    new = pre.transform(simulate("wuliu2011_ex6", 40, 4).X)
+    np.testing.assert_array_equal(back.predict_proba(new), est.predict_proba(new))
+    kind = "wsvmgui.ladder.recalibration:MonotoneMap"
+    good = dataclasses.asdict(g)
+    schema.validate_state(kind, good, "calibration_", str)
+    bad = {
+        "floor <= its ceiling": {**good, "y": g.y[::-1].copy()},
+        "y": {**good, "y": np.array([0.1, 0.5, 0.9])},
+        "slopes": {**good, "coef": np.array([0.0, -1.0, -1.0])},
+    }
+    for message, state in bad.items():
+        with pytest.raises(SchemaError, match=message):
+            schema.validate_state(kind, state, "calibration_", str)
+
+
+def test_auto_plateau_is_the_cross_validated_choice_among_its_maps():
+    from wsvmgui.ladder.recalibration import AUTO_PLATEAU_MAPS, fit_calibration
+
+    _, y_d, q_d = _distorted(400, 6)
+    for seed, (q, y) in enumerate((_four_pl(400, 5, lo=0.15, hi=0.85, b=6.0), (q_d, y_d))):
+        scores = map_scores(q, y, maps=AUTO_PLATEAU_MAPS, seed=seed)
+        g = fit_calibration("auto_plateau", q, y, seed=seed)
+        want = min(AUTO_PLATEAU_MAPS, key=lambda m: (scores[m], AUTO_PLATEAU_MAPS.index(m)))
+        assert g.name == want
+        np.testing.assert_array_equal(g(q), fit_map(want, q, y, seed=seed)(q))
+    # the plateau data's own map wins there
+    q, y = _four_pl(400, 5, lo=0.15, hi=0.85, b=6.0)
+    assert fit_calibration("auto_plateau", q, y).name == "plateau"
+    # "auto" is unchanged: it never takes the plateau map
+    assert choose_map(q, y).name in (*AUTO_MAPS, "spline")
+
+
+def test_binary_estimator_takes_auto_plateau_by_name():
+    from wsvmgui.ladder.recalibration import AUTO_PLATEAU_MAPS
+
+    d = simulate("wuliu2011_ex6", 200, 2)
+    est = WeightedSVMClassifier(calibration="auto_plateau", lam=0.01, sigma=1.0, n_jobs=1)
+    est.fit(d.X, d.y)
+    assert est.fit_info_["calibration"] in AUTO_PLATEAU_MAPS
+    P = est.predict_proba(d.X)
+    assert np.all((P >= 0) & (P <= 1)) and np.allclose(P.sum(axis=1), 1)

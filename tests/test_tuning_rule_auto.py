@@ -125,3 +125,28 @@ def test_command_line_passes_the_rule_and_leaves_the_default_to_the_estimator():
     assert settings_from_args(parser.parse_args([*base, "--one-se"])).tuning_rule == "one_se"
     with pytest.raises(SystemExit):
         parser.parse_args([*base, "--tuning-rule", "widest"])
+
+
+def test_widest_takes_the_widest_one_se_cell_on_a_hold_out_too():
+    """``tuning_rule="widest"``: the cell ``"auto"`` takes at n <= 500 (the widest sigma,
+    then the largest lambda, within one standard error of the smallest score), on the
+    30 % hold-out of ``cv="auto"`` above 500 rows as well; checked on the table."""
+    d = simulate("wuliu2011_ex1", 600, 0)
+    lambdas, sigmas = [0.01, 0.001, 0.0001], [0.5, 1.0, 2.0]
+    est = WeightedSVMClassifier(lambdas=lambdas, sigmas=sigmas, tuning_rule="widest")
+    est.fit(d.X, d.y)
+    t = est.tuning_
+    assert t.rule == "one_se" and t.se is not None
+    i0, j0 = np.unravel_index(np.nanargmin(t.score), t.score.shape)
+    bound = t.score[i0, j0] + t.se[i0, j0]
+    close = [c for c in np.ndindex(*t.score.shape) if t.score[c] <= bound]
+    want = max(close, key=lambda c: (t.sigmas[c[1]], t.lambdas[c[0]]))
+    assert tuple(t.best) == want
+    assert tuple(t.best) != (i0, j0)  # on this draw the minimum is another cell
+    assert est.sigma_ == t.sigmas[want[1]]
+    # at n <= 500 it is "auto"
+    small = simulate("wuliu2011_ex1", 100, 1)
+    a = WeightedSVMClassifier(tuning_rule="auto").fit(small.X, small.y)
+    w = WeightedSVMClassifier(tuning_rule="widest").fit(small.X, small.y)
+    assert tuple(a.tuning_.best) == tuple(w.tuning_.best)
+    np.testing.assert_array_equal(a.predict_proba(small.X), w.predict_proba(small.X))

@@ -336,15 +336,23 @@ class LadderParams:
         estimator's ``tuning_score``, ``calibration``, ``tuning_rule`` and
         ``tuning_extend`` (schemes without them: the scheme's own score, on the plain
         estimate, the smallest, on the grid as given).  ``tuning_rule="auto"``:
-        :meth:`_auto_one_se` of the ``plan``."""
+        :meth:`_auto_one_se` of the ``plan``; ``"widest"`` (the binary estimator):
+        :data:`AUTO_ONE_SE` within :attr:`_auto_se_multiple` standard errors on every
+        split, a hold-out too."""
         params = self.get_params()  # type: ignore[attr-defined]
         rounds = int(params.get("tuning_extend") or 0)
         rule = params.get("tuning_rule")
         return {
             "score": params.get("tuning_score", self._tuning_score),
             "calibration": params.get("calibration", "none"),
-            "one_se": self._auto_one_se(plan) if rule == "auto" else rule == "one_se",
-            "se_multiple": self._auto_se_multiple if rule == "auto" else 1.0,
+            "one_se": (
+                self._auto_one_se(plan)
+                if rule == "auto"
+                else AUTO_ONE_SE
+                if rule == "widest"
+                else rule == "one_se"
+            ),
+            "se_multiple": self._auto_se_multiple if rule in ("auto", "widest") else 1.0,
             "extend": Extension(rounds=rounds) if rounds > 0 else None,
         }
 

@@ -71,7 +71,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"}, default="auto"
+    calibration : {"none", "auto", "auto_plateau", "sigmoid", "beta", "isotonic", "spline", \
+"plateau"}, default="auto"
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
@@ -81,7 +82,10 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         cross-validated log loss on those points, and above 500 points the monotone
         spline in logit p where it beats that choice by more than one standard error
         (:func:`~wsvmgui.ladder.recalibration.auto_guard`; beta calibration only by
-        name).  Costs one ladder per fold.  The default since
+        name).  ``"auto_plateau"``: the same choice with the plateau map (the sigmoid
+        between a fitted floor and ceiling) as a third candidate
+        (:data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS`; not the default,
+        docs/notes/calibration.md, "Ninth sitting").  Costs one ladder per fold.  The default since
         the fourth sitting: on 5 seeds it beat ``"none"`` on every binary design of
         :mod:`wsvmgui.evaluation.designs` at the papers' n (L1 3-22 % lower) and n = 2000
         (28-52 % lower), for 0.98-1.32x the CPU, and lost 7 % log loss on breast cancer;
@@ -92,7 +96,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         loss.  With a ``calibration``, ``"brier"`` and ``"log_loss"`` score the estimate
         this estimator returns: each cell's estimates of the tuning rows recalibrated by
         a map cross-validated on those rows (:mod:`wsvmgui.ladder.search`).
-    tuning_rule : {"auto", "min", "one_se"}, default="auto"
+    tuning_rule : {"auto", "min", "one_se", "widest"}, default="auto"
         ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
         (largest lambda, then largest sigma) whose score is within one standard error of
         the smallest (``tuning_.se``).  ``"auto"``: where tuning is k-fold
@@ -107,6 +111,10 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         9 % (wuliu2011_ex6) and 8 % (wang2008_ex1), breast cancer's log loss (10 splits,
         398 training rows) by 10 %, lower on both halves (seeds 0-4, 5-9) of every row,
         with the same cells fitted; docs/notes/calibration.md, "Sixth sitting".
+        ``"widest"``: the widest kernel within one standard error as ``"auto"`` takes it
+        at n <= 500, on every split (above 500 rows the 30 % hold-out's per-row standard
+        errors); the same as ``"auto"`` up to 500 rows (docs/notes/calibration.md,
+        "Ninth sitting (branch acc-binmap)").
     tuning_extend : int >= 0, default=0
         Extensions of the tuning grid at most: when the chosen cell sits on an end of
         the lambda or sigma grid, one more value past that end (the grid's log spacing
@@ -177,7 +185,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **SCREEN_CONSTRAINTS,
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
-        "tuning_rule": [StrOptions({"min", "one_se", "auto"})],
+        "tuning_rule": [StrOptions({"min", "one_se", "auto", "widest"})],
         "tuning_extend": [Interval(Integral, 0, None, closed="left")],
     }
     _screen_min_rows = BINARY_MIN_ROWS

@@ -202,8 +202,10 @@ def _monotone_map(s: State) -> None:
 
     name = s.text("name", MAPS)
     x = s.array("x", "f", 1, lo=0.0, hi=1.0)
-    spline = name == "spline"
-    y = s.array("y", "f", 1, (0,) if spline else x.shape, lo=0.0, hi=1.0)
+    spline, plateau = name == "spline", name == "plateau"
+    y = s.array("y", "f", 1, (0,) if spline else (2,) if plateau else x.shape, lo=0.0, hi=1.0)
+    if plateau and (x.size != 0 or y[0] > y[1]):
+        raise s.fail("y", "a plateau map needs no thresholds and a floor <= its ceiling")
     if name == "isotonic" and (x.size == 0 or np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0)):
         raise s.fail("x", "an isotonic map needs increasing estimates and non-decreasing values")
     if spline and (x.size == 0 or np.any(np.diff(x) <= 0) or x[0] <= 0 or x[-1] >= 1):

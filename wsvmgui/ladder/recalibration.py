@@ -26,8 +26,17 @@ Maps (:data:`MAPS`):
     pairs' logits; penalty ``(lam / m) sum (c_j - c_{j+1})^2`` toward one common slope,
     so that a large ``lam`` gives the sigmoid map.  ``lam`` of :data:`SPLINE_PENALTIES`
     by cross-validated log loss on the pairs.
+``"plateau"``
+    The sigmoid between a floor and a ceiling (the four-parameter logistic):
+    ``g(p) = l + (h - l) expit(a + b logit(p))`` with ``b >= 0`` and ``0 <= l <= r <= h
+    <= 1`` (``r`` the pairs' share of ones), by maximum likelihood (:func:`fit_plateau`).
+    ``l = 0, h = 1`` is the sigmoid map; a floor and a ceiling are the calibration curve
+    of a boundary with label noise (the truth of the step designs is two levels), which
+    the isotonic map fits with a noisy staircase and the spline with many slopes.
 
-:func:`choose_map` picks, of :data:`AUTO_MAPS` (the sigmoid and isotonic maps), the one
+``calibration="auto_plateau"`` is the same choice among :data:`AUTO_PLATEAU_MAPS` (the
+plateau map as well).  :func:`choose_map` picks, of :data:`AUTO_MAPS` (the sigmoid and
+isotonic maps), the one
 with the smallest cross-validated log loss on the pairs themselves (cheap: one-dimensional
 fits); that is ``calibration="auto"``.  On more than :data:`AUTO_SPLINE_MIN_PAIRS` pairs
 it takes the spline instead where the spline's cross-validated log loss is lower by more
@@ -63,10 +72,16 @@ from .problems import LadderProblem
 from .splits import Fold, kfold_splits
 
 #: The monotone maps, in the order :func:`choose_map` prefers them on ties.
-MAPS = ("sigmoid", "beta", "isotonic", "spline")
+MAPS = ("sigmoid", "beta", "isotonic", "spline", "plateau")
 #: The maps ``calibration="auto"`` chooses among (beta left out: see the module docstring;
 #: the spline enters only through the guard, :data:`AUTO_SPLINE_GUARD`).
 AUTO_MAPS = ("sigmoid", "isotonic")
+#: The maps ``calibration="auto_plateau"`` chooses among: :data:`AUTO_MAPS` and the
+#: plateau map (the spline guard as ``"auto"``'s).  Not the default (docs/notes/
+#: calibration.md, "Ninth sitting (branch acc-binmap)").
+AUTO_PLATEAU_MAPS = ("sigmoid", "isotonic", "plateau")
+#: The cross-validated choices by name: ``calibration`` value -> the maps it chooses among.
+AUTO_CHOICES = {"auto": AUTO_MAPS, "auto_plateau": AUTO_PLATEAU_MAPS}
 #: With a number z, ``calibration="auto"`` on more than :data:`AUTO_SPLINE_MIN_PAIRS`
 #: pairs takes the spline over its choice of :data:`AUTO_MAPS` where the spline's
 #: cross-validated log loss is lower by more than z standard errors of the paired per-row
@@ -100,9 +115,11 @@ class MonotoneMap:
     x, y : ndarray, shape (t,)
         Isotonic thresholds (empty for the parametric maps); for the spline, ``x`` holds
         its knots as probabilities (``expit`` of the knots in logit, increasing) and
-        ``y`` is empty.
+        ``y`` is empty; for the plateau map ``x`` is empty and ``y`` holds its floor and
+        ceiling (shape (2,)).
     coef : ndarray, shape (3,) or (t + 2,)
-        ``(c, a, b)`` of ``expit(c + a log p - b log(1 - p))`` (the sigmoid has a = b);
+        ``(c, a, b)`` of ``expit(c + a log p - b log(1 - p))`` (the sigmoid and the
+        plateau map have a = b);
         for the spline the intercept and the ``t + 1`` slopes ``c_j >= 0`` of
         :func:`spline_basis`; empty for the isotonic map.
     lo, hi : float
@@ -127,6 +144,8 @@ class MonotoneMap:
         else:
             c, a, b = self.coef
             out = expit(c + a * np.log(p) - b * np.log1p(-p))
+            if self.name == "plateau":
+                out = self.y[0] + (self.y[1] - self.y[0]) * out
         return np.clip(out, self.lo, self.hi)
 
 
@@ -347,6 +366,60 @@ def _projected_newton(Z: np.ndarray, y: np.ndarray, Q: np.ndarray, w: np.ndarray
     return w
 
 
+def fit_plateau(p: np.ndarray, y: np.ndarray) -> MonotoneMap:
+    """The plateau map fitted to estimates ``p`` (m,) and 0/1 labels ``y`` (m,).
+
+    ``g(p) = l + (h - l) expit(a + b logit(p))``: minimises ``mean(log loss) + (RIDGE /
+    m) b^2`` over ``a``, ``b >= 0`` and ``0 <= l <= r <= h <= 1``,
+    ``r`` the share of ones clipped to ``[1 / (m + 1), m / (m + 1)]``, by L-BFGS-B from
+    six starts (the problem is not convex): the sigmoid map's intercept and 1, 3 and 10
+    times its slope, each with ``l = 0, h = 1`` and with the floor and ceiling at the
+    shares of ones (one pseudo-point at 1/2 added) among the lowest and highest tenth of
+    the estimates (kept inside the bounds); the start of least loss is returned.  On the
+    pairs of 72 binary draws of benchmarks/binary_map_study.py these six found the
+    optimum of 75 starts (a grid of floors, ceilings and slopes) to 1e-8 in the loss; the
+    two starts of slope 1 alone missed it on 4 draws by up to 0.014.  The ridge only
+    keeps separable data finite: the sigmoid map's ``RIDGE b^2`` flattened the steep
+    ramp between the plateaus (one draw of wuliu2011_ex2 at n = 2000: slope 4.1 instead
+    of 6.8, L1 0.037 instead of 0.033).
+    """
+    p, y = _check(p, y)
+    m = y.size
+    t = logit(p)
+    c, slope = _logistic(t[:, None], y, [(None, None), (0.0, None)])
+    r = float(np.clip(y.mean(), 1.0 / (m + 1), m / (m + 1.0)))
+    ridge = RIDGE / m
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        a, b, lo, hi = w
+        s = expit(a + b * t)
+        q = np.clip(lo + (hi - lo) * s, 1e-12, 1 - 1e-12)
+        dq = -(y / q - (1 - y) / (1 - q)) / m
+        ds = dq * (hi - lo) * s * (1 - s)
+        v = -np.mean(y * np.log(q) + (1 - y) * np.log1p(-q)) + ridge * b * b
+        g = np.array([ds.sum(), ds @ t + 2 * ridge * b, dq @ (1 - s), dq @ s])
+        return float(v), g
+
+    order = np.argsort(p, kind="stable")
+    tenth = max(1, m // 10)
+    low = min((float(y[order[:tenth]].sum()) + 0.5) / (tenth + 1), r)
+    high = max((float(y[order[-tenth:]].sum()) + 0.5) / (tenth + 1), r)
+    bounds = [(None, None), (0.0, None), (0.0, r), (r, 1.0)]
+    best: tuple[float, np.ndarray] | None = None
+    for (lo0, hi0), k in itertools.product(((0.0, 1.0), (low, high)), (1.0, 3.0, 10.0)):
+        res = minimize(loss, np.array([c, k * slope, lo0, hi0]), jac=True, method="L-BFGS-B",
+                       bounds=bounds)  # fmt: skip
+        if best is None or res.fun < best[0]:
+            best = (float(res.fun), np.asarray(res.x, dtype=float))
+    assert best is not None
+    a, b, lo, hi = best[1]
+    floor = 1.0 / (2.0 * (m + 1))
+    return MonotoneMap(
+        "plateau", np.zeros(0), np.array([lo, hi]), np.array([a, max(b, 0.0), max(b, 0.0)]),
+        floor, 1 - floor,
+    )  # fmt: skip
+
+
 def _folds(y: np.ndarray, n_folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Stratified folds of the pairs with labels ``y`` (m,); empty with fewer than two
     rows of a class."""
@@ -449,6 +522,8 @@ def fit_map(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> MonotoneM
         return MonotoneMap(name, x, v, empty, floor, 1 - floor)
     if name == "spline":
         return _spline_by_cv(p, y, seed)
+    if name == "plateau":
+        return fit_plateau(p, y)
     lp, lq = np.log(p), -np.log1p(-p)
     if name == "sigmoid":
         c, s = _logistic((lp + lq)[:, None], y, [(None, None), (0.0, None)])
@@ -616,17 +691,19 @@ def recalibrated_terms(
     folds = _folds(y, n_folds, seed)
     if not folds:
         return np.asarray(terms(p, y), dtype=float)
-    if name != "auto":
+    if name not in AUTO_CHOICES:
         q = _out_of_fold(p, y, _candidates((name,), False, seed), folds)
         return np.asarray(terms(q[name], y), dtype=float)
+    maps = AUTO_CHOICES[name]
     guard = auto_guard(p.size)
-    q = _out_of_fold(p, y, _candidates(AUTO_MAPS, guard is not None, seed), folds)
+    q = _out_of_fold(p, y, _candidates(maps, guard is not None, seed), folds)
     scored = {k: np.asarray(terms(v, y), dtype=float) for k, v in q.items()}
-    return scored[guarded_choice(scored, AUTO_MAPS, guard)]
+    return scored[guarded_choice(scored, maps, guard)]
 
 
-#: Names a ``calibration`` parameter takes: no map, the cross-validated choice, or one map.
-CALIBRATIONS = ("none", "auto", *MAPS)
+#: Names a ``calibration`` parameter takes: no map, a cross-validated choice
+#: (:data:`AUTO_CHOICES`), or one map.
+CALIBRATIONS = ("none", *AUTO_CHOICES, *MAPS)
 
 
 #: Folds of the cross-fitting when the tuning split is a single hold-out (or nothing is
@@ -771,18 +848,21 @@ def cross_fitted(
 
 def fit_calibration(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> MonotoneMap:
     """The map of a ``calibration`` parameter (not ``"none"``) fitted to ``(p, y)``."""
-    if name == "auto":
-        return choose_map(p, y, seed=seed)
+    if name in AUTO_CHOICES:
+        return choose_map(p, y, maps=AUTO_CHOICES[name], seed=seed)
     return fit_map(name, p, y, seed=seed)
 
 
 __all__ = [
     "AUTO_MAPS",
+    "AUTO_PLATEAU_MAPS",
+    "AUTO_CHOICES",
     "AUTO_SPLINE_GUARD",
     "AUTO_SPLINE_MIN_PAIRS",
     "auto_guard",
     "SPLINE_PENALTIES",
     "fit_spline",
+    "fit_plateau",
     "guarded_choice",
     "spline_basis",
     "spline_knots",
