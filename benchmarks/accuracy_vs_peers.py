@@ -450,18 +450,6 @@ VARIANTS["wsvmgui_key"] = {
     "pair_tuning": "holdout",
     "tuning_rule": "min",
 }
-#: Binary variants of the ninth sitting (branch acc-binmap; docs/notes/calibration.md):
-#: estimator parameter values the command line does not offer, passed to the estimator
-#: after the settings are built (``calibration="auto_plateau"``: the plateau map among the
-#: cross-validated choice; ``tuning_rule="widest"``: the widest one-SE cell on the
-#: hold-out too).  Binary data only.
-ESTIMATOR_ONLY: dict[str, dict[str, str]] = {
-    "wsvmgui_plateau": {"calibration": "auto_plateau"},
-    "wsvmgui_plateau_widest": {"calibration": "auto_plateau", "tuning_rule": "widest"},
-}
-for _name in ESTIMATOR_ONLY:
-    VARIANTS[_name] = {}
-    GROUPS[_name] = (_name,)
 # Every variant but the default keeps what its records computed above 1000 rows: the
 # minimum and the sigmoid pair map (``large_n_auto`` acts on the pair schemes' tuning only,
 # which most variants do not use, and nowhere up to 1000 rows).
@@ -489,8 +477,7 @@ def _settings(group: str, K: int):
     params = VARIANTS[group]
     settings = RunSettings(scheme=scheme, n_jobs=1)
     settings = replace(settings, **{k: v for k, v in params.items() if k in fields_})
-    rest = {k: v for k, v in params.items() if k not in fields_}
-    return settings, {**rest, **ESTIMATOR_ONLY.get(group, {})}
+    return settings, {k: v for k, v in params.items() if k not in fields_}
 
 
 def _pair_tuned(params: dict) -> bool:
@@ -580,16 +567,17 @@ _AUTO_CALIBRATION = (
 #: fewer pairs than it acts on).
 NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
     "WeightedSVMClassifier": {
+        # the binary "auto" is "auto_plateau" (binary.AUTO_CALIBRATION; ninth sitting)
         ("calibration", "auto"): (
-            _AUTO_CALIBRATION,
+            (
+                "wsvmgui.ladder.recalibration",
+                ("AUTO_PLATEAU_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+                None,
+            ),
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
         ),
         ("tuning_rule", "auto"): (
-            (
-                "wsvmgui.estimators._ladder",
-                ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE", "AUTO_ONE_SE_MAX_ROWS"),
-                None,
-            ),
+            ("wsvmgui.estimators._ladder", ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE"), None),
         ),
         ("cv", "auto"): (
             ("wsvmgui.ladder.splits", ("AUTO_CV_MAX_N", "AUTO_FOLDS", "DEFAULT_HOLDOUT"), None),
@@ -610,9 +598,6 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 None,
             ),
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
-        ),
-        ("tuning_rule", "widest"): (
-            ("wsvmgui.estimators._ladder", ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE"), None),
         ),
     },
     "MulticlassWeightedSVMClassifier": {

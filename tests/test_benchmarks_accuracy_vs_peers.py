@@ -244,12 +244,16 @@ def test_a_change_of_what_auto_chooses_among_stales_the_auto_records(acc, monkey
 
     acc._method_definition.cache_clear()
     monkeypatch.setattr(recalibration, "AUTO_MAPS", (*today, "beta"))
+    # the binary "auto" chooses among these (binary.AUTO_CALIBRATION, ninth sitting)
+    plateau = tuple(recalibration.AUTO_PLATEAU_MAPS)
+    monkeypatch.setattr(recalibration, "AUTO_PLATEAU_MAPS", (*plateau, "beta"))
     try:
         old = records()
     finally:
         monkeypatch.undo()
         acc._method_definition.cache_clear()
-    assert json.loads(acc._method_definition("wsvmgui", 2))["calibration=auto"] == list(today)
+    assert json.loads(acc._method_definition("wsvmgui", 2))["calibration=auto"] == list(plateau)
+    assert json.loads(acc._method_definition("wsvmgui", 3))["calibration=auto"] == list(today)
     state = {"runs": copy.deepcopy(old), "failures": {}}
     acc.reconcile(state, n_test=10_000)
     auto = {k for k in old if k.rsplit("|", 1)[1] in ("wsvmgui", "wsvmgui_ova", "wsvmgui_recal")}
@@ -396,7 +400,7 @@ def test_tuning_rule_auto_records_its_estimators_constants(acc):
     assert binary["tuning_rule"] == "auto"
     assert binary["tuning_rule=auto"] == ladder.AUTO_ONE_SE
     assert binary["tuning_rule=auto:AUTO_SE_MULTIPLE"] == ladder.AUTO_SE_MULTIPLE
-    assert binary["tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS"] == ladder.AUTO_ONE_SE_MAX_ROWS
+    assert "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS" not in binary  # no row limit since the ninth
     assert not any("PAIR_AUTO" in k for k in binary)
     for K in (3, 5):
         mc = json.loads(acc._method_definition("wsvmgui", K))
@@ -420,7 +424,6 @@ def test_tuning_rule_auto_records_its_estimators_constants(acc):
 @pytest.mark.parametrize(
     ("module", "name", "other", "stale_keys"),
     [
-        ("wsvmgui.estimators._ladder", "AUTO_ONE_SE_MAX_ROWS", 250, {"wuliu2011_ex1|100|0"}),
         ("wsvmgui.estimators._ladder", "AUTO_SE_MULTIPLE", 0.5, {"wuliu2011_ex1|100|0"}),
         ("wsvmgui.estimators._ladder", "AUTO_ONE_SE", "smoothest", {"wuliu2011_ex1|100|0"}),
         (
@@ -512,7 +515,6 @@ def test_records_stored_before_the_rule_was_recorded_are_stamped(acc, monkeypatc
     for name, value in {
         "AUTO_ONE_SE": "widest",
         "AUTO_SE_MULTIPLE": 1.0,
-        "AUTO_ONE_SE_MAX_ROWS": 500,
     }.items():
         monkeypatch.setattr(ladder, name, value)
     for name, value in {

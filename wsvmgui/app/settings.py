@@ -124,8 +124,8 @@ class RunSettings:
     tuning_rule : {"min", "one_se", "auto"} or None
         The cell of the smallest score, or the smoothest within one standard error;
         ``"auto"`` (the binary and multiclass ladder schemes' default) the widest kernel
-        near the smallest score: the binary scheme's within
-        one standard error up to 500 rows tuned by k folds, the multiclass pair schemes'
+        near the smallest score: the binary scheme's within one standard error on any
+        split (k folds up to 500 rows, the hold-out above), the multiclass pair schemes'
         within half a standard error on their 3 folds (above 1000 rows with the spline
         pair map where it fits better); else the smallest.
     tuning_extend : int >= 0 or None

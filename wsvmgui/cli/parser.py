@@ -188,7 +188,7 @@ def _add_fit_tuning(fit: argparse.ArgumentParser) -> None:
         choices=list(TUNING_RULES),
         help="which cell tuning takes: the smallest score (min), the smoothest within one "
         "standard error of it (one_se), or the widest kernel near it (auto; the "
-        "default): the binary scheme's within one standard error up to 500 rows, the "
+        "default): the binary scheme's within one standard error, the "
         "multiclass pair schemes' within half of one on their 3 folds, "
         "else the smallest",
     )

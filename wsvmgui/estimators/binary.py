@@ -39,6 +39,10 @@ from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads, seed_o
 from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
 from .views import LadderViews
 
+#: What the binary ``calibration="auto"`` fits: the cross-validated choice among
+#: :data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS` (since the ninth sitting).
+AUTO_CALIBRATION = "auto_plateau"
+
 
 class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     """Binary class probabilities from weighted SVMs over all class weights.
@@ -78,43 +82,47 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         training points (the ladder at the final (C, sigma) refitted on the training part
         of each tuning fold, or of 3 stratified folds when tuning holds one split out or
         nothing is tuned, estimating the fold's other rows) and applied to the estimate and
-        its bracket: ``"auto"`` chooses the sigmoid or the isotonic map by its
-        cross-validated log loss on those points, and above 500 points the monotone
-        spline in logit p where it beats that choice by more than one standard error
-        (:func:`~wsvmgui.ladder.recalibration.auto_guard`; beta calibration only by
-        name).  ``"auto_plateau"``: the same choice with the plateau map (the sigmoid
-        between a fitted floor and ceiling) as a third candidate
-        (:data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS`; not the default,
-        docs/notes/calibration.md, "Ninth sitting").  Costs one ladder per fold.  The default since
-        the fourth sitting: on 5 seeds it beat ``"none"`` on every binary design of
+        its bracket: ``"auto"`` chooses the sigmoid, the isotonic or the plateau map
+        (the sigmoid between a fitted floor and ceiling,
+        :func:`~wsvmgui.ladder.recalibration.fit_plateau`) by its cross-validated log loss
+        on those points, and above 500 points the monotone spline in logit p where it
+        beats that choice by more than one standard error
+        (:func:`~wsvmgui.ladder.recalibration.auto_guard`): ``"auto_plateau"``
+        (:data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS`, :data:`AUTO_CALIBRATION`);
+        ``"auto_plateau"`` by name means the same.  Beta calibration only by name.
+        Costs one ladder per fold.  Recalibration is the default since the fourth
+        sitting: on 5 seeds it beat ``"none"`` on every binary design of
         :mod:`wsvmgui.evaluation.designs` at the papers' n (L1 3-22 % lower) and n = 2000
         (28-52 % lower), for 0.98-1.32x the CPU, and lost 7 % log loss on breast cancer;
-        docs/notes/calibration.md.
+        the plateau map among its choices since the ninth sitting: on the step designs
+        (two flat levels of p, which the isotonic map and the spline fit with many noisy
+        steps) L1 0.76-0.96x on seeds 0-4 and 0.81-0.97x on seeds 5-9 at n = 100 and
+        2000, the smooth design and breast cancer unchanged (the plateau never chosen);
+        docs/notes/calibration.md, "Ninth sitting (branch acc-binmap)".
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
         loss.  With a ``calibration``, ``"brier"`` and ``"log_loss"`` score the estimate
         this estimator returns: each cell's estimates of the tuning rows recalibrated by
         a map cross-validated on those rows (:mod:`wsvmgui.ladder.search`).
-    tuning_rule : {"auto", "min", "one_se", "widest"}, default="auto"
+    tuning_rule : {"auto", "min", "one_se"}, default="auto"
         ``"min"``: the cell of the smallest score.  ``"one_se"``: the smoothest cell
         (largest lambda, then largest sigma) whose score is within one standard error of
-        the smallest (``tuning_.se``).  ``"auto"``: where tuning is k-fold
-        cross-validation and the final fit has at most 500 rows (``cv="auto"``: n <= 500),
-        the cell of the widest kernel (largest sigma, then largest lambda) within one
-        standard error of the smallest, else the smallest
-        (:func:`~wsvmgui.estimators._ladder.auto_one_se`).  The default since the sixth
-        sitting: at the papers' n = 100 the 5-fold score of 100 rows is flat and noisy
-        over the grid, and its minimum often lands on a narrow kernel.  On seeds 0-9 of
-        the four binary designs of :mod:`wsvmgui.evaluation.designs` at n = 100 the mean
-        L1 fell by 31 % (wuliu2011_ex1, whose log-odds are linear), 11 % (wuliu2011_ex2),
-        9 % (wuliu2011_ex6) and 8 % (wang2008_ex1), breast cancer's log loss (10 splits,
-        398 training rows) by 10 %, lower on both halves (seeds 0-4, 5-9) of every row,
-        with the same cells fitted; docs/notes/calibration.md, "Sixth sitting".
-        ``"widest"``: the widest kernel within one standard error as ``"auto"`` takes it
-        at n <= 500, on every split (above 500 rows the 30 % hold-out's per-row standard
-        errors); the same as ``"auto"`` up to 500 rows (docs/notes/calibration.md,
-        "Ninth sitting (branch acc-binmap)").
+        the smallest (``tuning_.se``).  ``"auto"``: the cell of the widest kernel (largest
+        sigma, then largest lambda) within one standard error of the smallest, on k folds
+        (``cv="auto"``: n <= 500) or on the hold-out (above 500 rows: its per-row standard
+        errors) (:func:`~wsvmgui.estimators._ladder.auto_one_se`).  The default since the
+        sixth sitting: at the papers' n = 100 the 5-fold score of 100 rows is flat and
+        noisy over the grid, and its minimum often lands on a narrow kernel.  On seeds
+        0-9 of the four binary designs of :mod:`wsvmgui.evaluation.designs` at n = 100 the
+        mean L1 fell by 31 % (wuliu2011_ex1, whose log-odds are linear), 11 %
+        (wuliu2011_ex2), 9 % (wuliu2011_ex6) and 8 % (wang2008_ex1), breast cancer's log
+        loss (10 splits, 398 training rows) by 10 %, lower on both halves (seeds 0-4, 5-9)
+        of every row, with the same cells fitted; docs/notes/calibration.md, "Sixth
+        sitting".  Above 500 rows too since the ninth sitting (before: the smallest there):
+        with the plateau map it lowered L1 at n = 2000 by 15-27 % on seeds 0-4 and 3-18 %
+        on seeds 5-9 on all four designs; docs/notes/calibration.md, "Ninth sitting
+        (branch acc-binmap)".
     tuning_extend : int >= 0, default=0
         Extensions of the tuning grid at most: when the chosen cell sits on an end of
         the lambda or sigma grid, one more value past that end (the grid's log spacing
@@ -185,10 +193,14 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **SCREEN_CONSTRAINTS,
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
-        "tuning_rule": [StrOptions({"min", "one_se", "auto", "widest"})],
+        "tuning_rule": [StrOptions({"min", "one_se", "auto"})],
         "tuning_extend": [Interval(Integral, 0, None, closed="left")],
     }
     _screen_min_rows = BINARY_MIN_ROWS
+
+    def _calibration_choice(self, calibration: str) -> str:
+        """``"auto"`` is :data:`AUTO_CALIBRATION` (the plateau map among the choices)."""
+        return AUTO_CALIBRATION if calibration == "auto" else calibration
 
     def __init__(
         self,
@@ -298,8 +310,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 spread=True,
             )  # fmt: skip
             self.calibration_ = fit_calibration(
-                self.calibration, p_cf, y_cf, seed=seed_of(self.random_state)
-            )
+                self._calibration_choice(self.calibration), p_cf, y_cf,
+                seed=seed_of(self.random_state),
+            )  # fmt: skip
             self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
             calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
         return {

@@ -98,13 +98,14 @@ TIPS = {
     "Probing; hover over the scheme for its options",
     "calibration": "Monotone recalibration of the ladder's estimate, fitted to cross-fitted "
     "estimates of the training rows (binary and the multiclass ladder schemes): auto "
-    "chooses the map on held-out folds; none: the ladder's own reading; default: auto",
+    "chooses the map on held-out folds (binary: sigmoid, isotonic or plateau); none: the "
+    "ladder's own reading; default: auto",
     "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min), the smoothest cell within one "
     "standard error of it (one_se), or the widest kernel near it (auto, the default: the "
-    "binary scheme's within one standard error up to 500 rows, the multiclass pair "
-    "schemes' within half of one on their 3 folds; else the smallest)",
+    "binary scheme's within one standard error, the multiclass pair schemes' within "
+    "half of one on their 3 folds; else the smallest)",
     "ties": "How the baseline schemes resolve tied classes: table (the pairwise ladders "
     "among them join the pairs against the baseline in one coupled table), pairs (the "
     "tied classes share by their pairwise ladders alone) or key (the decision value at "
