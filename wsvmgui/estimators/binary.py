@@ -120,7 +120,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         loss (10 splits, 398 training rows) by 10 %, lower on both halves (seeds 0-4, 5-9)
         of every row, with the same cells fitted; docs/notes/calibration.md, "Sixth
         sitting".  Above 500 rows too since the ninth sitting (before: the smallest there):
-        with the plateau map it lowered L1 at n = 2000 by 15-27 % on seeds 0-4 and 3-18 %
+        with the plateau map it lowered L1 at n = 2000 by 15-30 % on seeds 0-4 and 3-18 %
         on seeds 5-9 on all four designs; docs/notes/calibration.md, "Ninth sitting
         (branch acc-binmap)".
     tuning_extend : int >= 0, default=0
