@@ -57,8 +57,7 @@ class and every parameter but ``n_jobs`` as built for that K, and what a paramet
 named choice chooses among today (:data:`NAMED_CHOICES`, per estimator class:
 ``calibration="auto"`` records ``recalibration.AUTO_MAPS``, the spline guard's settings
 and (where the spline can be taken) ``SPLINE_PENALTIES`` (the multiclass pair schemes
-also ``PAIR_AUTO_MAP`` and its plateau challenge's ``PAIR_AUTO_CHALLENGER``, ``_GUARD``,
-``_SCREEN``), ``tuning_rule="auto"`` the binary rule's ``AUTO_ONE_SE*`` or the
+also ``PAIR_AUTO_MAP``), ``tuning_rule="auto"`` the binary rule's ``AUTO_ONE_SE*`` or the
 multiclass ``PAIR_AUTO_*`` constants, ``large_n_auto="widest_spline"`` ``PAIR_LARGE_MAPS``
 and its row limit, ``cv="auto"`` the binary folds / hold-out split by row count
 (``ladder.splits``) or the pair schemes' ``PAIR_TUNING_FOLDS`` (One-vs-All and the
@@ -605,11 +604,6 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
         ("calibration", "auto"): (
             _AUTO_CALIBRATION,
             ("wsvmgui.estimators.multiclass", ("PAIR_AUTO_MAP",), _pair_tuned),
-            (
-                "wsvmgui.estimators.multiclass",
-                ("PAIR_AUTO_CHALLENGER", "PAIR_AUTO_GUARD", "PAIR_AUTO_SCREEN"),
-                _pair_tuned,
-            ),
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), _auto_spline),
         ),
         ("tuning_rule", "auto"): (

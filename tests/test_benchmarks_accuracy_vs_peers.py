@@ -411,8 +411,6 @@ def test_tuning_rule_auto_records_its_estimators_constants(acc):
             multiclass.PAIR_AUTO_ONE_SE_MAX_ROWS
         )
         assert mc["calibration=auto:PAIR_AUTO_MAP"] == multiclass.PAIR_AUTO_MAP
-        for name in ("PAIR_AUTO_CHALLENGER", "PAIR_AUTO_GUARD", "PAIR_AUTO_SCREEN"):
-            assert mc[f"calibration=auto:{name}"] == getattr(multiclass, name)
         assert "tuning_rule=auto:AUTO_ONE_SE_MAX_ROWS" not in mc
         ova = json.loads(acc._method_definition("wsvmgui_ova", K))
         assert ova["tuning_rule"] == "min" and ova["calibration"] == "auto"

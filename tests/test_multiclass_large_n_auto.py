@@ -50,10 +50,8 @@ def test_up_to_the_limit_both_values_choose_alike(value):
     assert est._auto_one_se(small) == "widest"
     assert est._auto_one_se(large) == ("widest" if widest else False)
     # the map: the sigmoid, but for a step-shaped distortion on many pairs above the limit
-    # (up to it the plateau challenges the sigmoid: tests/test_multiclass_plateau_challenge.py)
     step, line = _pairs(1500, curved=True), _pairs(1500, curved=False)
-    assert est._pair_map(small, *step).name == "plateau"
-    assert est._pair_map(small, *line).name == "sigmoid"
+    assert est._pair_map(small, *step).name == "sigmoid"
     assert est._pair_map(large, *step).name == ("spline" if widest else "sigmoid")
     assert est._pair_map(large, *line).name == "sigmoid"
     assert est._pair_map(large, *_pairs(400, curved=True)).name == "sigmoid"  # no guard
@@ -122,12 +120,11 @@ def test_widest_auto_takes_the_widest_cell_within_half_a_standard_error(large_fi
 
 
 def test_widest_auto_is_the_limit_lifted_with_the_cross_validated_map(large_fits, monkeypatch):
-    """The same fit as the default with the row limit lifted, ``PAIR_AUTO_MAP = "auto"`` and
-    no plateau challenge (which applies up to the limit only)."""
+    """The same fit as the default with the row limit lifted and ``PAIR_AUTO_MAP = "auto"``:
+    the two constants the value stands for."""
     fits, Xt, _, X, y, kw = large_fits
     monkeypatch.setattr(mc, "PAIR_AUTO_ONE_SE_MAX_ROWS", 10**9)
     monkeypatch.setattr(mc, "PAIR_AUTO_MAP", "auto")
-    monkeypatch.setattr(mc, "PAIR_AUTO_CHALLENGER", None)  # the small sizes' challenge
     ref = MulticlassWeightedSVMClassifier(large_n_auto="min_sigmoid", **kw).fit(X, y)
     names = [g.name for g in fits["widest_spline"].calibrations_]
     assert [g.name for g in ref.calibrations_] == names

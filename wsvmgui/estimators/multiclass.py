@@ -31,7 +31,6 @@ from ..ladder.recalibration import (
     CALIBRATIONS,
     MonotoneMap,
     calibration_folds,
-    challenge_map,
     choose_map,
     cross_fitted,
     fit_calibration,
@@ -99,22 +98,6 @@ PAIR_C_GRID = (0.1, 1.0, 10.0, 100.0)
 #: (on wu2010_ex2, n = 100, it flipped with the order of the rows) and picked isotonic
 #: where the sigmoid was closer to the truth (docs/notes/multiclass_accuracy.md, section 5).
 PAIR_AUTO_MAP = "sigmoid"
-#: ... challenged, up to :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows, by this map (None: no
-#: challenge): a pair takes the plateau map (a sigmoid between a fitted floor and
-#: ceiling) only where its 5-fold cross-validated log loss on the pair's rows is lower
-#: than the sigmoid's by more than :data:`PAIR_AUTO_GUARD` standard errors of the paired
-#: per-row difference (:func:`~wsvmgui.ladder.recalibration.challenge_map`).  Replayed on
-#: the record's draws (benchmarks/results/multiclass_plateau_study.md; docs/notes/
-#: multiclass_accuracy.md, section 11): 2 standard errors lowered zeng_ex4's L1 (n = 500) by
-#: 0.3 % / 2.2 % (seeds 0-4 / 5-9) and left every other row within 0.1 %; 1 standard
-#: error or the unguarded choice raised single draws by 10 % (penguins, zeng_ex2, zeng_ex3).
-PAIR_AUTO_CHALLENGER: str | None = "plateau"
-PAIR_AUTO_GUARD = 2.0
-#: ... and only where the plateau map fitted on all the pair's rows lowers their total log
-#: loss by more than this many nats (the cross-validation is skipped elsewhere: 90 % of
-#: the pairs of the papers' sizes and the real sets; it dropped 2 of the 4 pairs the
-#: guard alone took, on digits and wine, where the plateau's in-sample loss was higher).
-PAIR_AUTO_SCREEN = 2.0
 PAIR_SIGMA_FACTORS = (0.25, 0.5, 1.0, 1.5)
 #: The preference of ``tuning_rule="auto"`` under the pair schemes' tuning
 #: (:func:`~wsvmgui.ladder.search.search_ladders`' ``one_se``): the widest kernel within
@@ -201,10 +184,7 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         (benchmarks/results/multiclass_default_study.md; docs/notes/multiclass_accuracy.md).
         Under the pair schemes' tuning (``pair_tuning="folds"``, three or more classes)
         ``"auto"`` is the sigmoid map (:data:`PAIR_AUTO_MAP`): on a pair's few
-        cross-fitted rows the cross-validated choice of the map was noisy; up to
-        :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` (1000) rows a pair takes the plateau map
-        (:data:`PAIR_AUTO_CHALLENGER`) instead only where its cross-validated log loss is
-        lower by more than :data:`PAIR_AUTO_GUARD` (2) standard errors.
+        cross-fitted rows the cross-validated choice of the map was noisy.
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log
@@ -408,23 +388,10 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         """A sub-problem's map fitted to its cross-fitted estimates ``p`` (m,) and 0/1
         labels ``y`` (m,): :attr:`_map_name`, or with ``calibration="auto"`` where
         ``large_n_auto="widest_spline"`` applies, the guarded choice among
-        :data:`PAIR_LARGE_MAPS` and the spline; with ``calibration="auto"`` under the
-        pair schemes' tuning up to :data:`PAIR_AUTO_ONE_SE_MAX_ROWS` rows, the sigmoid
-        or, where it wins by the guard, :data:`PAIR_AUTO_CHALLENGER`
-        (:func:`~wsvmgui.ladder.recalibration.challenge_map`)."""
+        :data:`PAIR_LARGE_MAPS` and the spline."""
         seed = seed_of(self.random_state)
         if self.calibration == "auto" and self._large_widest(plan):
             return choose_map(p, y, maps=PAIR_LARGE_MAPS, seed=seed)
-        if (
-            self.calibration == "auto"
-            and self._pair_tuning
-            and PAIR_AUTO_CHALLENGER is not None
-            and not self._large_n(plan)
-        ):
-            return challenge_map(
-                p, y, PAIR_AUTO_MAP, PAIR_AUTO_CHALLENGER, guard=PAIR_AUTO_GUARD,
-                screen=PAIR_AUTO_SCREEN, seed=seed,
-            )  # fmt: skip
         return fit_calibration(self._map_name, p, y, seed)
 
     _auto_se_multiple = PAIR_AUTO_SE_MULTIPLE

@@ -575,45 +575,6 @@ def choose_map(
     return fits[key](p, y)
 
 
-def challenge_map(
-    p: np.ndarray,
-    y: np.ndarray,
-    base: str = "sigmoid",
-    challenger: str = "plateau",
-    guard: float = 2.0,
-    screen: float = 2.0,
-    seed: int = 0,
-) -> MonotoneMap:
-    """Map ``base`` fitted to estimates ``p`` (m,) and 0/1 labels ``y`` (m,), or
-    ``challenger`` (both of :data:`MAPS`) where it clearly beats it on the pairs.
-
-    Both maps are fitted on all pairs; unless the challenger's total log loss on them is
-    lower than the base's by more than ``screen`` (nats; a screen that saves the
-    cross-validation on most pairs), the base is returned.  Otherwise both are scored by
-    5-fold cross-validated log loss on the pairs, on the folds of :func:`choose_map`
-    (stratified, ``seed``), and the challenger is taken where the mean of its per-row
-    loss minus the base's is below ``-guard`` standard errors of that difference
-    (``std(ddof=1) / sqrt(m)``), the rule of :func:`guarded_choice`.  With fewer than two
-    rows of a class: ``base``.  The multiclass pair schemes' ``calibration="auto"`` up
-    to 1000 rows (the sigmoid, challenged by the plateau map; docs/notes/
-    multiclass_accuracy.md, section 11).
-    """
-    p, y = _check(p, y)
-    g_base = fit_map(base, p, y, seed=seed)
-    folds = _folds(y, 5, seed)
-    if not folds:
-        return g_base
-    g_chal = fit_map(challenger, p, y, seed=seed)
-    gain = float(np.sum(_log_loss_terms(g_base(p), y) - _log_loss_terms(g_chal(p), y)))
-    if not gain > screen:
-        return g_base
-    fits = _candidates((base, challenger), False, seed)
-    q = _out_of_fold(p, y, fits, folds)
-    d = _log_loss_terms(q[challenger], y) - _log_loss_terms(q[base], y)
-    se = float(d.std(ddof=1)) / np.sqrt(d.size)
-    return g_chal if float(d.mean()) < -guard * se else g_base
-
-
 @dataclass(frozen=True)
 class LocalInterval:
     """Per-point intervals for p(x): the local calibration's and the estimate's own error.
@@ -915,7 +876,6 @@ __all__ = [
     "fold_spread",
     "MAPS",
     "MonotoneMap",
-    "challenge_map",
     "choose_map",
     "fit_map",
     "map_scores",
