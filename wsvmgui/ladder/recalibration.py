@@ -35,8 +35,8 @@ Maps (:data:`MAPS`):
     the isotonic map fits with a noisy staircase and the spline with many slopes.
 
 ``calibration="auto_plateau"`` is the same choice among :data:`AUTO_PLATEAU_MAPS` (the
-plateau map as well).  :func:`choose_map` picks, of :data:`AUTO_MAPS` (the sigmoid and
-isotonic maps), the one
+plateau map as well): the binary estimator's ``"auto"`` since the ninth sitting.
+:func:`choose_map` picks, of :data:`AUTO_MAPS` (the sigmoid and isotonic maps), the one
 with the smallest cross-validated log loss on the pairs themselves (cheap: one-dimensional
 fits); that is ``calibration="auto"``.  On more than :data:`AUTO_SPLINE_MIN_PAIRS` pairs
 it takes the spline instead where the spline's cross-validated log loss is lower by more
@@ -77,8 +77,9 @@ MAPS = ("sigmoid", "beta", "isotonic", "spline", "plateau")
 #: the spline enters only through the guard, :data:`AUTO_SPLINE_GUARD`).
 AUTO_MAPS = ("sigmoid", "isotonic")
 #: The maps ``calibration="auto_plateau"`` chooses among: :data:`AUTO_MAPS` and the
-#: plateau map (the spline guard as ``"auto"``'s).  Not the default (docs/notes/
-#: calibration.md, "Ninth sitting (branch acc-binmap)").
+#: plateau map (the spline guard as ``"auto"``'s).  What the binary estimator's
+#: ``calibration="auto"`` fits since the ninth sitting (``estimators.binary.
+#: AUTO_CALIBRATION``; docs/notes/calibration.md, "Ninth sitting (branch acc-binmap)").
 AUTO_PLATEAU_MAPS = ("sigmoid", "isotonic", "plateau")
 #: The cross-validated choices by name: ``calibration`` value -> the maps it chooses among.
 AUTO_CHOICES = {"auto": AUTO_MAPS, "auto_plateau": AUTO_PLATEAU_MAPS}
