@@ -530,15 +530,18 @@ _INTERRUPTIBLE = (
 
 
 def test_interrupt_during_a_fit_leaves_nothing(tmp_path):
-    d = simulate("wuliu2011_ex1", 400, seed=1)
+    # a fit far longer than the second before the interrupt on any machine (n = 400 with
+    # 60 weights and 4 lambdas took 1.8 s here, and a fast machine finished it before the
+    # interrupt came), so that the interrupt lands inside it
+    d = simulate("wuliu2011_ex1", 1200, seed=1)
     train = _csv(tmp_path / "t.csv", d.X, d.y)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     args = ["fit", train, "--label", "label", "--out", "o.csv", "--model", "m.wsvm"]
     args += [
         "--weights",
-        "60",
+        "200",
         "--lambda",
-        "1e-4,1e-3,1e-2,1e-1",
+        "1e-5,3e-5,1e-4,3e-4,1e-3,3e-3,1e-2,3e-2,1e-1",
         "--cv",
         "5",
         "--n-jobs",

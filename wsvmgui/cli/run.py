@@ -62,7 +62,11 @@ def main(argv: list[str] | None = None, open_app: Callable[[str | None], int] | 
             raise
         return internal_error(exc)
     finally:
-        gc.collect()  # third-party destructors run now, while they are kept quiet
+        # third-party destructors run now, while they are kept quiet; an interrupt that
+        # arrives here, after the command has finished and written its files, leaves its
+        # status as it is (no traceback)
+        with contextlib.suppress(KeyboardInterrupt):
+            gc.collect()
         sys.unraisablehook = hook
 
 
