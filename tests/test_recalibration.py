@@ -523,3 +523,42 @@ def test_binary_estimator_takes_auto_plateau_by_name():
     assert est.fit_info_["calibration"] in AUTO_PLATEAU_MAPS
     P = est.predict_proba(d.X)
     assert np.all((P >= 0) & (P <= 1)) and np.allclose(P.sum(axis=1), 1)
+
+
+def test_auto_choices_read_the_module_constants_at_each_call(monkeypatch):
+    """A study that sets ``recalibration.AUTO_MAPS`` / ``AUTO_PLATEAU_MAPS`` changes what
+    ``"auto"`` / ``"auto_plateau"`` choose among, everywhere they are chosen; unpatched,
+    the choices are today's (the maps chosen on these fixed cases before the lookup moved
+    to call time: main b9e66c5)."""
+    import wsvmgui.ladder.recalibration as rc
+
+    q, y = _four_pl(400, 5, lo=0.15, hi=0.85, b=6.0)
+    _, y_d, q_d = _distorted(1000, 3)
+    assert rc.AUTO_CHOICES == {
+        "auto": ("sigmoid", "isotonic"),
+        "auto_plateau": ("sigmoid", "isotonic", "plateau"),
+    }
+    assert rc.CALIBRATIONS[:3] == ("none", "auto", "auto_plateau")
+    assert choose_map(q, y, seed=0).name == "isotonic"
+    assert rc.fit_calibration("auto", q, y).name == "isotonic"
+    assert rc.fit_calibration("auto_plateau", q, y).name == "plateau"
+    assert choose_map(q_d, y_d, seed=0).name == "sigmoid"
+
+    def brier(a, b):
+        return (a - b) ** 2
+
+    monkeypatch.setattr(rc, "AUTO_MAPS", ("sigmoid",))
+    monkeypatch.setattr(rc, "AUTO_PLATEAU_MAPS", ("sigmoid", "isotonic"))
+    assert rc.AUTO_CHOICES["auto"] == ("sigmoid",)
+    assert choose_map(q, y, seed=0).name == "sigmoid"
+    assert rc.fit_calibration("auto", q, y).name == "sigmoid"
+    assert rc.fit_calibration("auto_plateau", q, y).name == "isotonic"
+    # 400 pairs: no spline guard, so "auto" scores exactly as its one map now
+    np.testing.assert_array_equal(
+        recalibrated_terms(q, y, "auto", brier), recalibrated_terms(q, y, "sigmoid", brier)
+    )
+    # the estimator's "auto" (auto_plateau) follows too
+    monkeypatch.setattr(rc, "AUTO_PLATEAU_MAPS", ("beta",))
+    d = simulate("wuliu2011_ex6", 200, 2)
+    est = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1).fit(d.X, d.y)
+    assert est.fit_info_["calibration"] == "beta"

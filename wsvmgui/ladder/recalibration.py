@@ -52,7 +52,7 @@ like any other.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,8 +81,36 @@ AUTO_MAPS = ("sigmoid", "isotonic")
 #: ``calibration="auto"`` fits since the ninth sitting (``estimators.binary.
 #: AUTO_CALIBRATION``; docs/notes/calibration.md, "Ninth sitting (branch acc-binmap)").
 AUTO_PLATEAU_MAPS = ("sigmoid", "isotonic", "plateau")
-#: The cross-validated choices by name: ``calibration`` value -> the maps it chooses among.
-AUTO_CHOICES = {"auto": AUTO_MAPS, "auto_plateau": AUTO_PLATEAU_MAPS}
+
+
+class _AutoChoices(Mapping[str, tuple[str, ...]]):
+    """``calibration`` value -> the maps it chooses among, read at each lookup.
+
+    Each value names a module constant (``"auto"`` -> :data:`AUTO_MAPS`); a lookup returns
+    that constant as it is now, so a study that sets ``recalibration.AUTO_MAPS`` changes
+    what ``calibration="auto"`` chooses among (a tuple bound at import would not)."""
+
+    def __init__(self, constants: dict[str, str]) -> None:
+        self._constants = dict(constants)
+
+    def __getitem__(self, name: str) -> tuple[str, ...]:
+        return tuple(globals()[self._constants[name]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._constants)
+
+    def __len__(self) -> int:
+        return len(self._constants)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: The cross-validated choices by name: ``calibration`` value -> the maps it chooses among
+#: (the module constant's value at the time of the lookup).
+AUTO_CHOICES: Mapping[str, tuple[str, ...]] = _AutoChoices(
+    {"auto": "AUTO_MAPS", "auto_plateau": "AUTO_PLATEAU_MAPS"}
+)
 #: With a number z, ``calibration="auto"`` on more than :data:`AUTO_SPLINE_MIN_PAIRS`
 #: pairs takes the spline over its choice of :data:`AUTO_MAPS` where the spline's
 #: cross-validated log loss is lower by more than z standard errors of the paired per-row
@@ -551,11 +579,11 @@ def map_scores(
 def choose_map(
     p: np.ndarray,
     y: np.ndarray,
-    maps=AUTO_MAPS,
+    maps: Sequence[str] | None = None,
     seed: int = 0,
     spline: bool = True,
 ) -> MonotoneMap:
-    """The map ``calibration="auto"`` fits to estimates ``p`` (m,) and 0/1 labels ``y`` (m,).
+    """The map ``calibration="auto"`` fits to estimates ``p`` and 0/1 labels ``y``.
 
     Of ``maps``, the one with the smallest 5-fold cross-validated log loss on the pairs;
     with ``spline`` and a guard (:func:`auto_guard` of the pair count not None, read at
@@ -564,15 +592,34 @@ def choose_map(
     than the guard's standard errors of the paired per-row difference
     (:func:`guarded_choice`).  The winner is refitted on all pairs.  With fewer than two
     rows of a class: the sigmoid if in ``maps``, else the first.
+
+    Parameters
+    ----------
+    p : ndarray, shape (m,)
+        Cross-fitted estimates.
+    y : ndarray, shape (m,)
+        Their 0/1 labels.
+    maps : sequence of str or None
+        Names of :data:`MAPS` to choose among; None: :data:`AUTO_MAPS` as it is at the
+        call (a study may set the module constant).
+    seed : int
+        Seed of the stratified folds.
+    spline : bool
+        Whether the guarded spline may replace the choice.
+
+    Returns
+    -------
+    MonotoneMap
     """
     p, y = _check(p, y)
+    maps = tuple(AUTO_CHOICES["auto"] if maps is None else maps)
     guard = auto_guard(p.size) if spline else None
     folds = _folds(y, 5, seed)
     if not folds:
         return fit_map("sigmoid" if "sigmoid" in maps else maps[0], p, y, seed=seed)
     fits = _candidates(maps, guard is not None, seed)
     q = _out_of_fold(p, y, fits, folds)
-    key = guarded_choice({k: _log_loss_terms(v, y) for k, v in q.items()}, tuple(maps), guard)
+    key = guarded_choice({k: _log_loss_terms(v, y) for k, v in q.items()}, maps, guard)
     return fits[key](p, y)
 
 
