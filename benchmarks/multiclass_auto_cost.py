@@ -27,18 +27,15 @@ Usage: ``python benchmarks/multiclass_auto_cost.py [--data ...] [--seeds 0 1 2]
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import platform
-import resource
-import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+
+import _worker as bench  # noqa: E402
 
 #: Data sets: designs at their papers' sizes (wu2010_ex1: K = 3, pairwise, n = 400;
 #: zeng_ex3: K = 5, BP1, n = 500) and real sets (iris, digits: 1000 rows, K = 10).
@@ -53,24 +50,10 @@ METHODS = {
 N_TEST = 100
 
 
-def _acc():
-    """The benchmark of record's module (its data and estimators)."""
-    path = HERE / "accuracy_vs_peers.py"
-    spec = importlib.util.spec_from_file_location("accuracy_vs_peers", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _measure(data: str, seed: int, method: str) -> dict:
     """Fit ``method`` on ``data`` (its papers' size, or a real set's split ``seed``) in
     this (fresh) process."""
-    acc = _acc()
+    acc = bench.record_module()
     from wsvmgui.evaluation.designs import DESIGNS
 
     n = DESIGNS[data].default_n if data in DESIGNS else None
@@ -78,11 +61,7 @@ def _measure(data: str, seed: int, method: str) -> dict:
     group, params = METHODS[method]
     est, X, codes, settings = acc.method_estimator(group, K, X, codes)
     est.set_params(**params)
-    before = _peak_mb()
-    t0 = time.process_time()
-    est.fit(X, codes)
-    cpu = time.process_time() - t0
-    info = est.fit_info_
+    cost = bench.timed_fit(est, X, codes)
     return {
         "data": data,
         "n": int(codes.size),
@@ -91,17 +70,12 @@ def _measure(data: str, seed: int, method: str) -> dict:
         "method": method,
         "scheme": settings.scheme,
         "tuning_rule": est.get_params()["tuning_rule"],
-        "n_fits": int(info.get("n_fits", 0)),
-        "cpu": cpu,
-        "before_mb": before,
-        "peak_mb": _peak_mb(),
+        "n_fits": int(est.fit_info_.get("n_fits", 0)),
+        **cost,
     }
 
 
-def _report(rows: list[dict], machine: str, order: list[str]) -> str:
-    by = {(r["data"], r["seed"], r["method"]): r for r in rows}
-    data = list(dict.fromkeys(r["data"] for r in rows))
-    seeds = sorted({r["seed"] for r in rows})
+def _report(rows: list[dict], host: str, order: list[str]) -> str:
     lines = [
         '# CPU and peak memory of the multiclass tuning_rule="auto" (side by side)',
         "",
@@ -110,7 +84,7 @@ def _report(rows: list[dict], machine: str, order: list[str]) -> str:
         f"(order {', '.join(order)}); the benchmark of record's data and estimators. "
         '**auto**: the default; **min**: the default with tuning_rule="min"; **plain**: '
         "`wsvmgui_plain` (calibration none, the papers' coupling, the 30% hold-out, the "
-        f"smallest score).  Machine: {machine}.",
+        f"smallest score).  Machine: {host}.",
         "",
         "CPU seconds of the fit; peak MB: the worker's peak resident memory at the end of the "
         "fit (before the fit: imports, data, compiled kernels).  Ratios per (data, seed) "
@@ -121,30 +95,16 @@ def _report(rows: list[dict], machine: str, order: list[str]) -> str:
         "| plain |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for d in data:
-        got = [s for s in seeds if all((d, s, m) in by for m in METHODS)]
-        if not got:
-            continue
-        first = by[(d, got[0], "auto")]
-
-        def med(key: str, m: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, m)][key] for s in got)
-
-        def ratio(a: str, b: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, a)]["cpu"] / by[(d, s, b)]["cpu"] for s in got)
-
-        def adds(m: str, got=got, d=d) -> float:
-            return statistics.median(
-                by[(d, s, m)]["peak_mb"] - by[(d, s, m)]["before_mb"] for s in got
-            )
-
+    for d, g in bench.paired(rows, list(METHODS)).items():
+        first = g.first
         lines.append(
-            f"| {d} | {first['n']} | {first['K']} | {first['scheme']} | {len(got)} | "
-            f"{med('cpu', 'auto'):.2f} | {med('cpu', 'min'):.2f} | {med('cpu', 'plain'):.2f} | "
-            f"{ratio('auto', 'plain'):.2f} | {ratio('min', 'plain'):.2f} | "
-            f"{ratio('auto', 'min'):.2f} | {med('peak_mb', 'auto'):.0f} | "
-            f"{med('peak_mb', 'min'):.0f} | {med('peak_mb', 'plain'):.0f} | "
-            f"{adds('auto'):.0f} | {adds('min'):.0f} | {adds('plain'):.0f} |"
+            f"| {d} | {first['n']} | {first['K']} | {first['scheme']} | {len(g.seeds)} | "
+            f"{g.median('cpu', 'auto'):.2f} | {g.median('cpu', 'min'):.2f} | "
+            f"{g.median('cpu', 'plain'):.2f} | {g.ratio('auto', 'plain'):.2f} | "
+            f"{g.ratio('min', 'plain'):.2f} | {g.ratio('auto', 'min'):.2f} | "
+            f"{g.median('peak_mb', 'auto'):.0f} | {g.median('peak_mb', 'min'):.0f} | "
+            f"{g.median('peak_mb', 'plain'):.0f} | {g.added('auto'):.0f} | "
+            f"{g.added('min'):.0f} | {g.added('plain'):.0f} |"
         )
     lines += ["", "Every fit (CPU s, peak MB):", ""]
     lines += ["| data | seed | method | n_fits | CPU s | MB before | peak MB |",
@@ -169,27 +129,19 @@ def main() -> None:
         data, seed, method = args.worker
         print(json.dumps(_measure(data, int(seed), method)))
         return
-    from _worker import run_worker
-
-    from wsvmgui.io.atomic import atomic_write_text
-
-    rows = []
-    for data in args.data:
-        for seed in args.seeds:
-            # alternated: each seed starts one method later, so no method always runs first
-            k = seed % len(args.order)
-            for method in args.order[k:] + args.order[:k]:
-                rows.append(run_worker(__file__, [data, str(seed), method], ROOT))
-                r = rows[-1]
-                print(f"{data} {seed} {method}: {r['cpu']:.2f} s, {r['peak_mb']:.0f} MB",
-                      flush=True)  # fmt: skip
-    machine = f"{platform.machine()}, python {platform.python_version()}"
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / "multiclass_auto_cost"
-    text = json.dumps({"machine": machine, "order": args.order, "rows": rows}, indent=1)
-    atomic_write_text(out.with_suffix(".json"), text)
-    atomic_write_text(out.with_suffix(".md"), _report(rows, machine, args.order))
-    print(_report(rows, machine, args.order))
+    rows = bench.side_by_side(
+        __file__,
+        [([data, str(seed)], seed) for data in args.data for seed in args.seeds],
+        args.order,
+        ROOT,
+        lambda r: f"{r['cpu']:.2f} s, {r['peak_mb']:.0f} MB",
+    )
+    host = bench.machine()
+    bench.write_results(
+        args.out_dir / "multiclass_auto_cost",
+        {"machine": host, "order": args.order, "rows": rows},
+        _report(rows, host, args.order),
+    )
 
 
 if __name__ == "__main__":

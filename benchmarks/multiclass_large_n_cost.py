@@ -22,17 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from multiclass_auto_cost import _acc, _peak_mb  # noqa: E402
+import _worker as bench  # noqa: E402
 
 #: Designs: wu2010_ex1 (K = 3, pairwise; the widest cell's largest gain), zeng_ex4 (K = 5,
 #: BP1; where the spline map is taken).
@@ -48,26 +45,22 @@ N_TEST = 100
 
 def _measure(data: str, n: int, seed: int, method: str) -> dict:
     """Fit ``method`` on a draw of ``data`` of ``n`` rows in this (fresh) process."""
-    acc = _acc()
+    acc = bench.record_module()
     X, codes, _, _, _, K = acc.load(data, n, seed, N_TEST)
     group, params = METHODS[method]
     est, X, codes, settings = acc.method_estimator(group, K, X, codes)
     est.set_params(**params)
-    before = _peak_mb()
-    t0 = time.process_time()
-    est.fit(X, codes)
-    cpu = time.process_time() - t0
+    cost = bench.timed_fit(est, X, codes)
     info = est.fit_info_
     return {
         "data": data, "n": int(codes.size), "K": int(K), "seed": seed, "method": method,
         "scheme": settings.scheme, "large_n_auto": info.get("large_n_auto", ""),
         "calibration": info.get("calibration", ""), "n_fits": int(info.get("n_fits", 0)),
-        "cpu": cpu, "before_mb": before, "peak_mb": _peak_mb(),
+        **cost,
     }  # fmt: skip
 
 
-def _report(rows: list[dict], machine: str) -> str:
-    by = {(r["data"], r["seed"], r["method"]): r for r in rows}
+def _report(rows: list[dict], host: str) -> str:
     names = list(METHODS)
     lines = [
         "# CPU and peak memory of the multiclass large_n_auto at n = 2000 (side by side)",
@@ -76,7 +69,7 @@ def _report(rows: list[dict], machine: str) -> str:
         "single-threaded worker process, the methods alternated within every (data, seed); "
         "the benchmark of record's draws and estimators.  **widest_spline**: the default; "
         "**min_sigmoid**: the default before the eighth sitting; **plain**: "
-        f"`wsvmgui_plain`.  Machine: {machine}.  CPU s of the fit (median over the seeds; "
+        f"`wsvmgui_plain`.  Machine: {host}.  CPU s of the fit (median over the seeds; "
         "ratios per seed, then the median); peak MB: the worker's peak resident memory at "
         "the end of the fit.",
         "",
@@ -87,24 +80,14 @@ def _report(rows: list[dict], machine: str) -> str:
         + " |",
         "|---|---:|---:|---:|" + "---:|" * (2 * len(names) + 2),
     ]
-    for d in dict.fromkeys(r["data"] for r in rows):
-        got = sorted({s for (dd, s, _) in by if dd == d and all((d, s, m) in by for m in names)})
-        if not got:
-            continue
-        first = by[(d, got[0], names[0])]
-
-        def med(key: str, m: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, m)][key] for s in got)
-
-        def ratio(a: str, b: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, a)]["cpu"] / by[(d, s, b)]["cpu"] for s in got)
-
+    for d, g in bench.paired(rows, names).items():
+        first = g.first
         lines.append(
-            f"| {d} | {first['n']} | {first['K']} | {len(got)} | "
-            + " | ".join(f"{med('cpu', m):.2f}" for m in names)
-            + f" | {ratio('widest_spline', 'min_sigmoid'):.2f} | "
-            f"{ratio('widest_spline', 'plain'):.2f} | "
-            + " | ".join(f"{med('peak_mb', m):.0f}" for m in names)
+            f"| {d} | {first['n']} | {first['K']} | {len(g.seeds)} | "
+            + " | ".join(f"{g.median('cpu', m):.2f}" for m in names)
+            + f" | {g.ratio('widest_spline', 'min_sigmoid'):.2f} | "
+            f"{g.ratio('widest_spline', 'plain'):.2f} | "
+            + " | ".join(f"{g.median('peak_mb', m):.0f}" for m in names)
             + " |"
         )
     lines += ["", "Every fit:", "",
@@ -130,27 +113,19 @@ def main() -> None:
         data, n, seed, method = args.worker
         print(json.dumps(_measure(data, int(n), int(seed), method)))
         return
-    from _worker import run_worker
-
-    from wsvmgui.io.atomic import atomic_write_text
-
-    order, rows = list(METHODS), []
-    for data in args.data:
-        for seed in args.seeds:
-            k = seed % len(order)  # each seed starts one method later
-            for method in order[k:] + order[:k]:
-                rows.append(run_worker(__file__, [data, str(args.n), str(seed), method], ROOT))
-                r = rows[-1]
-                print(f"{data} {seed} {method}: {r['cpu']:.2f} s, {r['peak_mb']:.0f} MB",
-                      flush=True)  # fmt: skip
-    machine = f"{platform.machine()}, python {platform.python_version()}"
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / "multiclass_large_n_cost"
-    atomic_write_text(
-        out.with_suffix(".json"), json.dumps({"machine": machine, "rows": rows}, indent=1)
+    rows = bench.side_by_side(
+        __file__,
+        [([data, str(args.n), str(seed)], seed) for data in args.data for seed in args.seeds],
+        list(METHODS),
+        ROOT,
+        lambda r: f"{r['cpu']:.2f} s, {r['peak_mb']:.0f} MB",
     )
-    atomic_write_text(out.with_suffix(".md"), _report(rows, machine))
-    print(_report(rows, machine))
+    host = bench.machine()
+    bench.write_results(
+        args.out_dir / "multiclass_large_n_cost",
+        {"machine": host, "rows": rows},
+        _report(rows, host),
+    )
 
 
 if __name__ == "__main__":

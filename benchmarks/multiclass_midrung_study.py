@@ -48,6 +48,7 @@ import json
 import pickle
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -451,19 +452,33 @@ def couple_rows(entry: dict, qs: list[np.ndarray]) -> np.ndarray:
         est.__dict__.pop("_baseline_key", None)
 
 
-def replay(paths: list[Path]) -> list[dict]:
+#: The candidates :func:`replay` prints per draw.
+REPLAY_COLUMNS = ("default", "sig", "both", "mid", "guard0", "guard1", "guard2")
+
+
+def replay(
+    paths: list[Path],
+    one: Callable[[dict], dict] | None = None,
+    columns: tuple[str, ...] = REPLAY_COLUMNS,
+    tail: Callable[[dict], str] | None = None,
+) -> list[dict]:
+    """Replay the captured fits at ``paths`` (pickles of :func:`capture`): ``one`` of
+    each entry (None: :func:`replay_one`), one progress line per draw with the record's
+    default and each of ``columns`` present in the row (L1 on designs, log loss on real
+    sets), followed by ``tail(row)``.  Returns the rows, in the order of ``paths``."""
+    one = replay_one if one is None else one
     rows = []
     for path in paths:
         entry = pickle.loads(path.read_bytes())
-        row = replay_one(entry)
+        row = one(entry)
         key = "L1" if entry["P_true"] is not None else "log_loss"
         print(
             f"{row['data']} n={row['n']} seed={row['seed']}: "
             f"record {row['record_default'][key]:.4f}"
-            + "".join(f" {k} {row[k][key]:.4f}" for k in ("default", "sig", "both", "mid",
-                                                          "guard0", "guard1", "guard2")),
+            + "".join(f" {k} {row[k][key]:.4f}" for k in columns if k in row)
+            + (tail(row) if tail is not None else ""),
             flush=True,
-        )  # fmt: skip
+        )
         rows.append(row)
     return rows
 

@@ -29,8 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -39,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from multiclass_auto_cost import _acc, _peak_mb  # noqa: E402
+import _worker as bench  # noqa: E402
 
 DATA = ("wu2010_ex1", "zeng_ex4")
 #: Method -> (accuracy_vs_peers group, parameters set over it).
@@ -54,7 +52,7 @@ N_TEST = 10_000
 
 def _measure(data: str, n: int, seed: int, method: str) -> dict:
     """Fit and predict ``method`` on a draw of ``data`` of ``n`` rows in this process."""
-    acc = _acc()
+    acc = bench.record_module()
     X, codes, Xt, _, _, K = acc.load(data, n, seed, N_TEST)
     group, params = METHODS[method]
     est, X, codes, settings = acc.method_estimator(group, K, X, codes)
@@ -65,10 +63,7 @@ def _measure(data: str, n: int, seed: int, method: str) -> dict:
         from wsvmgui.estimators import multiclass
 
         multiclass.PAIR_SIGMA_FACTORS = WIDE_FACTORS
-    t0 = time.process_time()
-    est.fit(X, codes)
-    cpu = time.process_time() - t0
-    peak_fit = _peak_mb()
+    cost = bench.timed_fit(est, X, codes)
     t0 = time.process_time()
     est.predict_proba(Xt)
     pred = time.process_time() - t0
@@ -76,14 +71,13 @@ def _measure(data: str, n: int, seed: int, method: str) -> dict:
     return {
         "data": data, "n": int(codes.size), "K": int(K), "seed": seed, "method": method,
         "scheme": settings.scheme, "pair_estimate": info.get("pair_estimate", ""),
-        "n_fits": int(info.get("n_fits", 0)), "cpu": cpu, "predict_cpu": pred,
-        "peak_fit_mb": peak_fit, "peak_mb": _peak_mb(),
+        "n_fits": int(info.get("n_fits", 0)), "cpu": cost["cpu"], "predict_cpu": pred,
+        "before_mb": cost["before_mb"], "peak_fit_mb": cost["peak_mb"], "peak_mb": bench.peak_mb(),
         "model_mb": len(pickle.dumps(est)) / 2**20,
     }  # fmt: skip
 
 
-def _report(rows: list[dict], machine: str) -> str:
-    by = {(r["data"], r["seed"], r["method"]): r for r in rows}
+def _report(rows: list[dict], host: str) -> str:
     names = list(METHODS)
     lines = [
         "# CPU and memory of the multiclass pair_estimate at n = 2000 (side by side)",
@@ -93,7 +87,7 @@ def _report(rows: list[dict], machine: str) -> str:
         "the benchmark of record's draws and estimators.  **full**: the default; "
         '**fold_mean**: `pair_estimate="fold_mean"`; **wide**: sigma factors up to 4 sigma_M '
         "above 1000 rows; **plain**: `wsvmgui_plain`.  "
-        f"Machine: {machine}.  Medians over the seeds (ratios per seed, then the median).  "
+        f"Machine: {host}.  Medians over the seeds (ratios per seed, then the median).  "
         "CPU: the fit; predict: `predict_proba` at 10,000 points; peak MB after the "
         "prediction; model: the pickled fitted estimator.",
         "",
@@ -108,28 +102,18 @@ def _report(rows: list[dict], machine: str) -> str:
         + " |",
         "|---|---:|---:|---:|" + "---:|" * (4 * len(names) + 4),
     ]
-    for d in dict.fromkeys(r["data"] for r in rows):
-        got = sorted({s for (dd, s, _) in by if dd == d and all((d, s, m) in by for m in names)})
-        if not got:
-            continue
-        first = by[(d, got[0], names[0])]
-
-        def med(key: str, m: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, m)][key] for s in got)
-
-        def ratio(a: str, b: str, got=got, d=d) -> float:
-            return statistics.median(by[(d, s, a)]["cpu"] / by[(d, s, b)]["cpu"] for s in got)
-
+    for d, g in bench.paired(rows, names).items():
+        first = g.first
         lines.append(
-            f"| {d} | {first['n']} | {first['K']} | {len(got)} | "
-            + " | ".join(f"{med('cpu', m):.2f}" for m in names)
-            + f" | {ratio('fold_mean', 'full'):.2f} | {ratio('fold_mean', 'plain'):.2f} | "
-            f"{ratio('wide', 'full'):.2f} | {ratio('wide', 'plain'):.2f} | "
-            + " | ".join(f"{med('predict_cpu', m):.2f}" for m in names)
+            f"| {d} | {first['n']} | {first['K']} | {len(g.seeds)} | "
+            + " | ".join(f"{g.median('cpu', m):.2f}" for m in names)
+            + f" | {g.ratio('fold_mean', 'full'):.2f} | {g.ratio('fold_mean', 'plain'):.2f} | "
+            f"{g.ratio('wide', 'full'):.2f} | {g.ratio('wide', 'plain'):.2f} | "
+            + " | ".join(f"{g.median('predict_cpu', m):.2f}" for m in names)
             + " | "
-            + " | ".join(f"{med('peak_mb', m):.0f}" for m in names)
+            + " | ".join(f"{g.median('peak_mb', m):.0f}" for m in names)
             + " | "
-            + " | ".join(f"{med('model_mb', m):.1f}" for m in names)
+            + " | ".join(f"{g.median('model_mb', m):.1f}" for m in names)
             + " |"
         )
     lines += ["", "Every fit:", "",
@@ -157,28 +141,22 @@ def main() -> None:
         data, n, seed, method = args.worker
         print(json.dumps(_measure(data, int(n), int(seed), method)))
         return
-    from _worker import run_worker
-
-    from wsvmgui.io.atomic import atomic_write_text
-
-    order, rows = list(METHODS), []
-    for data in args.data:
-        for seed in args.seeds:
-            k = seed % len(order)  # each seed starts one method later
-            for method in order[k:] + order[:k]:
-                rows.append(run_worker(__file__, [data, str(args.n), str(seed), method], ROOT))
-                r = rows[-1]
-                print(f"{data} {seed} {method}: {r['cpu']:.2f} s, predict "
-                      f"{r['predict_cpu']:.2f} s, {r['peak_mb']:.0f} MB, model "
-                      f"{r['model_mb']:.1f} MB", flush=True)  # fmt: skip
-    machine = f"{platform.machine()}, python {platform.python_version()}"
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / "multiclass_pair_estimate_cost"
-    atomic_write_text(
-        out.with_suffix(".json"), json.dumps({"machine": machine, "rows": rows}, indent=1)
+    rows = bench.side_by_side(
+        __file__,
+        [([data, str(args.n), str(seed)], seed) for data in args.data for seed in args.seeds],
+        list(METHODS),
+        ROOT,
+        lambda r: (
+            f"{r['cpu']:.2f} s, predict {r['predict_cpu']:.2f} s, {r['peak_mb']:.0f} MB, "
+            f"model {r['model_mb']:.1f} MB"
+        ),
     )
-    atomic_write_text(out.with_suffix(".md"), _report(rows, machine))
-    print(_report(rows, machine))
+    host = bench.machine()
+    bench.write_results(
+        args.out_dir / "multiclass_pair_estimate_cost",
+        {"machine": host, "rows": rows},
+        _report(rows, host),
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from pathlib import Path
@@ -235,19 +234,14 @@ def main() -> None:
         and p.stem.rsplit("_", 2)[1] in args.sizes
         and int(p.stem.rsplit("_", 2)[2]) in seeds
     ]
-    rows = []
-    for path in paths:
-        entry = pickle.loads(path.read_bytes())
-        row = replay_one(entry)
-        key = "L1" if entry["P_true"] is not None else "log_loss"
-        print(
-            f"{row['data']} n={row['n']} seed={row['seed']}: record "
-            f"{row['record_default'][key]:.4f}"
-            + "".join(f" {k} {row[k][key]:.4f}" for k in (*SMALL, *LARGE) if k in row)
-            + f" plateau pairs {row['plateau_pairs']} of {row['pairs']} cpu {row['map_cpu']:.1f}s",
-            flush=True,
-        )
-        rows.append(row)
+    rows = mm.replay(
+        paths,
+        replay_one,
+        (*SMALL, *LARGE),
+        lambda row: (
+            f" plateau pairs {row['plateau_pairs']} of {row['pairs']} cpu {row['map_cpu']:.1f}s"
+        ),
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(rows, indent=1, default=float))
     out.with_suffix(".md").write_text(summarise(rows))
