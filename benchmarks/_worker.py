@@ -180,9 +180,19 @@ class Paired:
         """The median over the seeds of ``method``'s ``key``."""
         return statistics.median(self.by[(s, method)][key] for s in self.seeds)
 
+    def cells(self, key: str, spec: str) -> str:
+        """Every method's :meth:`median` of ``key`` formatted by ``spec`` (e.g. ``".2f"``),
+        as Markdown table cells joined by ``" | "``."""
+        return " | ".join(format(self.median(key, m), spec) for m in self.methods)
+
     def ratio(self, a: str, b: str, key: str = "cpu") -> float:
         """``key`` of method ``a`` over method ``b`` per seed, then the median."""
         return statistics.median(self.by[(s, a)][key] / self.by[(s, b)][key] for s in self.seeds)
+
+    def ratios(self, pairs: Sequence[tuple[str, str]], key: str = "cpu", spec: str = ".2f") -> str:
+        """:meth:`ratio` of ``key`` for every ``(a, b)`` of ``pairs`` formatted by ``spec``,
+        as Markdown table cells joined by ``" | "``."""
+        return " | ".join(format(self.ratio(a, b, key), spec) for a, b in pairs)
 
     def added(self, method: str) -> float:
         """The median over the seeds of what ``method``'s fit added to the peak memory

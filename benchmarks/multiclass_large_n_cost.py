@@ -84,11 +84,9 @@ def _report(rows: list[dict], host: str) -> str:
         first = g.first
         lines.append(
             f"| {d} | {first['n']} | {first['K']} | {len(g.seeds)} | "
-            + " | ".join(f"{g.median('cpu', m):.2f}" for m in names)
+            + g.cells("cpu", ".2f")
             + f" | {g.ratio('widest_spline', 'min_sigmoid'):.2f} | "
-            f"{g.ratio('widest_spline', 'plain'):.2f} | "
-            + " | ".join(f"{g.median('peak_mb', m):.0f}" for m in names)
-            + " |"
+            f"{g.ratio('widest_spline', 'plain'):.2f} | " + g.cells("peak_mb", ".0f") + " |"
         )
     lines += ["", "Every fit:", "",
               "| data | seed | method | maps | n_fits | CPU s | MB before | peak MB |",

@@ -106,14 +106,14 @@ def _report(rows: list[dict], host: str) -> str:
         first = g.first
         lines.append(
             f"| {d} | {first['n']} | {first['K']} | {len(g.seeds)} | "
-            + " | ".join(f"{g.median('cpu', m):.2f}" for m in names)
+            + g.cells("cpu", ".2f")
             + f" | {g.ratio('fold_mean', 'full'):.2f} | {g.ratio('fold_mean', 'plain'):.2f} | "
             f"{g.ratio('wide', 'full'):.2f} | {g.ratio('wide', 'plain'):.2f} | "
-            + " | ".join(f"{g.median('predict_cpu', m):.2f}" for m in names)
+            + g.cells("predict_cpu", ".2f")
             + " | "
-            + " | ".join(f"{g.median('peak_mb', m):.0f}" for m in names)
+            + g.cells("peak_mb", ".0f")
             + " | "
-            + " | ".join(f"{g.median('model_mb', m):.1f}" for m in names)
+            + g.cells("model_mb", ".1f")
             + " |"
         )
     lines += ["", "Every fit:", "",

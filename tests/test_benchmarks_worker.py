@@ -88,6 +88,9 @@ def test_paired_takes_ratios_per_seed_then_the_median_on_complete_seeds(worker):
     assert g.median("cpu", "new") == 3.0
     assert g.added("old") == 30.0  # median of 30, 90, 10
     assert g.ratio("old", "new", key="peak_mb") == pytest.approx(130 / 150)
+    # as table cells: the medians per method, the ratios per pair
+    assert g.cells("cpu", ".1f") == "3.0 | 3.0"
+    assert g.ratios([("new", "old"), ("old", "new")]) == "2.00 | 0.50"
 
 
 FIT_SCRIPT = """
