@@ -29,8 +29,12 @@ from .schemes import SCHEMES
 TUNING_MODES = ("auto", "split", "cv", "tune-set")
 #: Most extensions of the binary tuning grid a run may ask for (``tuning_extend``).
 MAX_EXTEND = 10
-#: ``calibration`` of the ladder schemes that have it (:mod:`wsvmgui.ladder.recalibration`).
-CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic", "spline")
+#: ``calibration`` of the ladder schemes that have it (:mod:`wsvmgui.ladder.recalibration`):
+#: the command line's ``--calibration`` choices, the settings' validation and the GUI's
+#: list all read this tuple.  Every map by name (``"plateau"``: the sigmoid between a
+#: fitted floor and ceiling, one of the binary ``"auto"``'s choices since the ninth
+#: sitting); ``"auto_plateau"`` is not offered: for the binary scheme it is ``"auto"``.
+CALIBRATION_CHOICES = ("none", "auto", "sigmoid", "beta", "isotonic", "spline", "plateau")
 #: ``ties`` of the baseline schemes; the tuning scores and rules of the ladder searches.
 TIES_CHOICES = ("table", "pairs", "key")
 TUNING_SCORES = ("egkl", "brier", "log_loss")
@@ -111,7 +115,7 @@ class RunSettings:
         Centre and scale every feature by the training rows before the estimator.
     na_values : list of str
         Further cell values that mean "missing" when reading tables.
-    calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline"} or None
+    calibration : {"none", "auto", "sigmoid", "beta", "isotonic", "spline", "plateau"} or None
         Monotone recalibration of the ladder's estimate (binary and the multiclass
         ladder schemes; docs/notes/calibration.md).  None (and None for the two tuning
         settings below): the estimator's default ("auto", "egkl", and "auto" for the binary

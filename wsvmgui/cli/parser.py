@@ -168,7 +168,7 @@ def _add_fit_model(fit: argparse.ArgumentParser) -> None:
         choices=list(CALIBRATION_CHOICES),
         help="monotone recalibration of the ladder's estimate (binary and multiclass ladder "
         "schemes; default auto: the map of least cross-validated log loss; none: the "
-        "papers' rule)",
+        "papers' rule; plateau: a sigmoid between a fitted floor and ceiling)",
     )
     fit.add_argument(
         "--ties", choices=list(TIES_CHOICES), help="baseline schemes: how tied classes are resolved"

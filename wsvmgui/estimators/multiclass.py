@@ -175,7 +175,8 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"auto", "none", "sigmoid", "beta", "isotonic", "spline"}, default="auto"
+    calibration : {"auto", "none", "auto_plateau", "sigmoid", "beta", "isotonic", "spline", \
+"plateau"}, default="auto"
         Recalibration of every sub-problem's estimate by a monotone map fitted to its
         cross-fitted estimates on the tuning splits, as in
         :class:`~wsvmgui.estimators.binary.WeightedSVMClassifier` (``calibrations_``),
@@ -184,7 +185,11 @@ class MulticlassWeightedSVMClassifier(SubproblemViews, LadderParams, BaseProbabi
         (benchmarks/results/multiclass_default_study.md; docs/notes/multiclass_accuracy.md).
         Under the pair schemes' tuning (``pair_tuning="folds"``, three or more classes)
         ``"auto"`` is the sigmoid map (:data:`PAIR_AUTO_MAP`): on a pair's few
-        cross-fitted rows the cross-validated choice of the map was noisy.
+        cross-fitted rows the cross-validated choice of the map was noisy.  A map's
+        name (``"plateau"`` too) maps every sub-problem by that map; ``"auto_plateau"``
+        chooses among :data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS` per
+        sub-problem (unmeasured on more than two classes; not the binary ``"auto"``'s
+        meaning here).
     tuning_score : {"egkl", "brier", "log_loss"}, default="egkl"
         What the tuning search minimises over the cross-validated estimates: the papers'
         EGKL (the log loss with estimates floored at 0.01), the Brier score, or the log

@@ -99,7 +99,8 @@ TIPS = {
     "calibration": "Monotone recalibration of the ladder's estimate, fitted to cross-fitted "
     "estimates of the training rows (binary and the multiclass ladder schemes): auto "
     "chooses the map on held-out folds (binary: sigmoid, isotonic or plateau); none: the "
-    "ladder's own reading; default: auto",
+    "ladder's own reading; plateau: a sigmoid between a fitted floor and ceiling; "
+    "default: auto",
     "tuning_score": "What the tuning minimises: egkl (default), or the Brier score or log "
     "loss of the estimate returned (recalibrated when a calibration is on)",
     "tuning_rule": "The cell of the smallest score (min), the smoothest cell within one "
