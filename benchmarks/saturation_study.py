@@ -434,6 +434,29 @@ def pairs_stage(splits=range(5)) -> dict:
     return out
 
 
+def pair_peers_stage(which=("pairs", "pairs59")) -> dict:
+    """The record's SVM peers (the same search and refit as ``accuracy_vs_peers``'s
+    ``svm`` group) on each cached two-class sub-problem split: test log loss per peer."""
+    from threadpoolctl import threadpool_limits
+
+    from wsvmgui.evaluation.peers import SVM_PEERS, fit_svm_peers, search_svm_peers
+
+    out: dict = {}
+    for key in which:
+        for data, n, seed in CASESETS[key]:
+            X, codes, Xt, yt, _, _ = _load(data, n, seed)
+            with threadpool_limits(1):
+                search = search_svm_peers(X, codes, seed=seed)
+                fitted = fit_svm_peers(X, codes, search)
+                out[f"{data}|{n}|{seed}"] = {
+                    m: float(np.mean(_losses(fitted[m].predict_proba(m, Xt), yt)))
+                    for m in SVM_PEERS
+                }
+            print(f"{time.strftime('%H:%M:%S')} peers {data} {seed}: "
+                  f"{min(out[f'{data}|{n}|{seed}'].values()):.4f}", flush=True)  # fmt: skip
+    return out
+
+
 # ---------------------------------------------------------------------- report
 SHOWN = ("midrung_rule", "rule_mid2", "rule_cv", "mid", "mid2", "ext_fit", "ext_auto", "rule_ext")
 
@@ -506,7 +529,7 @@ def _record_rows(path: Path) -> tuple[list[str], dict]:
 
 def report(record: Path | None = None) -> None:
     """``benchmarks/results/saturation_study.{md,json}`` from the stages' files."""
-    names = ("gap", "eval", "pairs", "cpu")
+    names = ("gap", "eval", "pairs", "cpu", "pair_peers")
     parts = {k: json.loads((CACHE / f"{k}.json").read_text())
              for k in names if (CACHE / f"{k}.json").exists()}  # fmt: skip
     md = ["# Saturation of the count measure, and the middle rung (tenth sitting, acc-bcsat)", "",
@@ -565,6 +588,25 @@ def report(record: Path | None = None) -> None:
             md.append(f"| {name} | {len(rs)} | {fired} | {min(sh):.2f}-{max(sh):.2f} | {d:.4f} | "
                       f"{c:.4f} | {c / d:.3f} ({bet}/{wor}) |")  # fmt: skip
         md.append("")
+    if "pair_peers" in parts and "eval" in parts:
+        md += ["## The sub-problems against the SVM peers", "",
+               "Mean test log loss; peer: each split's least of the four SVM peers (the "
+               "record's search and refit).", "",
+               "| set | pair | default | midrung_rule | rule_mid2 | best SVM peer | default / peer "
+               "| midrung_rule / peer | rule_mid2 / peer |", "|" + "---|" * 9]  # fmt: skip
+        by: dict = {}
+        for key, r in parts["eval"].items():
+            if key in parts["pair_peers"]:
+                by.setdefault((r["set"], r["data"]), []).append(
+                    (r["score"], min(parts["pair_peers"][key].values()))
+                )
+        for (sset, data), rs in by.items():
+            cols = np.array([(sc["default"], sc["midrung_rule"], sc["rule_mid2"], pe)
+                             for sc, pe in rs])  # fmt: skip
+            d, c, c2, p = (float(v) for v in cols.mean(axis=0))
+            md.append(f"| {sset} | {data} | {d:.4f} | {c:.4f} | {c2:.4f} | {p:.4f} | "
+                      f"{d / p:.2f} | {c / p:.2f} | {c2 / p:.2f} |")  # fmt: skip
+        md.append("")
     if "cpu" in parts:
         md += ["## CPU and memory side by side", "",
                "One process per draw, a warm-up fit, then the methods in turn (fit + predict; "
@@ -608,6 +650,7 @@ def main(argv=None) -> int:
     ap.add_argument("--gap", action="store_true")
     ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--pairs", action="store_true")
+    ap.add_argument("--pair-peers", action="store_true")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--record", type=Path, help="a results file holding wsvmgui_midrung runs")
     args = ap.parse_args(argv)
@@ -622,6 +665,8 @@ def main(argv=None) -> int:
         (CACHE / "cpu.json").write_text(json.dumps(cpu_stage(), indent=1))
     if args.pairs:
         (CACHE / "pairs.json").write_text(json.dumps(pairs_stage(), indent=1))
+    if args.pair_peers:
+        (CACHE / "pair_peers.json").write_text(json.dumps(pair_peers_stage(), indent=1))
     if args.report:
         report(args.record)
     return 0
