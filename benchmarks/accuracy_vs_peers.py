@@ -462,6 +462,16 @@ for _name, _params in VARIANTS.items():
 #: the default's ``large_n_auto`` is this variant's too.
 VARIANTS["wsvmgui_foldmean"] = {"pair_estimate": "fold_mean"}
 GROUPS["wsvmgui_foldmean"] = ("wsvmgui_foldmean",)
+#: Estimator values that :class:`RunSettings` does not offer, passed to the estimator
+#: over the default's settings (binary data only).  ``wsvmgui_midrung``: the binary
+#: ``calibration="auto_midrung"`` (tenth sitting, acc-bcsat, docs/notes/calibration.md:
+#: the middle rung's sigmoid where the count saturates; not a default).
+ESTIMATOR_ONLY: dict[str, dict[str, str]] = {
+    "wsvmgui_midrung": {"calibration": "auto_midrung"},
+}
+for _name in ESTIMATOR_ONLY:
+    VARIANTS[_name] = {}
+    GROUPS[_name] = (_name,)
 
 
 def _settings(group: str, K: int):
@@ -477,7 +487,8 @@ def _settings(group: str, K: int):
     params = VARIANTS[group]
     settings = RunSettings(scheme=scheme, n_jobs=1)
     settings = replace(settings, **{k: v for k, v in params.items() if k in fields_})
-    return settings, {k: v for k, v in params.items() if k not in fields_}
+    rest = {k: v for k, v in params.items() if k not in fields_}
+    return settings, {**rest, **ESTIMATOR_ONLY.get(group, {})}
 
 
 def _pair_tuned(params: dict) -> bool:
@@ -598,6 +609,15 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 None,
             ),
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
+        ),
+        ("calibration", "auto_midrung"): (
+            (
+                "wsvmgui.ladder.recalibration",
+                ("AUTO_PLATEAU_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+                None,
+            ),
+            ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
+            ("wsvmgui.ladder.midrung", ("SATURATION_SHARE", "MIDRUNG_WEIGHT"), None),
         ),
     },
     "MulticlassWeightedSVMClassifier": {

@@ -19,7 +19,14 @@ import numpy as np
 from .._sklearn_compat import Interval, StrOptions
 from ..errors import InputError
 from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
-from ..ladder.final import fit_ladders
+from ..ladder.final import FittedLadder, fit_ladders
+from ..ladder.midrung import (
+    AUTO_MIDRUNG,
+    SATURATION_SHARE,
+    middle_decision,
+    midrung_score,
+    saturated_share,
+)
 from ..ladder.problems import LadderProblem
 from ..ladder.recalibration import (
     CALIBRATIONS,
@@ -28,6 +35,7 @@ from ..ladder.recalibration import (
     calibration_folds,
     cross_fitted,
     fit_calibration,
+    fit_map,
     fold_spread,
 )
 from ..ladder.rules import LadderEstimate
@@ -75,8 +83,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "auto_plateau", "sigmoid", "beta", "isotonic", "spline", \
-"plateau"}, default="auto"
+    calibration : {"none", "auto", "auto_plateau", "auto_midrung", "sigmoid", "beta", \
+"isotonic", "spline", "plateau"}, default="auto"
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
@@ -89,7 +97,13 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         beats that choice by more than one standard error
         (:func:`~wsvmgui.ladder.recalibration.auto_guard`): ``"auto_plateau"``
         (:data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS`, :data:`AUTO_CALIBRATION`);
-        ``"auto_plateau"`` by name means the same.  Beta calibration only by name.
+        ``"auto_plateau"`` by name means the same.  ``"auto_midrung"`` (not the default):
+        ``"auto"``, but where more than half of the cross-fitted estimates lie outside the
+        grid's end weights (the count has saturated,
+        :data:`~wsvmgui.ladder.midrung.SATURATION_SHARE`) the sigmoid map of the middle
+        rung's decision value ``f_{1/2}(x)`` instead (Platt's map on the unweighted SVM
+        of the ladder; :mod:`wsvmgui.ladder.midrung`; docs/notes/calibration.md, "Tenth
+        sitting (branch acc-bcsat)").  Beta calibration only by name.
         Costs one ladder per fold.  Recalibration is the default since the fourth
         sitting: on 5 seeds it beat ``"none"`` on every binary design of
         :mod:`wsvmgui.evaluation.designs` at the papers' n (L1 3-22 % lower) and n = 2000
@@ -175,6 +189,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     weights_ : ndarray, shape (M - 1,)
     calibration_ : MonotoneMap or None
         The fitted recalibration map (None with ``calibration="none"``).
+    calibration_input_ : {"count", "midrung"}
+        What ``calibration_`` maps: the count measure, or (``"auto_midrung"`` where the
+        count saturated) ``expit(f_{1/2}(x))``; the estimate's bracket is then the point.
     interval_ : LocalInterval or None
         The per-point intervals of :meth:`predict_interval` (with a calibration).
     fit_info_ : dict
@@ -191,7 +208,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
-        "calibration": [StrOptions(set(CALIBRATIONS))],
+        "calibration": [StrOptions({*CALIBRATIONS, AUTO_MIDRUNG})],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"min", "one_se", "auto"})],
         "tuning_extend": [Interval(Integral, 0, None, closed="left")],
@@ -199,8 +216,9 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     _screen_min_rows = BINARY_MIN_ROWS
 
     def _calibration_choice(self, calibration: str) -> str:
-        """``"auto"`` is :data:`AUTO_CALIBRATION` (the plateau map among the choices)."""
-        return AUTO_CALIBRATION if calibration == "auto" else calibration
+        """``"auto"`` is :data:`AUTO_CALIBRATION` (the plateau map among the choices), and
+        so is ``"auto_midrung"`` for the tuning search and on the count measure."""
+        return AUTO_CALIBRATION if calibration in ("auto", AUTO_MIDRUNG) else calibration
 
     def __init__(
         self,
@@ -300,21 +318,35 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         self.tuning_ = tuning
         self.calibration_: MonotoneMap | None = None
         self.interval_: LocalInterval | None = None
+        self.calibration_input_ = "count"
         calibration: dict[str, Any] = {}
         if self.calibration != "none":
             folds = calibration_folds(plan.folds, codes, self.random_state, sample_weight)
+            fold_fits: list[FittedLadder] = []
+            fold_rows: list[np.ndarray] = []
             p_cf, y_cf, raw = cross_fitted(
                 X, problem, folds, fitted.kernel, fitted.lam, fitted.n_train, weights,
                 rule=self.rule, engine=self.engine, solver=self.solver,
                 n_jobs=n_threads(self.n_jobs), tracker=tracker, sample_weight=sample_weight,
-                spread=True,
+                spread=True, fits_out=fold_fits, rows_out=fold_rows,
             )  # fmt: skip
-            self.calibration_ = fit_calibration(
-                self._calibration_choice(self.calibration), p_cf, y_cf,
-                seed=seed_of(self.random_state),
-            )  # fmt: skip
+            share = saturated_share(p_cf, weights)
+            if self.calibration == AUTO_MIDRUNG and share > SATURATION_SHARE:
+                p_cf, raw = _midrung_pairs(X, fold_fits, fold_rows)
+                self.calibration_input_ = "midrung"
+                self.calibration_ = fit_map("sigmoid", p_cf, y_cf)
+            else:
+                self.calibration_ = fit_calibration(
+                    self._calibration_choice(self.calibration), p_cf, y_cf,
+                    seed=seed_of(self.random_state),
+                )  # fmt: skip
             self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
-            calibration = {"calibration": self.calibration_.name, "calibration_points": p_cf.size}
+            calibration = {
+                "calibration": self.calibration_.name,
+                "calibration_points": p_cf.size,
+                "calibration_input": self.calibration_input_,
+                "saturated_share": share,
+            }
         return {
             **calibration,
             "n_fits": tracker.done,
@@ -347,7 +379,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 "predict_interval needs a fit with calibration (e.g. calibration='auto')"
             )
         assert self.interval_ is not None and self.calibration_ is not None
-        raw = self._raw_estimate(X).p
+        raw = self._calibration_input(X)
         return self.interval_(raw, self.calibration_(raw), level)
 
     def _kernel_blocks(self, X: np.ndarray) -> Iterator[np.ndarray]:
@@ -366,12 +398,59 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
             *(np.concatenate([getattr(e, f.name) for e in parts]) for f in fields(LadderEstimate))
         )
 
+    def _calibration_input(self, X: np.ndarray) -> np.ndarray:
+        """What the map is applied to: the count measure, or ``expit(f_{1/2}(x))`` of the
+        middle rung (``calibration_input_ == "midrung"``); shape (n,)."""
+        if getattr(self, "calibration_input_", "count") == "midrung":
+            return midrung_score(
+                np.concatenate([middle_decision(self.ladder_, K) for K in self._kernel_blocks(X)])
+            )
+        return self._raw_estimate(X).p
+
     def _estimate(self, X: np.ndarray) -> LadderEstimate:
         est = self._raw_estimate(X)
         g = getattr(self, "calibration_", None)
         if g is None:
             return est
+        if getattr(self, "calibration_input_", "count") == "midrung":
+            # the middle rung's map has no bracket on the pi axis: a point estimate
+            q = g(self._calibration_input(X))
+            return LadderEstimate(q, q.copy(), q.copy(), est.monotone)
         return LadderEstimate(g(est.p), g(est.lo), g(est.hi), est.monotone)
+
+
+def _midrung_pairs(
+    X: np.ndarray, fits: list[FittedLadder], rows: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cross-fitted pairs' middle-rung inputs (:func:`~wsvmgui.ladder.midrung.midrung_score`).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+    fits : list of FittedLadder
+        The fold fits, in the order of the pairs.
+    rows : list of ndarray
+        Each fit's tuning rows (indices into ``X``).
+
+    Returns
+    -------
+    s : ndarray, shape (m,)
+        Each pair's score by its own fold's fit.
+    raw : ndarray, shape (F, m)
+        Every fold fit's score at every pair's row (for
+        :func:`~wsvmgui.ladder.recalibration.fold_spread`).
+    """
+    at = np.concatenate(rows)
+    s = np.concatenate(
+        [
+            midrung_score(middle_decision(f.ladder, f.kernel(X[r], X[f.support])))
+            for f, r in zip(fits, rows, strict=True)
+        ]
+    )
+    raw = np.array(
+        [midrung_score(middle_decision(f.ladder, f.kernel(X[at], X[f.support]))) for f in fits]
+    )
+    return s, raw
 
 
 __all__ = ["WeightedSVMClassifier"]

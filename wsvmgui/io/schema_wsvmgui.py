@@ -415,6 +415,7 @@ def _binary_estimator(s: State) -> None:
     _rule(s)
     s.diagnostic("tuning_")
     s.obj("calibration_", "MonotoneMap", optional=True)
+    s.text("calibration_input_", ("count", "midrung"), optional=True)
     s.obj("interval_", "LocalInterval", optional=True)
 
 

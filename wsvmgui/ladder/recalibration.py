@@ -833,6 +833,7 @@ def cross_fitted(
     sample_weight: np.ndarray | None = None,
     spread: bool = False,
     fits_out: list[FittedLadder] | None = None,
+    rows_out: list[np.ndarray] | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Cross-fitted estimates of a problem's rows at one (lambda, kernel).
 
@@ -862,6 +863,9 @@ def cross_fitted(
         If given, every fold's fit (:class:`~wsvmgui.ladder.final.FittedLadder`) is
         appended to it, in the order of ``folds`` (folds without a row of the problem on
         either side are skipped).
+    rows_out : list or None
+        If given, every fold's tuning rows of the problem (indices into ``X``, in the
+        order of the pairs) are appended to it, one array per fit of ``fits_out``.
 
     Returns
     -------
@@ -887,6 +891,8 @@ def cross_fitted(
         raise InputError("recalibration: no tuning split holds a row of the problem")
     if fits_out is not None:
         fits_out.extend(fits)
+    if rows_out is not None:
+        rows_out.extend(rows)
     if not spread:
         return np.concatenate(ps), np.concatenate(ys)
     at = np.concatenate(rows)
