@@ -465,7 +465,8 @@ GROUPS["wsvmgui_foldmean"] = ("wsvmgui_foldmean",)
 #: Estimator values that :class:`RunSettings` does not offer, passed to the estimator
 #: over the default's settings (binary data only).  ``wsvmgui_midrung``: the binary
 #: ``calibration="auto_midrung"`` (tenth sitting, acc-bcsat, docs/notes/calibration.md:
-#: the middle rung's sigmoid where the count saturates; not a default).
+#: the middle rung's sigmoid where the count saturates; the binary default's ``"auto"``
+#: means the same since the tenth sitting's merge).
 ESTIMATOR_ONLY: dict[str, dict[str, str]] = {
     "wsvmgui_midrung": {"calibration": "auto_midrung"},
 }
@@ -578,7 +579,8 @@ _AUTO_CALIBRATION = (
 #: fewer pairs than it acts on).
 NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
     "WeightedSVMClassifier": {
-        # the binary "auto" is "auto_plateau" (binary.AUTO_CALIBRATION; ninth sitting)
+        # the binary "auto" is "auto_plateau" (binary.AUTO_CALIBRATION; ninth sitting) on
+        # the count and the middle rung where the count saturates (tenth sitting)
         ("calibration", "auto"): (
             (
                 "wsvmgui.ladder.recalibration",
@@ -586,6 +588,7 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
                 None,
             ),
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
+            ("wsvmgui.ladder.midrung", ("SATURATION_SHARE", "MIDRUNG_WEIGHT"), None),
         ),
         ("tuning_rule", "auto"): (
             ("wsvmgui.estimators._ladder", ("AUTO_ONE_SE", "AUTO_SE_MULTIPLE"), None),

@@ -1,5 +1,5 @@
-"""The binary ``calibration="auto_midrung"``: the middle rung's sigmoid where the count
-measure saturates (wsvmgui/ladder/midrung.py; docs/notes/calibration.md, tenth sitting)."""
+"""The binary ``calibration="auto"`` (by name ``"auto_midrung"``): the middle rung's
+sigmoid where the count measure saturates (wsvmgui/ladder/midrung.py; docs/notes/calibration.md, tenth sitting)."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_overlapping_classes_keep_the_count_and_the_default_map():
     ours, X = _fit("auto_midrung", 1.0)
     assert ours.fit_info_["saturated_share"] <= SATURATION_SHARE
     assert ours.calibration_input_ == "count"
-    default, _ = _fit("auto", 1.0)
+    default, _ = _fit("auto_plateau", 1.0)
     Xn, _ = _blobs(200, 1.0, 5)
     np.testing.assert_array_equal(ours.predict_proba(Xn), default.predict_proba(Xn))
     assert ours.calibration_.name == default.calibration_.name
@@ -110,11 +110,24 @@ def test_overlapping_classes_keep_the_count_and_the_default_map():
 
 def test_the_count_share_decides_not_the_labels():
     """The rule reads the cross-fitted estimates' share outside the end weights, the
-    count's own saturation: the same fit without the rule has that share too."""
-    default, _ = _fit("auto", 6.0)
+    count's own saturation: the same fit without the rule (``"auto_plateau"``, the count's
+    maps only) has that share too."""
+    count, _ = _fit("auto_plateau", 6.0)
     ours, _ = _fit("auto_midrung", 6.0)
-    assert default.fit_info_["saturated_share"] == ours.fit_info_["saturated_share"]
-    assert default.calibration_input_ == "count"
+    assert count.fit_info_["saturated_share"] == ours.fit_info_["saturated_share"]
+    assert count.calibration_input_ == "count"
+
+
+def test_the_default_auto_is_the_middle_rung_rule():
+    """Since the tenth sitting the binary default ``"auto"`` is ``"auto_midrung"``: the same
+    probabilities on separable data (the middle rung) and on overlapping data (the count)."""
+    for gap in (6.0, 1.0):
+        default, _ = _fit("auto", gap)
+        named, _ = _fit("auto_midrung", gap)
+        Xn, _ = _blobs(200, gap, 5)
+        assert default.calibration_input_ == named.calibration_input_
+        np.testing.assert_array_equal(default.predict_proba(Xn), named.predict_proba(Xn))
+    assert WeightedSVMClassifier().calibration == "auto"
 
 
 def test_a_middle_rung_fit_survives_the_model_file():

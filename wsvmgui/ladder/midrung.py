@@ -1,7 +1,7 @@
 """The count measure's saturation, and the ladder's middle rung as the map's input.
 
-The binary estimator's ``calibration="auto_midrung"`` (not a default; tenth sitting,
-docs/notes/calibration.md, "Tenth sitting (branch acc-bcsat)").  The count measure
+The binary estimator's ``calibration="auto"`` (the default since the tenth sitting; by
+name ``"auto_midrung"``; docs/notes/calibration.md, "Tenth sitting (branch acc-bcsat)").  The count measure
 ``p_hat(x)`` (the measure of ``{pi : f_pi(x) > 0}``) orders the points only by where
 their label changes along pi; where most of the cross-fitted points change it outside the
 grid's end weights ``[pi_1, pi_{M-1}]`` (the two end brackets of the papers' grid count
@@ -21,10 +21,10 @@ from .engines import AnyLadder, PathLadder
 
 #: The middle rung's weight pi.
 MIDRUNG_WEIGHT = 0.5
-#: ``calibration="auto_midrung"`` maps the middle rung where more than this share of the
+#: ``calibration="auto"`` maps the middle rung where more than this share of the
 #: cross-fitted estimates lies outside the grid's end weights (a majority of the points).
 SATURATION_SHARE = 0.5
-#: The binary estimator's ``calibration`` value of this rule.
+#: The binary estimator's ``calibration`` value of this rule by name (``"auto"`` is the same).
 AUTO_MIDRUNG = "auto_midrung"
 
 
