@@ -135,7 +135,8 @@ def _shoot(app, window, out: Path, name: str, sizes=SIZES, views=range(5)) -> No
             _wait(app, window, 120)
             _settle(app)
             path = out / f"{name}-{VIEWS[i]}-{w}x{h}.png"
-            window.grab().save(str(path))
+            if not window.grab().save(str(path)):
+                raise OSError(f"could not write {path} (does its folder exist?)")
             print(f"wrote {path}")
 
 
