@@ -8,7 +8,9 @@ pairs, the fold fits' spread, the full fit's raw estimate and returned probabili
 
 * ``before``: ``kj = k = ceil(2 sqrt(m))`` (the interval up to the ninth sitting);
 * ``m/c``: ``kj = ceil(m / c)`` for ``c`` in ``--shares`` (the spread's window ``k``
-  unchanged); ``m/10`` is the tenth sitting's default.
+  unchanged); ``m/10`` is the tenth sitting's default;
+* ``max(2 sqrt m, m/10)``: the former window up to 400 pairs, ``m/10`` above (narrower
+  from n = 500 on, unchanged below).
 
 The replay checks that one of the rules reproduces the cached ``predict_interval``
 exactly (``before`` for draws cached with the former library, ``m/10`` after).
@@ -18,7 +20,9 @@ and every draw's coverage (a draw's coverage is nearly 0/1 per plateau of the st
 designs, so a row's mean over 3-5 seeds moves in steps).  With ``--diagnose``, per draw
 and level of the truth (step designs), the median error of the returned probability and
 the median standard deviations of the interval's terms against the map's bootstrap
-standard deviation (the chosen map refitted to 40 bootstrap resamples of the pairs)::
+standard deviation (the chosen map refitted to 40 bootstrap resamples of the pairs), and
+the draw's share of test points whose returned probability is 0.25 or more from the truth
+(the points next to the step) with the share of them the cached interval covers::
 
     python benchmarks/interval_study.py --seeds 0 1 2 --sizes 100 500 2000
     python benchmarks/interval_study.py --diagnose wang2008_ex1:2000 --seeds 0 1 2
@@ -71,14 +75,18 @@ def draws(cache: Path, seeds, sizes):
 
 
 def table(cache: Path, seeds, sizes, shares) -> list[str]:
-    rules = {"before": None, **{f"m/{c}": c for c in shares}}
+    rules: dict = {"before": None, **{f"m/{c}": c for c in shares}, "max(2 sqrt m, m/10)": "max"}
     res: dict = {}
     reproduced: set = set()
     for design, n, seed, f in draws(cache, seeds, sizes):
         d = load(f)
         m = d["p_cf"].size
         for name, c in rules.items():
-            lo, hi = interval(d, None if c is None else int(np.ceil(m / c)))
+            if c == "max":
+                kj = max(int(np.ceil(2 * np.sqrt(m))), int(np.ceil(m / 10)))
+                lo, hi = interval(d, kj)
+            else:
+                lo, hi = interval(d, None if c is None else int(np.ceil(m / c)))
             if np.array_equal(lo, d["te_lo"]) and np.array_equal(hi, d["te_hi"]):
                 reproduced.add((design, n, seed))
             res.setdefault(name, {}).setdefault((design, n), []).append(score(d, lo, hi))
@@ -115,8 +123,8 @@ def diagnose(cache: Path, seeds, targets) -> list[str]:
 
     out = [
         "| draw | map | truth | points | median error | sd J (2 sqrt m) | sd J (m/10) | "
-        "sd V | bootstrap sd of the map |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "sd V | bootstrap sd of the map | share off by 0.25 or more (covered) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for target in targets:
         design, n = target.split(":")
@@ -151,13 +159,16 @@ def diagnose(cache: Path, seeds, targets) -> list[str]:
                 if ys[i].min() < ys[i].max():
                     boots.append(fit_map(g.name, ps[i], ys[i])(x))
             sd_b = np.std(boots, axis=0)
+            far = np.abs(e - p) >= 0.25
+            inside = (d["te_lo"] <= p + 1e-12) & (p <= d["te_hi"] + 1e-12)
+            far_txt = f"{far.mean():.3f} ({inside[far].mean() if far.any() else np.nan:.2f})"
             for lev in np.unique(p) if np.unique(p).size <= 2 else []:
                 sel = (p == lev) & (np.abs(e - lev) < 0.25)
                 med = lambda a, sel=sel: float(np.median(a[sel]))  # noqa: E731
                 out.append(
                     f"| {design} n = {n} seed {seed} | {g.name} | {lev:g} | {sel.sum()} | "
                     f"{med(e - lev):+.3f} | {med(jeff(k2)):.3f} | {med(jeff(kj)):.3f} | "
-                    f"{med(np.sqrt(window(v, k2))):.3f} | {med(sd_b):.3f} |"
+                    f"{med(np.sqrt(window(v, k2))):.3f} | {med(sd_b):.3f} | {far_txt} |"
                 )
     return out + [""]
 
