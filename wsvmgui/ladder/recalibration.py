@@ -580,7 +580,7 @@ def choose_map(
 #: ceil(m / INTERVAL_JEFFREYS_SHARE)`` of ``m`` pairs (tenth sitting; was ``2 sqrt(m)``).
 #: The window grows with ``m``, so the term shrinks like the fitted map's own error (a map
 #: of a few parameters fitted to all pairs, ``1 / m``), not like a local average of
-#: ``2 sqrt(m)`` labels (``m^(-1/2)``), which at 2000 pairs was 3-4x the map's bootstrap
+#: ``2 sqrt(m)`` labels (``m^(-1/2)``), which at 2000 pairs was 2.5-4x the map's bootstrap
 #: standard error and made the 90% interval cover 0.99; below 400 pairs the window is
 #: smaller than before and the interval wider, which covers the draws whose fitted
 #: plateau misses a level by 0.2 at n = 100 (benchmarks/results/interval_coverage_tenth.md).
