@@ -371,13 +371,17 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         """A per-point interval for ``P(classes_[1] | x)``; two arrays of shape (n,).
 
         Needs a ``calibration``: the reported probability plus or minus the normal
-        quantile times the root of two variances
+        quantile of ``level`` times the root of two variances, clipped to [0, 1]
         (:class:`~wsvmgui.ladder.recalibration.LocalInterval`): the Jeffreys posterior
-        variance of the labels of the cross-fitted points nearest in estimate (how well
-        the calibration there is known) and the delete-a-fold jackknife variance of the
-        recalibrated estimate over the cross-fitted fits, averaged over the same points
-        (how much the estimate itself moves with the sample).  Its coverage of the true p
-        on the simulation designs: ``benchmarks/results/interval_coverage.md``.
+        variance of the labels of the ``ceil(m / 10)`` cross-fitted points nearest in
+        estimate, of ``m`` (how well the calibration there is known), and the
+        delete-a-fold jackknife variance of the recalibrated estimate over the
+        cross-fitted fits, averaged over the ``ceil(2 sqrt(m))`` nearest (how much the
+        estimate itself moves with the sample).  The interval contains the reported
+        probability and widens with ``level``.  Coverage of the true p at level 0.9 on
+        the four binary simulation designs at n = 100, 500 and 2000 (3 seeds; 5 fresh
+        seeds): mean 0.972 (0.960), every row at least 0.907 (0.920), conservative from
+        n = 500 (0.94-0.99); ``benchmarks/results/interval_coverage_tenth.md``.
         """
         X = self._check_X(X)
         if getattr(self, "interval_", None) is None:

@@ -228,6 +228,7 @@ def _local_interval(s: State) -> None:
         raise s.fail("y", "must hold 0/1 labels")
     s.integer("k", 2, p.size)
     s.array("v", "f", 1, p.shape, lo=0.0, optional=True)
+    s.integer("kj", 2, p.size, optional=True)
 
 
 @validator("wsvmgui.ladder.noncrossing_types:FitRecord")
