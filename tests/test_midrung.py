@@ -1,5 +1,6 @@
 """The binary ``calibration="auto"`` (by name ``"auto_midrung"``): the middle rung's
-sigmoid where the count measure saturates (wsvmgui/ladder/midrung.py; docs/notes/calibration.md, tenth sitting)."""
+sigmoid where the count measure saturates (wsvmgui/ladder/midrung.py;
+docs/notes/calibration.md, tenth sitting)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The count measure's saturation, and the ladder's middle rung as the map's input.
 
 The binary estimator's ``calibration="auto"`` (the default since the tenth sitting; by
-name ``"auto_midrung"``; docs/notes/calibration.md, "Tenth sitting (branch acc-bcsat)").  The count measure
-``p_hat(x)`` (the measure of ``{pi : f_pi(x) > 0}``) orders the points only by where
+name ``"auto_midrung"``; docs/notes/calibration.md, "Tenth sitting (branch acc-bcsat)").
+The count measure ``p_hat(x)`` (the measure of ``{pi : f_pi(x) > 0}``) orders the points only by where
 their label changes along pi; where most of the cross-fitted points change it outside the
 grid's end weights ``[pi_1, pi_{M-1}]`` (the two end brackets of the papers' grid count
 rule) the count has saturated: the data are separable at the fitted cell and the
