@@ -2,12 +2,12 @@
 
 The binary estimator's ``calibration="auto"`` (the default since the tenth sitting; by
 name ``"auto_midrung"``; docs/notes/calibration.md, "Tenth sitting (branch acc-bcsat)").
-The count measure ``p_hat(x)`` (the measure of ``{pi : f_pi(x) > 0}``) orders the points only by where
-their label changes along pi; where most of the cross-fitted points change it outside the
-grid's end weights ``[pi_1, pi_{M-1}]`` (the two end brackets of the papers' grid count
-rule) the count has saturated: the data are separable at the fitted cell and the
-estimate sits at the ends for most points.  There the map is fitted instead to the
-decision value of the ladder's middle rung, ``f_{1/2}(x)`` (the unweighted SVM),
+The count measure ``p_hat(x)`` (the measure of ``{pi : f_pi(x) > 0}``) orders the points
+only by where their label changes along pi; where most of the cross-fitted points change
+it outside the grid's end weights ``[pi_1, pi_{M-1}]`` (the two end brackets of the
+papers' grid count rule) the count has saturated: the data are separable at the fitted
+cell and the estimate sits at the ends for most points. There the map is fitted instead
+to the decision value of the ladder's middle rung, ``f_{1/2}(x)`` (the unweighted SVM),
 through Platt's sigmoid: a sigmoid map (:func:`~wsvmgui.ladder.recalibration.fit_map`
 ``"sigmoid"``) applied to ``expit(f_{1/2}(x))`` is ``expit(c + a f_{1/2}(x))``.
 """
