@@ -56,6 +56,8 @@ NAME = "binary_limit_study"
 CACHE = Path("/tmp/acc-binlimit")
 BINMAP = Path("/tmp/acc-binmap")
 N_TEST = 10_000
+#: Seeds of the rate's rows.
+SEEDS_RATE = (0, 1, 2, 3, 4)
 #: The library's single maps replayed on cached pairs.
 MAP_NAMES = ("sigmoid", "isotonic", "plateau", "spline")
 
@@ -835,10 +837,10 @@ def _rate_report(out: dict) -> list[str]:
     # the record's draws complete the sizes (n = 100, 2000: the record's L1, the raw
     # estimate and hindsight map from the --cells cache of the same draws)
     for n in (100, 2000):
-        peers = record_peers("wuliu2011_ex1", n, (0, 1, 2))
-        for s in (0, 1, 2):
+        peers = record_peers("wuliu2011_ex1", n, SEEDS_RATE)
+        for s in SEEDS_RATE:
             path = CACHE / f"cells_wuliu2011_ex1_{n}_{s}.npz"
-            if not path.exists() or len(peers.get("wsvmgui", [])) < 3:
+            if not path.exists() or len(peers.get("wsvmgui", [])) < len(SEEDS_RATE):
                 continue
             with np.load(path) as z:
                 i, j = z["best"]
@@ -882,6 +884,18 @@ def _rate_report(out: dict) -> list[str]:
         )
         out["rate"].append({"n": n, "means": m, "rows": rs})
     md.append("")
+    # the rate: least-squares slope of log mean L1 on log n
+    ns = np.array([r["n"] for r in out["rate"]], float)
+    for key, label in (("wsvmgui", "default"), ("sigmoid", "sigmoid peer")):
+        y = np.log([r["means"][key] for r in out["rate"]])
+        slope = float(np.polyfit(np.log(ns), y, 1)[0])
+        md.append(f"- {label}: mean L1 ~ n^{slope:.2f} (least squares over the sizes)")
+        out[f"rate_slope_{key}"] = slope
+    bp = [min(r["means"][k] for k in ("platt", "sigmoid", "isotonic")) for r in out["rate"]]
+    ratio = np.array([r["means"]["wsvmgui"] for r in out["rate"]]) / np.array(bp)
+    slope = float(np.polyfit(np.log(ns), np.log(ratio), 1)[0])
+    md += [f"- ratio to the best peer ~ n^{slope:.2f}", ""]
+    out["rate_slope_ratio"] = slope
     return md
 
 
