@@ -25,11 +25,22 @@ points and estimator as the command line builds it):
     ``widest_*``: the default's cell, pairs and raw estimate): today's map replayed, the
     hindsight map (isotonic regression of the truth on the raw estimate), per draw.
 
-``--report`` writes ``benchmarks/results/binary_limit_study.{md,json}``::
+``--cells ... --wide`` forces the default's lambdas at :data:`WIDE_FACTORS` sigma_M instead;
+``--variants`` fits the default and :data:`VARIANTS` (wider sigmas by the default's own
+rule) side by side; ``--family`` (from acc-binmap's cache) fits each map's family on the
+pairs and in hindsight.  ``--report`` writes ``benchmarks/results/binary_limit_study.{md,json}``
+from the caches (the tenth sitting's runs, about 75 minutes of CPU on a shared machine)::
 
     nice -n 5 python benchmarks/binary_limit_study.py --cells wuliu2011_ex1 --n 2000 100
-    nice -n 5 python benchmarks/binary_limit_study.py --rate --n 250 500 1000 --seeds 0 1 2
-    nice -n 5 python benchmarks/binary_limit_study.py --kernel wuliu2011_ex1 --n 2000 --seeds 0 1
+    nice -n 5 python benchmarks/binary_limit_study.py --cells wuliu2011_ex1 --n 2000 \
+        --seeds 5 6 7 8 9
+    nice -n 5 python benchmarks/binary_limit_study.py --cells wuliu2011_ex1 --wide --n 2000 100
+    nice -n 5 python benchmarks/binary_limit_study.py --cells wuliu2011_ex6 --n 2000 --seeds 5 6 8
+    nice -n 5 python benchmarks/binary_limit_study.py --variants wuliu2011_ex1 --n 2000 100 \
+        --seeds 0 1 2 3 4 5 6 7 8 9
+    nice -n 5 python benchmarks/binary_limit_study.py --kernel wuliu2011_ex1 --n 2000 100
+    nice -n 5 python benchmarks/binary_limit_study.py --kernel breast_cancer --n 0   # splits
+    nice -n 5 python benchmarks/binary_limit_study.py --rate --n 250 500 1000 4000 8000
     python benchmarks/binary_limit_study.py --report
 """
 
