@@ -734,7 +734,7 @@ def _cells_report(out: dict) -> list[str]:
         peers = record_peers(data, n, seeds)
         pm, pv = best_peer(peers)
         md += [
-            f"### {data}, n = {n}, seeds {seeds[0]}-{seeds[-1]} (best SVM peer: {pm}, "
+            f"### {data}, n = {n}, seeds {', '.join(map(str, seeds))} (best SVM peer: {pm}, "
             f"mean L1 {pv:.4f})",
             "",
         ]
