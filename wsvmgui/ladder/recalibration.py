@@ -575,13 +575,11 @@ def map_scores(
 
     Parameters
     ----------
-    p : ndarray, shape (m,)
-        Cross-fitted estimates.
-    y : ndarray, shape (m,)
-        Their 0/1 labels.
+    p, y : ndarray, shape (m,)
+        Cross-fitted estimates and their 0/1 labels.
     maps : sequence of str or None
-        Names of :data:`MAPS` to score; None: :data:`MAPS` as it is at the call (a study
-        may set the module constant).
+        The maps to score; None: every map of :data:`MAPS` as the module has it at the
+        call (a study may set the constant).
     n_folds : int
         Number of stratified folds (fewer where a class has fewer rows).
     seed : int
