@@ -346,6 +346,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                     self._calibration_choice(self.calibration), p_cf, y_cf,
                     seed=seed_of(self.random_state),
                 )  # fmt: skip
+            fold_fits.clear()  # the fold ladders are not kept past the pairs
             self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
             calibration = {
                 "calibration": self.calibration_.name,
