@@ -15,7 +15,7 @@ draw), peak memory not.  Here each fit runs in a fresh single-threaded worker pr
   the spline guard as today: ``binary.AUTO_CALIBRATION`` set to ``"auto"`` in the worker)
   and ``tuning_rule="min"`` above 500 rows (the hold-out; ``"auto"``, the widest one-SE
   cell on 5 folds, up to 500 rows, as today), never the middle rung
-  (``binary.SATURATION_SHARE`` set to 1 in the worker) -- what ``binary_map_study.py``
+  (``midrung.SATURATION_SHARE`` set to 1 in the worker) -- what ``binary_map_study.py``
   pins;
 * ``plain``: ``wsvmgui_plain``, the 1.5x budget's reference.
 
@@ -62,13 +62,14 @@ def _estimator(acc, method: str, X, codes):
     """``method``'s unfitted estimator on the rows ``X`` (n, p), labels ``codes`` (n,)
     as the command line prepares them: ``(estimator, X, codes)``."""
     from wsvmgui.estimators import binary
+    from wsvmgui.ladder import midrung
 
     group = "wsvmgui_plain" if method == "plain" else "wsvmgui"
     est, X, codes, _ = acc.method_estimator(group, 2, X, codes)
     assert isinstance(est, binary.WeightedSVMClassifier), type(est)
     if method == "former":
         binary.AUTO_CALIBRATION = "auto"  # this worker only: the choice of AUTO_MAPS
-        binary.SATURATION_SHARE = 1.0  # and never the middle rung (tenth sitting's rule)
+        midrung.SATURATION_SHARE = 1.0  # and never the middle rung (tenth sitting's rule)
         if codes.size > FORMER_ONE_SE_MAX_ROWS:
             est.set_params(tuning_rule="min")
     return est, X, codes

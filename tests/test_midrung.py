@@ -156,3 +156,13 @@ def test_a_middle_rung_fit_survives_the_model_file():
     Xn = pre.transform(_blobs(50, 6.0, 9)[0])
     np.testing.assert_array_equal(back.estimator.predict_proba(Xn), est.predict_proba(Xn))
     assert back.estimator.calibration_input_ == "midrung"
+
+
+def test_the_estimator_reads_the_saturation_share_at_fit_time(monkeypatch):
+    """A study that sets ``midrung.SATURATION_SHARE`` reaches the binary estimator."""
+    import wsvmgui.ladder.midrung as midrung
+
+    monkeypatch.setattr(midrung, "SATURATION_SHARE", 1.0)
+    est, _ = _fit("auto", 6.0)
+    assert est.fit_info_["saturated_share"] > 0.5
+    assert est.calibration_input_ == "count"

@@ -22,9 +22,9 @@ from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import FittedLadder, fit_ladders
 from ..ladder.midrung import (
     AUTO_MIDRUNG,
-    SATURATION_SHARE,
     middle_decision,
     midrung_score,
+    saturated,
     saturated_share,
 )
 from ..ladder.problems import LadderProblem
@@ -337,7 +337,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 spread=True, fits_out=fold_fits, rows_out=fold_rows,
             )  # fmt: skip
             share = saturated_share(p_cf, weights)
-            if self.calibration in ("auto", AUTO_MIDRUNG) and share > SATURATION_SHARE:
+            if self.calibration in ("auto", AUTO_MIDRUNG) and saturated(p_cf, weights):
                 p_cf, raw = _midrung_pairs(X, fold_fits, fold_rows)
                 self.calibration_input_ = "midrung"
                 self.calibration_ = fit_map("sigmoid", p_cf, y_cf)
