@@ -7,11 +7,13 @@ alone: the script is re-run with ``--worker ...`` arguments, BLAS on one thread,
 prints its result as one JSON object on its last line of standard output
 (:func:`run_worker`).  The side-by-side driver: :func:`side_by_side` runs the methods of
 every case alternated (:func:`alternated`), the worker measures with :func:`timed_fit`,
-and :func:`paired` groups the results for per-seed ratios and medians.
+and :func:`paired` groups the results for per-seed ratios and medians; :func:`write_results`
+writes them with their report, which :func:`rewrite_report` regenerates.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
@@ -215,6 +217,21 @@ def paired(rows: Iterable[dict], methods: Sequence[str]) -> dict[str, Paired]:
     return out
 
 
+def arguments(
+    doc: str, worker: Sequence[str], seeds: Sequence[int], out_dir: Path
+) -> argparse.ArgumentParser:
+    """A side-by-side script's command line: its description (the first line of ``doc``),
+    ``--seeds`` (default ``seeds``), ``--out-dir`` (default ``out_dir``),
+    ``--report-only`` (:func:`rewrite_report`) and ``--worker`` taking the arguments
+    named ``worker``; the script adds its own."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(seeds))
+    parser.add_argument("--out-dir", type=Path, default=out_dir)
+    parser.add_argument("--report-only", action="store_true", help="rewrite the .md")
+    parser.add_argument("--worker", nargs=len(worker), metavar=tuple(worker))
+    return parser
+
+
 def write_results(out: Path, payload: dict, report: str) -> None:
     """Write ``payload`` to ``out.json`` and ``report`` (Markdown) to ``out.md``, each
     atomically, and print the report."""
@@ -224,3 +241,11 @@ def write_results(out: Path, payload: dict, report: str) -> None:
     atomic_write_text(out.with_suffix(".json"), json.dumps(payload, indent=1))
     atomic_write_text(out.with_suffix(".md"), report)
     print(report)
+
+
+def rewrite_report(out: Path, report: Callable[[list[dict], str], str]) -> None:
+    """Rewrite ``out.md`` from the results in ``out.json`` (a script's ``--report-only``):
+    ``report(rows, machine)`` of its ``"rows"`` and ``"machine"``, through
+    :func:`write_results` (the .json rewritten as read)."""
+    payload = json.loads(out.with_suffix(".json").read_text())
+    write_results(out, payload, report(payload["rows"], payload["machine"]))

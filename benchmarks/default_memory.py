@@ -6,25 +6,25 @@ coupling with the pairs' sigmoid maps -- were measured for accuracy and CPU, the
 memory only by arithmetic.  Each (case, calibration) is fitted in a fresh single-threaded
 worker process (``benchmarks/_worker.py``): peak resident memory (``ru_maxrss``) of that
 process after loading the data and before the fit (imports, data, compiled kernels), and
-at the end of the fit; CPU seconds of the fit.  Results:
+at the end of the fit; CPU seconds of the fit (``_worker.timed_fit``), the two
+calibrations alternated from seed to seed (``_worker.side_by_side``).  Results:
 ``benchmarks/results/default_memory.{md,json}``.
 
-Usage: ``python benchmarks/default_memory.py [--seeds 0] [--cases binary multiclass]``.
+Usage: ``python benchmarks/default_memory.py [--seeds 0] [--cases binary multiclass]
+[--out-dir DIR]``; ``--report-only`` rewrites the .md from the .json in ``--out-dir``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import platform
-import resource
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+
+import _worker as bench  # noqa: E402
 
 #: name -> (estimator, design, n): binary n = 2000 (the guarded spline's case: 2000
 #: cross-fitted pairs; which map ``auto`` takes depends on the draw, the column "maps"
@@ -39,10 +39,6 @@ CASES = {
 CALIBRATIONS = ("default", "none")
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _measure(case: str, seed: int, calibration: str) -> dict:
     """Fit ``case`` with ``calibration`` in this (fresh) process."""
     import wsvmgui
@@ -52,39 +48,15 @@ def _measure(case: str, seed: int, calibration: str) -> dict:
     d = simulate(design, n, seed)
     params = {} if calibration == "default" else {"calibration": calibration}
     est = getattr(wsvmgui, name)(random_state=0, n_jobs=1, **params)
-    before = _peak_mb()
-    t0 = time.process_time()
-    est.fit(d.X, d.y)
-    cpu = time.process_time() - t0
+    cost = bench.timed_fit(est, d.X, d.y)
     info = est.fit_info_
     what = info.get("calibration") or info.get("calibrations") or "none"
     return {"case": case, "design": design, "n": n, "seed": seed, "calibration": calibration,
-            "maps": str(what), "cpu": cpu, "before_mb": before, "peak_mb": _peak_mb()}  # fmt: skip
+            "maps": str(what), "cpu": cost["cpu"], "before_mb": cost["before_mb"],
+            "peak_mb": cost["peak_mb"]}  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--worker", nargs=3, metavar=("CASE", "SEED", "CALIBRATION"))
-    args = parser.parse_args()
-    if args.worker:
-        case, seed, calibration = args.worker
-        print(json.dumps(_measure(case, int(seed), calibration)))
-        return
-    from _worker import run_worker
-
-    rows = [
-        run_worker(__file__, [case, str(seed), calibration], ROOT)
-        for case in args.cases
-        for seed in args.seeds
-        for calibration in CALIBRATIONS
-    ]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / "default_memory"
-    machine = f"{platform.machine()}, python {platform.python_version()}"
-    out.with_suffix(".json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
+def _report(rows: list[dict], host: str) -> str:
     lines = [
         '# Peak memory of the defaults against calibration="none"',
         "",
@@ -92,7 +64,7 @@ def main() -> None:
         "worker process; peak resident memory of that process before the fit (imports, data,",
         "compiled kernels) and at its end, CPU seconds of the fit: `WeightedSVMClassifier`",
         "(binary) and `MulticlassWeightedSVMClassifier` (K = 5: BP1, ties table) at their",
-        f'defaults and with calibration="none". Machine: {machine}.',
+        f'defaults and with calibration="none". Machine: {host}.',
         "",
         "| case | design | n | seed | calibration | maps | CPU s | MB before fit | peak MB | "
         "fit adds MB |",
@@ -105,8 +77,30 @@ def main() -> None:
         f"{r['peak_mb'] - r['before_mb']:.0f} |"
         for r in rows
     ]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = bench.arguments(__doc__, ("CASE", "SEED", "CALIBRATION"), [0], HERE / "results")
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
+    args = parser.parse_args()
+    if args.worker:
+        case, seed, calibration = args.worker
+        print(json.dumps(_measure(case, int(seed), calibration)))
+        return
+    out = args.out_dir / "default_memory"
+    if args.report_only:
+        return bench.rewrite_report(out, _report)
+    cases = [([case, str(seed)], seed) for case in args.cases for seed in args.seeds]
+    rows = bench.side_by_side(
+        __file__, cases, CALIBRATIONS, ROOT,
+        lambda r: f"{r['cpu']:.1f} s, peak {r['peak_mb']:.0f} MB, {r['maps'][:40]}",
+    )  # fmt: skip
+    # the table lists each case's calibrations in one order, whichever ran first
+    rows.sort(key=lambda r: CALIBRATIONS.index(r["calibration"]))
+    rows.sort(key=lambda r: (args.cases.index(r["case"]), args.seeds.index(r["seed"])))
+    host = bench.machine()
+    bench.write_results(out, {"machine": host, "rows": rows}, _report(rows, host))
 
 
 if __name__ == "__main__":

@@ -117,3 +117,36 @@ def test_timed_fit_reports_the_memory_the_fit_added(worker, tmp_path):
     cost = worker.run_worker(script, [], MODULE.parent)
     assert set(cost) == {"cpu", "before_mb", "peak_mb"}
     assert 64 <= cost["peak_mb"] - cost["before_mb"] <= 64 + cost["before_mb"] + 4
+
+
+def test_rewrite_report_regenerates_the_report_from_the_stored_results(worker, tmp_path, capsys):
+    """``--report-only``: the .md is the report of the .json's rows and machine, and the
+    .json is left as it was."""
+    out = tmp_path / "results" / "bench"
+    rows = [{"data": "a", "cpu": 1.5}, {"data": "b", "cpu": 0.25}]
+    worker.write_results(out, {"machine": "m1", "rows": rows}, "stale report\n")
+    stored = out.with_suffix(".json").read_bytes()
+
+    def report(rows, host):
+        return f"{host}: " + ", ".join(f"{r['data']} {r['cpu']}" for r in rows) + "\n"
+
+    worker.rewrite_report(out, report)
+    assert out.with_suffix(".md").read_text() == "m1: a 1.5, b 0.25\n"
+    assert out.with_suffix(".json").read_bytes() == stored
+    assert "m1: a 1.5, b 0.25" in capsys.readouterr().out
+
+
+def test_arguments_take_the_shared_options_and_the_named_worker_arguments(worker, tmp_path):
+    parser = worker.arguments("Title line.\n\nMore.", ("CASE", "SEED"), [0, 1], tmp_path)
+    assert parser.description == "Title line."
+    args = parser.parse_args([])
+    assert (args.seeds, args.out_dir, args.report_only, args.worker) == (
+        [0, 1],
+        tmp_path,
+        False,
+        None,
+    )
+    args = parser.parse_args(["--report-only", "--seeds", "3", "--worker", "a", "7"])
+    assert (args.seeds, args.report_only, args.worker) == ([3], True, ["a", "7"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--worker", "a"])  # one argument short

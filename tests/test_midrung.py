@@ -48,6 +48,20 @@ def test_saturated_share_is_the_share_outside_the_end_weights():
     assert saturated_share(np.zeros(0), w) == 0.0
 
 
+def test_saturated_reads_the_share_at_each_call(monkeypatch):
+    """Without ``share``, :data:`SATURATION_SHARE` as it is at the call (bound at import
+    before): a study that sets ``midrung.SATURATION_SHARE`` changes the answer."""
+    import wsvmgui.ladder.midrung as mr
+
+    w = np.array([0.1, 0.5, 0.9])
+    p = np.array([0.05, 0.1, 0.5, 0.9, 0.95, 0.99, 0.0, 0.3])  # 4 of 8 outside
+    assert SATURATION_SHARE == 0.5
+    assert not saturated(p, w)  # 1/2 is not more than 1/2
+    monkeypatch.setattr(mr, "SATURATION_SHARE", 0.49)
+    assert saturated(p, w)
+    assert not saturated(p, w, share=0.5)  # an explicit share still wins
+
+
 def test_middle_decision_of_a_grid_ladder_is_its_value_at_one_half_or_the_line_between():
     rng = np.random.default_rng(1)
     coef = rng.normal(size=(3, 5))
@@ -142,3 +156,13 @@ def test_a_middle_rung_fit_survives_the_model_file():
     Xn = pre.transform(_blobs(50, 6.0, 9)[0])
     np.testing.assert_array_equal(back.estimator.predict_proba(Xn), est.predict_proba(Xn))
     assert back.estimator.calibration_input_ == "midrung"
+
+
+def test_the_estimator_reads_the_saturation_share_at_fit_time(monkeypatch):
+    """A study that sets ``midrung.SATURATION_SHARE`` reaches the binary estimator."""
+    import wsvmgui.ladder.midrung as midrung
+
+    monkeypatch.setattr(midrung, "SATURATION_SHARE", 1.0)
+    est, _ = _fit("auto", 6.0)
+    assert est.fit_info_["saturated_share"] > 0.5
+    assert est.calibration_input_ == "count"

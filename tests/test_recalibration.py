@@ -562,3 +562,21 @@ def test_auto_choices_read_the_module_constants_at_each_call(monkeypatch):
     d = simulate("wuliu2011_ex6", 200, 2)
     est = WeightedSVMClassifier(lam=0.01, sigma=1.0, n_jobs=1).fit(d.X, d.y)
     assert est.fit_info_["calibration"] == "beta"
+
+
+def test_map_scores_reads_maps_at_each_call(monkeypatch):
+    """``map_scores`` without ``maps`` scores :data:`MAPS` as it is at the call (bound at
+    import before), so a study that sets ``recalibration.MAPS`` changes what it scores;
+    unpatched, it scores every map as naming them does."""
+    import wsvmgui.ladder.recalibration as rc
+
+    _, y, q = _distorted(300, 3)
+    everything = ("sigmoid", "beta", "isotonic", "spline", "plateau")
+    assert everything == rc.MAPS
+    assert map_scores(q, y, seed=1) == map_scores(q, y, maps=everything, seed=1)
+    monkeypatch.setattr(rc, "MAPS", ("isotonic", "sigmoid"))
+    scores = map_scores(q, y, seed=1)
+    assert list(scores) == ["isotonic", "sigmoid"]
+    assert scores == map_scores(q, y, maps=["isotonic", "sigmoid"], seed=1)
+    # too few rows of a class: the fallback scores the patched maps too
+    assert map_scores(q[:3], np.array([1.0, 0.0, 0.0])) == {"isotonic": np.inf, "sigmoid": 0.0}

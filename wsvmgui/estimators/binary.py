@@ -22,9 +22,9 @@ from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import FittedLadder, fit_ladders
 from ..ladder.midrung import (
     AUTO_MIDRUNG,
-    SATURATION_SHARE,
     middle_decision,
     midrung_score,
+    saturated,
     saturated_share,
 )
 from ..ladder.problems import LadderProblem
@@ -337,7 +337,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 spread=True, fits_out=fold_fits, rows_out=fold_rows,
             )  # fmt: skip
             share = saturated_share(p_cf, weights)
-            if self.calibration in ("auto", AUTO_MIDRUNG) and share > SATURATION_SHARE:
+            if self.calibration in ("auto", AUTO_MIDRUNG) and saturated(p_cf, weights):
                 p_cf, raw = _midrung_pairs(X, fold_fits, fold_rows)
                 self.calibration_input_ = "midrung"
                 self.calibration_ = fit_map("sigmoid", p_cf, y_cf)
@@ -346,6 +346,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                     self._calibration_choice(self.calibration), p_cf, y_cf,
                     seed=seed_of(self.random_state),
                 )  # fmt: skip
+            fold_fits.clear()  # the fold ladders are not kept past the pairs
             self.interval_ = LocalInterval.fit(p_cf, y_cf, v=fold_spread(raw, self.calibration_))
             calibration = {
                 "calibration": self.calibration_.name,

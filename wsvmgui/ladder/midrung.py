@@ -50,10 +50,11 @@ def saturated_share(p: np.ndarray, weights: np.ndarray) -> float:
     return float(np.mean((p < w[0]) | (p > w[-1])))
 
 
-def saturated(p: np.ndarray, weights: np.ndarray, share: float = SATURATION_SHARE) -> bool:
+def saturated(p: np.ndarray, weights: np.ndarray, share: float | None = None) -> bool:
     """Whether more than ``share`` of the estimates ``p`` (m,) lie outside the grid's end
-    ``weights`` (M - 1,) (:func:`saturated_share`)."""
-    return saturated_share(p, weights) > share
+    ``weights`` (M - 1,) (:func:`saturated_share`); ``share`` None: :data:`SATURATION_SHARE`
+    as it is at the call (a study may set the module constant)."""
+    return saturated_share(p, weights) > (SATURATION_SHARE if share is None else share)
 
 
 def middle_decision(ladder: AnyLadder, K_cross: np.ndarray) -> np.ndarray:

@@ -565,9 +565,33 @@ def fit_map(name: str, p: np.ndarray, y: np.ndarray, seed: int = 0) -> MonotoneM
 
 
 def map_scores(
-    p: np.ndarray, y: np.ndarray, maps=MAPS, n_folds: int = 5, seed: int = 0
+    p: np.ndarray,
+    y: np.ndarray,
+    maps: Sequence[str] | None = None,
+    n_folds: int = 5,
+    seed: int = 0,
 ) -> dict[str, float]:
-    """Cross-validated log loss of each map on the pairs ``(p, y)``; name -> loss."""
+    """Cross-validated log loss of each map on the pairs ``(p, y)``; name -> loss.
+
+    Parameters
+    ----------
+    p, y : ndarray, shape (m,)
+        Cross-fitted estimates and their 0/1 labels.
+    maps : sequence of str or None
+        The maps to score; None: every map of :data:`MAPS` as the module has it at the
+        call (a study may set the constant).
+    n_folds : int
+        Number of stratified folds (fewer where a class has fewer rows).
+    seed : int
+        Seed of the folds.
+
+    Returns
+    -------
+    dict of str to float
+        Map name -> mean out-of-fold log loss; with fewer than two rows of a class, 0 for
+        the sigmoid and inf for the others.
+    """
+    maps = tuple(MAPS if maps is None else maps)
     p, y = _check(p, y)
     folds = _folds(y, n_folds, seed)
     if not folds:
