@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wsvmgui.ladder.engines as engines
-from wsvmgui.app.analysis import engine_notes
+from wsvmgui.app.capabilities import engine_notes
 from wsvmgui.app.schemes import SCHEMES, make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.errors import InputError

@@ -166,3 +166,16 @@ def test_the_estimator_reads_the_saturation_share_at_fit_time(monkeypatch):
     est, _ = _fit("auto", 6.0)
     assert est.fit_info_["saturated_share"] > 0.5
     assert est.calibration_input_ == "count"
+
+
+def test_the_run_notes_say_when_the_middle_rung_was_used():
+    from wsvmgui.app.capabilities import calibration_notes, fit_notes
+
+    est, _ = _fit("auto", 6.0)
+    (note,) = calibration_notes(est.fit_info_)
+    share = est.fit_info_["saturated_share"]
+    assert "middle rung" in note and f"{share:.0%}" in note
+    assert note in fit_notes(est.fit_info_)
+    count, _ = _fit("auto", 1.0)
+    assert count.calibration_input_ == "count"
+    assert calibration_notes(count.fit_info_) == [] and calibration_notes(None) == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wsvmgui.app.analysis import engine_notes
+from wsvmgui.app.capabilities import engine_notes
 from wsvmgui.app.schemes import make_estimator
 from wsvmgui.app.settings import RunSettings
 from wsvmgui.cli import build_parser

@@ -32,11 +32,10 @@ from .boundaries import compute_plane
 from .calibration import CalibrationEntry, calibration_entry
 from .capabilities import (
     crossing_checks,
-    engine_notes,
+    fit_notes,
     ladders_of,
     live_boundary,
     simplex_of,
-    tuning_notes,
 )
 from .cost import CONFIRM_SECONDS, CostEstimate, Phase, PhasedProgress, estimate_cost, run_plan
 from .datasets import DataSplit
@@ -148,7 +147,7 @@ def _fit(
     estimator = fit_scheme(
         settings, X_fit, y_fit, X_tune, y_tune, progress=reporter.fit_step, should_cancel=cancel
     )
-    notes: list[str] = engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_)
+    notes: list[str] = fit_notes(estimator.fit_info_)
     comparison = None
     if request.compare:
         name, why = comparison_scheme(settings, split.dataset.n_classes)

@@ -132,6 +132,34 @@ def engine_notes(info: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+def calibration_notes(info: dict[str, Any] | None) -> list[str]:
+    """What the user should know about a binary fit's recalibration (``fit_info_``).
+
+    Where the count measure saturated (``info["calibration_input"] == "midrung"``: more
+    than half of the cross-fitted estimates outside the grid's end weights,
+    :mod:`wsvmgui.ladder.midrung`) the map is Platt's sigmoid on the ladder's middle rung,
+    and the estimate has no bracket on the weight axis: one sentence saying so, with the
+    share; nothing otherwise.
+    """
+    info = info or {}
+    if info.get("calibration_input") != "midrung":
+        return []
+    share = info.get("saturated_share")
+    how_many = "" if share is None else f" ({share:.0%} of the cross-fitted points)"
+    return [
+        "Calibration: the ladder's estimates sat beyond its end weights for most points"
+        f"{how_many}, so the probabilities are the middle rung's decision value through "
+        "a sigmoid (Platt's map on the ladder's unweighted SVM); their brackets are the "
+        "point itself."
+    ]
+
+
+def fit_notes(info: dict[str, Any] | None) -> list[str]:
+    """Every note of a fit (``fit_info_``) for the command line, the report and the app:
+    :func:`engine_notes`, :func:`tuning_notes`, :func:`calibration_notes`, in that order."""
+    return engine_notes(info) + tuning_notes(info) + calibration_notes(info)
+
+
 #: The tuning stages of one fit that record their edges apart, ``{stage: {axis: end}}``
 #: (the preconditioned SVM's kernel width search and its choice of level): not
 #: sub-problems (whose names hold a "|").

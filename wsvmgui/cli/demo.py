@@ -8,8 +8,7 @@ import time
 
 import numpy as np
 
-from ..app.analysis import engine_notes
-from ..app.capabilities import tuning_notes
+from ..app.capabilities import fit_notes
 from ..app.schemes import SCHEMES, fit_scheme
 from ..app.settings import RunSettings
 from ..errors import InputError
@@ -49,7 +48,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     p_hat = est.predict_proba(test.X)
     print(f"scheme   {settings.scheme}; fitted in {seconds:.2f} s")
-    for text in engine_notes(est.fit_info_) + tuning_notes(est.fit_info_):
+    for text in fit_notes(est.fit_info_):
         print(f"note     {text}")
     fitted = est.fitted_summary()
     chosen = [f"{k} = {fitted[k]:.4g}" for k in ("lambda", "sigma") if fitted[k] is not None]

@@ -9,8 +9,7 @@ import os
 import sys
 from typing import Any
 
-from ..app.analysis import engine_notes
-from ..app.capabilities import tuning_notes
+from ..app.capabilities import fit_notes
 from ..app.schemes import fit_scheme
 from ..estimators.report import with_intervals
 from ..io.atomic import check_outputs
@@ -77,7 +76,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             progress=progress,
             should_cancel=cancelled.is_set,
         )
-    for text in engine_notes(estimator.fit_info_) + tuning_notes(estimator.fit_info_):
+    for text in fit_notes(estimator.fit_info_):
         note(args, text)
     kernel = estimator.fit_info_.get("kernel", "")
     if "on the fly" in kernel:

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
 from .._version import __version__
-from ..app.capabilities import tuning_notes
+from ..app.capabilities import calibration_notes, tuning_notes
 from ..app.measures import aligned_proba
 from ..app.report import ReportInput
 from ..app.settings import RunSettings
@@ -71,6 +71,6 @@ def report_input(
         y[ok],
         classes,
         surfaces,
-        notes=tuning_notes(estimator.fit_info_),
+        notes=tuning_notes(estimator.fit_info_) + calibration_notes(estimator.fit_info_),
         made_by=f"wsvmgui {__version__} (command line: fit)",
     )
