@@ -531,6 +531,22 @@ def _fmt(m: tuple[float, int], digits: int, k_all: int) -> str:
     return f"{m[0]:.{digits}f}" + (f" ({m[1]})" if m[1] != k_all else "")
 
 
+def seed_blocks(rows: list[dict]):
+    """``(lo, hi, rows)`` for seeds 0-4, 5-9 and 10-14 (the record's seed sets), the rows
+    of each sorted by seed; empty sets skipped."""
+    for lo, hi in ((0, 4), (5, 9), (10, 14)):
+        sub = sorted((r for r in rows if lo <= r["seed"] <= hi), key=lambda r: r["seed"])
+        if sub:
+            yield lo, hi, sub
+
+
+def ratio_cell(v: np.ndarray, base: np.ndarray) -> str:
+    """``"mean(v) / mean(base) (better/worse)"`` of a candidate's per-draw scores ``v`` and
+    the default's ``base`` (both (k,)), draws counted beyond 1e-12."""
+    better, worse = int(np.sum(v < base - 1e-12)), int(np.sum(v > base + 1e-12))
+    return f"{v.mean() / base.mean():.3f} ({better}/{worse})"
+
+
 def summarise(rows: list[dict]) -> str:
     """Markdown: per data set, size and seed set, each candidate's mean over the
     default's (replayed), draws better / worse, and over the record's best SVM peer."""
@@ -561,17 +577,12 @@ def summarise(rows: list[dict]) -> str:
     ]
     for (_size, data, _), rs in sorted(groups.items(), key=lambda t: (order[t[0][0]], t[0][1])):
         key = "log_loss" if data in REAL else "L1"
-        for lo, hi in ((0, 4), (5, 9), (10, 14)):
-            sub = sorted((r for r in rs if lo <= r["seed"] <= hi), key=lambda r: r["seed"])
-            if not sub:
-                continue
+        for lo, hi, sub in seed_blocks(rs):
             seeds = [r["seed"] for r in sub]
             base = np.array([r["default"][key] for r in sub])
             cells = []
             for c in CANDIDATES:
-                v = np.array([r[c][key] for r in sub])
-                better, worse = int(np.sum(v < base - 1e-12)), int(np.sum(v > base + 1e-12))
-                cells.append(f"{v.mean() / base.mean():.3f} ({better}/{worse})")
+                cells.append(ratio_cell(np.array([r[c][key] for r in sub]), base))
             peer = _peer_mean(runs, data, sub[0]["n"], seeds, key)
             pr = [f"{base.mean() / peer:.2f}"] + [
                 f"{np.mean([r[c][key] for r in sub]) / peer:.2f}" for c in ("both", "mid", "guard1")

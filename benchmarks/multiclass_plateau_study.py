@@ -168,10 +168,7 @@ def summarise(rows: list[dict]) -> str:
     ]
     for (_size, data), rs in sorted(groups.items(), key=lambda t: (order[t[0][0]], t[0][1])):
         key = "log_loss" if data in mm.REAL else "L1"
-        for lo, hi in ((0, 4), (5, 9), (10, 14)):
-            sub = sorted((r for r in rs if lo <= r["seed"] <= hi), key=lambda r: r["seed"])
-            if not sub:
-                continue
+        for lo, hi, sub in mm.seed_blocks(rs):
             seeds = [r["seed"] for r in sub]
             base = np.array([r["default"][key] for r in sub])
             cells = []
@@ -179,9 +176,7 @@ def summarise(rows: list[dict]) -> str:
                 if c not in sub[0]:
                     cells.append("")
                     continue
-                v = np.array([r[c][key] for r in sub])
-                better, worse = int(np.sum(v < base - 1e-12)), int(np.sum(v > base + 1e-12))
-                cells.append(f"{v.mean() / base.mean():.3f} ({better}/{worse})")
+                cells.append(mm.ratio_cell(np.array([r[c][key] for r in sub]), base))
             peer = mm._peer_mean(runs, data, sub[0]["n"], seeds, key)
             pr = [f"{base.mean() / peer:.2f}"] + [
                 f"{np.mean([r[c][key] for r in sub]) / peer:.2f}" if c in sub[0] else ""

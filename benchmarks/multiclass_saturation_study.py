@@ -45,54 +45,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import multiclass_midrung_study as mms  # noqa: E402
 
+from wsvmgui.ladder import midrung  # noqa: E402
+
 OUT = Path(__file__).resolve().parent / "results" / "multiclass_saturation_study"
-#: The binary rule's threshold (``wsvmgui.ladder.midrung.SATURATION_SHARE``), not tuned.
-SATURATION_SHARE = 0.5
 CANDIDATES = ("sat", "sat_both", "mid")
 
 
-def saturated_share(p: np.ndarray, weights: np.ndarray) -> float:
-    """``mean(p < weights[0] or p > weights[-1])`` of estimates ``p`` (m,) and increasing
-    interior ``weights`` (M - 1,); 0 for no estimates (``midrung.saturated_share``)."""
-    p = np.asarray(p, dtype=float).ravel()
-    w = np.asarray(weights, dtype=float).ravel()
-    if p.size == 0:
-        return 0.0
-    return float(np.mean((p < w[0]) | (p > w[-1])))
-
-
-def _library_share():
-    """The library's ``saturated_share`` where this tree has it (integration), else None."""
-    try:
-        from wsvmgui.ladder.midrung import saturated_share as lib
-    except ImportError:
-        return None
-    return lib
-
-
 def _fit_sat_mid(d: np.ndarray, y: np.ndarray):
-    """The binary rule's map: ``fit_map("sigmoid")`` on ``expit(f_1/2)``; a function of d."""
-    from scipy.special import expit
-
+    """The binary rule's map: ``fit_map("sigmoid")`` on ``expit(f_1/2)``
+    (:func:`~wsvmgui.ladder.midrung.midrung_score`); a function of d."""
     from wsvmgui.ladder import recalibration as rc
 
-    g = rc.fit_map("sigmoid", expit(d), y)
-    return lambda dd: g(expit(dd))
+    g = rc.fit_map("sigmoid", midrung.midrung_score(d), y)
+    return lambda dd: g(midrung.midrung_score(dd))
 
 
 def pair_maps(entry: dict) -> tuple[dict[str, list[np.ndarray]], list[dict]]:
     """Candidate name -> each pair's mapped test estimate (m,); and per pair its share."""
     fitted = entry["est"].subproblems_.fitted
-    lib = _library_share()
     out: dict[str, list[np.ndarray]] = {k: [] for k in ("default", *CANDIDATES)}
     info = []
     for pr, f in zip(entry["pairs"], fitted, strict=True):
         assert f.spec.name == pr["name"]
         p, d, y = pr["p_cf"], pr["d_cf"], pr["y_cf"]
-        share = saturated_share(p, f.weights)
-        if lib is not None:
-            assert share == lib(p, f.weights)
-        fired = share > SATURATION_SHARE
+        share = midrung.saturated_share(p, f.weights)
+        fired = share > midrung.SATURATION_SHARE
         base = pr["map"](pr["p_t"])
         mid = _fit_sat_mid(d, y)(pr["d_t"])
         out["default"].append(base)
@@ -170,17 +147,12 @@ def summarise(rows: list[dict]) -> str:
     ]
     for (_s, data), rs in sorted(groups.items(), key=lambda t: (order[t[0][0]], t[0][1])):
         key = "log_loss" if data in mms.REAL else "L1"
-        for lo, hi in ((0, 4), (5, 9), (10, 14)):
-            sub = sorted((r for r in rs if lo <= r["seed"] <= hi), key=lambda r: r["seed"])
-            if not sub:
-                continue
+        for lo, hi, sub in mms.seed_blocks(rs):
             seeds = [r["seed"] for r in sub]
             base = np.array([r["default"][key] for r in sub])
             cells = []
             for c in CANDIDATES:
-                v = np.array([r[c][key] for r in sub])
-                better, worse = int(np.sum(v < base - 1e-12)), int(np.sum(v > base + 1e-12))
-                cells.append(f"{v.mean() / base.mean():.3f} ({better}/{worse})")
+                cells.append(mms.ratio_cell(np.array([r[c][key] for r in sub]), base))
             shares = [p["share"] for r in sub for p in r["pairs"]]
             fired = sum(p["fired"] for r in sub for p in r["pairs"])
             peer = mms._peer_mean(runs, data, sub[0]["n"], seeds, key)
