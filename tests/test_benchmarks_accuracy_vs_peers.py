@@ -764,3 +764,27 @@ def test_given_grids_and_splits_name_no_choice(acc):
     ):
         got = acc._estimator_definition(est)
         assert not any(k.startswith(("lambdas=", "sigmas=", "cv=")) for k in got), got
+
+
+def test_report_gives_the_ratio_to_each_peer_held_fixed(acc):
+    """The fixed-peer section divides the default's mean by each peer's mean over the
+    seeds the default and every peer ran, and names the row's hindsight best peer."""
+    runs = {}
+    peer_l1 = {"platt": 0.4, "sigmoid": 0.5, "isotonic": 0.2, "venn_abers": 0.25}
+    for seed in range(4):
+        # seed 3: isotonic did not run, so the pairing drops it (its L1 there would
+        # have made isotonic the worst peer)
+        rows = [_row("wuliu2011_ex1", 100, seed, 2, m, L1=v if seed < 3 else 9.0)
+                for m, v in peer_l1.items() if not (seed == 3 and m == "isotonic")]  # fmt: skip
+        runs[f"wuliu2011_ex1|100|{seed}|svm"] = rows
+        runs[f"wuliu2011_ex1|100|{seed}|wsvmgui"] = [
+            _row("wuliu2011_ex1", 100, seed, 2, "wsvmgui", L1=0.1 * (seed + 2))
+        ]  # L1 0.2, 0.3, 0.4 on the paired seeds: mean 0.3
+    text = acc.report({"runs": runs, "failures": {}})
+    section = text.split("## `wsvmgui` against each SVM-based peer held fixed")[1]
+    section = section.split("\n## ")[0]
+    # 0.3 / 0.4, 0.3 / 0.5, 0.3 / 0.2, 0.3 / 0.25; best (smallest mean) is isotonic
+    assert "| wuliu2011_ex1 | 100 | 3 | 0.75 | 0.60 | 1.50 | 1.20 | isotonic |" in section
+    assert "| rows no worse | | | 1 of 1 | 1 of 1 | 0 of 1 | 0 of 1 | |" in section
+    # the hindsight column of the other tables is the ratio to that best peer
+    assert "| wuliu2011_ex1 | 100 | 1.50 ✗ [3] |" in text.split("### Binary designs")[1]
