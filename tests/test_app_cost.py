@@ -227,3 +227,62 @@ def test_formatting():
     bound = CostEstimate((Phase("fit", 9, 120.0, lower_bound=True),), busy=3.0)
     assert bound.describe().startswith("more than") and "(at least)" in bound.details()
     assert "3.0 times slower" in bound.details()
+
+
+def test_the_views_are_priced_by_their_work(split):
+    """The views' price: a fixed part, each boundary drawn, each evaluation of a fitted
+    decision function (a row or grid point against a training row of its ladder), and
+    the hull's slice; counted from the settings and the data's shape."""
+    work = app_cost.ViewWork(boundaries=10, evaluations=2e6, hull=0.25)
+    assert app_cost.view_seconds(work) == pytest.approx(
+        app_cost.VIEW_SECONDS
+        + 10 * app_cost.VIEW_SECONDS_PER_BOUNDARY
+        + 2e6 * app_cost.VIEW_SECONDS_PER_EVALUATION
+        + 0.25
+    )
+    points = split.X_all.shape[0] + 80**2  # the rows and the default plane grid
+    rows = split.train.size  # no tuning part: the training rows are fitted
+    # two features: the hull is the planar hull, not priced
+    assert app_cost.view_work(RunRequest(TINY, split)) == (4, points * rows, 0.0)
+    # the non-crossing comparison: another ladder of 4 boundaries on the same rows
+    assert app_cost.view_work(RunRequest(TINY, split, compare=True)) == (8, 2 * points * rows, 0.0)
+    three = split_dataset(load_builtin("design:wu2010_ex1"), 0.0, 0.3, 0, standardise=True)
+    pairwise = replace(TINY, scheme="pairwise")
+    # 3 pairs of 4 boundaries; each pair's ladder on its 2 of the 3 classes' rows
+    work = app_cost.view_work(RunRequest(pairwise, three, grid_size=20))
+    assert work == (12, (three.X_all.shape[0] + 400) * three.train.size * 2, 0.0)
+
+
+def test_the_views_phase_is_their_price_as_busy_as_the_machine(split, monkeypatch):
+    work = app_cost.ViewWork(boundaries=7, evaluations=3e6, hull=0.1)
+    monkeypatch.setattr(app_cost, "view_work", lambda request: work)
+    est = estimate_cost(RunRequest(TINY, split))
+    views = est.phases[-1]
+    assert views.name == "views"
+    assert views.seconds == pytest.approx(app_cost.view_seconds(work) * est.busy)
+
+
+def test_the_hull_probe_prices_the_slice_by_its_linear_programs(monkeypatch):
+    """With more than two features the slice costs its 48 linear programs: the probe
+    times two of them (after one that loads the solver) and prices the 48 at their
+    mean; a clock that advances 4 ms per program makes the price 48 x 4 ms, what the
+    slice itself takes by that clock."""
+    import scipy.optimize
+
+    from wsvmgui.app import slices
+
+    solved = []
+    real = scipy.optimize.linprog
+    monkeypatch.setattr(
+        scipy.optimize, "linprog", lambda *a, **k: solved.append(1) or real(*a, **k)
+    )
+    monkeypatch.setattr(slices, "cpu_clock", lambda: 0.004 * len(solved))
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    price = slices.slice_hull_seconds(X, X.mean(axis=0), 0, 1)
+    assert price == pytest.approx(slices.HULL_DIRECTIONS * 0.004)
+    assert len(solved) == slices.HULL_PROBES + 1
+    before = slices.cpu_clock()
+    assert slices.slice_hull(X, X.mean(axis=0), 0, 1).shape[0] > 3
+    assert slices.cpu_clock() - before == pytest.approx(price)
+    # two features: the planar hull, no program
+    assert slices.slice_hull_seconds(X[:, :2], X[0, :2], 0, 1) == 0.0

@@ -5,9 +5,11 @@ exact path behind a binary ladder fitted on the grid, and prepares its views.  I
 is the library's estimate of each fit (:func:`wsvmgui.estimators.cost.estimate_fit`: the
 fit's plan, counted from the settings and the data's shape, priced by a few real fits of
 a representative size timed on the data, under a second in all), one phase per stage of
-each fit, then the path and the views.  :func:`plan_request` counts the fits without
-timing anything (fast enough for the GUI thread): a run that cannot work (a class too
-small for the tuning split) is refused before it starts.
+each fit, then the path and the views (their work counted, :func:`view_work`, and priced
+by :func:`view_seconds`; the training hull's slice timed on the data).
+:func:`plan_request` counts the fits without timing anything (fast enough for the GUI
+thread): a run that cannot work (a class too small for the tuning split) is refused
+before it starts.
 
 The phases and the progress over them are plain data (:mod:`wsvmgui.app.phases`; their
 names are importable from here too).  This module sits above the run's inputs
@@ -19,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import NamedTuple
 
 from ..errors import InputError
 from ..estimators import cost_probe
@@ -37,7 +40,9 @@ __all__ = [
     "estimate_cost",
     "format_seconds",
     "plan_request",
+    "ViewWork",
     "view_seconds",
+    "view_work",
 ]
 
 #: Wall seconds all probes of a run's estimate take together, and may take on a busy
@@ -48,24 +53,84 @@ ENOUGH_SECONDS = 30 * 60.0
 
 #: The clock of the estimate's own time (counted in the run's time; tests replace it).
 clock: Callable[[], float] = time.perf_counter
-#: Seconds for computing the views after the fits (plane grid, ladders, metrics), and
-#: per boundary drawn (contours and crossings on the plane grid).
-VIEW_SECONDS = 0.3
-VIEW_SECONDS_PER_BOUNDARY = 0.003
+#: CPU seconds of the views after the fits (:func:`view_seconds`): a fixed part (the report,
+#: the calibration entries, the surface colours), each boundary drawn (its contours and
+#: crossings on the plane grid), and each evaluation of a fitted decision function (a
+#: point, row or grid point, against a training row of the function's ladder): least
+#: squares (relative) over the app's default runs of 14 small and medium cases, one thread,
+#: a 2-core x86_64 machine of 2026 (``benchmarks/view_cost.py --fit``, four runs: 0.012-
+#: 0.016 s, 1.2-2.2e-4 s, 2.3-2.6e-8 s).  Up to main 30bebae: 0.3 s and 0.003 s per
+#: boundary, 4-10x the views of small data sets.  The hull's slice is timed on the data
+#: (:func:`view_work`).
+VIEW_SECONDS = 0.015
+VIEW_SECONDS_PER_BOUNDARY = 1.5e-4
+VIEW_SECONDS_PER_EVALUATION = 2.3e-8
 
 
-def view_seconds(settings: RunSettings, n_classes: int, n: int) -> float:
-    """Estimated seconds of the views phase: a base plus each boundary drawn."""
+class ViewWork(NamedTuple):
+    """What the views of a run compute (:func:`view_work`).
+
+    Attributes
+    ----------
+    boundaries : int
+        Boundaries drawn on the plane (a ladder's weights between its rungs, or a joint
+        fit's class borders), the comparison's included.
+    evaluations : float
+        Fitted decision functions evaluated at the data's rows and the plane grid's
+        points: points x the training rows of each function's ladder, summed.
+    hull : float
+        CPU seconds of the training hull's slice (:func:`~wsvmgui.app.slices.slice_hull_seconds`,
+        timed on the data; 0 with two features).
+    """
+
+    boundaries: int
+    evaluations: float
+    hull: float
+
+
+def view_work(request: RunRequest, hull: bool = True) -> ViewWork:
+    """What the views of ``request`` compute, counted from its settings and data shape;
+    the hull's slice timed by a probe of two of its linear programs (``hull=False``: not
+    timed, 0)."""
     from ..ladder.tuning import default_n_weights
+    from .plane import default_reference
+    from .run_inputs import fit_rows
+    from .slices import slice_hull_seconds
 
-    K = max(n_classes, 2)
+    settings = request.settings.validate()
+    split = request.split
+    K = max(split.dataset.n_classes, 2)
+    rows = fit_rows(settings, split)
+    n = int(rows.size)
     if settings.scheme.startswith("joint") or settings.scheme == "probing":
-        boundaries = K
+        boundaries, functions = K, 1
     else:
         M = settings.n_weights or default_n_weights(n)
         subs = {"pairwise": K * (K - 1) // 2, "ova": K}.get(settings.scheme, K - 1)
         boundaries = max(subs, 1) * (M - 1)
-    return VIEW_SECONDS + VIEW_SECONDS_PER_BOUNDARY * boundaries
+        # a pair's ladder is fitted on its two classes' rows: each row is in K - 1 pairs
+        functions = {"pairwise": K - 1, "ova": K}.get(settings.scheme, K - 1)
+    if len(_fits(request)) > 1:  # the non-crossing comparison: one binary ladder
+        boundaries += (settings.n_weights or default_n_weights(n)) - 1
+        functions += 1
+    points = split.X_all.shape[0] + request.grid_size**2
+    seconds = 0.0
+    X = split.dataset.X
+    if hull and X.shape[1] > 2 and request.ix != request.iy:
+        ref = default_reference(split) if request.reference is None else request.reference
+        seconds = slice_hull_seconds(X[rows], ref, request.ix, request.iy)
+    return ViewWork(int(boundaries), float(points) * n * max(functions, 1), float(seconds))
+
+
+def view_seconds(work: ViewWork) -> float:
+    """CPU seconds of the views phase on an idle machine: the fixed part, each boundary,
+    each evaluation, and the hull's slice as timed."""
+    return (
+        VIEW_SECONDS
+        + VIEW_SECONDS_PER_BOUNDARY * work.boundaries
+        + VIEW_SECONDS_PER_EVALUATION * work.evaluations
+        + work.hull
+    )
 
 
 def _fits(request: RunRequest) -> list[tuple[str, RunSettings]]:
@@ -179,9 +244,7 @@ def estimate_cost(
                 phases.append(Phase("exact path", 0, seconds, lower, group="path"))
             else:
                 phases.append(Phase(prefix + stage.name, stage.fits, seconds, lower, group))
-    views = view_seconds(settings, request.split.dataset.n_classes, y.size)
-    if len(fits) > 1:
-        views += view_seconds(settings, 2, y.size) - VIEW_SECONDS
+    views = view_seconds(view_work(request))
     main = [p for p in phases if p.group == "main"]
     rest = [p for p in phases if p.group != "main"]
     ordered = [*main, *[p for p in rest if p.group == "comparison"]]

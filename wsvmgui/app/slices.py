@@ -13,6 +13,10 @@ standardisation of the model inputs.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..errors import InputError
@@ -71,16 +75,11 @@ def slice_hull(
     X, reference, others = _check(X, reference, ix, iy)
     if others.size == 0:
         return _planar_hull(X[:, [ix, iy]])
-    from scipy.optimize import linprog
-
-    n = X.shape[0]
-    A_eq = np.vstack([X[:, others].T, np.ones((1, n))])
-    b_eq = np.concatenate([reference[others], [1.0]])
+    support = _support(X, reference, ix, iy, others)
     P = X[:, [ix, iy]]
     points = []
     for theta in np.linspace(0, 2 * np.pi, n_directions, endpoint=False):
-        c = -(np.cos(theta) * P[:, 0] + np.sin(theta) * P[:, 1])
-        res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+        res = support(theta)
         if res.status == 2:  # infeasible: the plane misses the hull
             return np.empty((0, 2))
         if res.status == 0:
@@ -91,6 +90,71 @@ def slice_hull(
     if pts.shape[0] < 3:
         return np.vstack([pts, pts[:1]])
     return _planar_hull(pts)
+
+
+def _support(
+    X: np.ndarray, reference: np.ndarray, ix: int, iy: int, others: np.ndarray
+) -> Callable[[float], Any]:
+    """``support(theta)``: the linear program of the slice's support point in direction
+    ``theta`` (weights on the rows of ``X``, summing to 1, meeting the reference's other
+    features), scipy's result."""
+    from scipy.optimize import linprog
+
+    n = X.shape[0]
+    A_eq = np.vstack([X[:, others].T, np.ones((1, n))])
+    b_eq = np.concatenate([reference[others], [1.0]])
+    P = X[:, [ix, iy]]
+
+    def support(theta: float) -> Any:
+        c = -(np.cos(theta) * P[:, 0] + np.sin(theta) * P[:, 1])
+        return linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+
+    return support
+
+
+#: CPU seconds of the calling thread (tests replace it to time the hull by construction).
+cpu_clock: Callable[[], float] = time.thread_time
+#: Linear programs :func:`slice_hull_seconds` times.
+HULL_PROBES = 2
+
+
+def slice_hull_seconds(
+    X: np.ndarray,
+    reference: np.ndarray,
+    ix: int,
+    iy: int,
+    n_directions: int = HULL_DIRECTIONS,
+    probes: int = HULL_PROBES,
+) -> float:
+    """CPU seconds :func:`slice_hull` will take, timed on the data before it is run.
+
+    With two features the hull is planar (milliseconds): 0.  Otherwise its cost is its
+    ``n_directions`` linear programs over the ``n`` rows, each about as long as the
+    next: the mean of the first ``probes`` of them (the first directions of
+    :func:`slice_hull`), times ``n_directions``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+        Training inputs, raw units.
+    reference : ndarray, shape (p,)
+    ix, iy : int
+    n_directions, probes : int
+
+    Returns
+    -------
+    float
+    """
+    X, reference, others = _check(X, reference, ix, iy)
+    if others.size == 0:
+        return 0.0
+    support = _support(X, reference, ix, iy, others)
+    thetas = np.linspace(0, 2 * np.pi, n_directions, endpoint=False)[:probes]
+    support(thetas[0])  # the first call loads the solver: not part of the price
+    start = cpu_clock()
+    for theta in thetas:
+        support(theta)
+    return (cpu_clock() - start) / max(len(thetas), 1) * n_directions
 
 
 def in_hull(points: np.ndarray, X: np.ndarray) -> np.ndarray:
