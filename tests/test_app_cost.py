@@ -286,3 +286,8 @@ def test_the_hull_probe_prices_the_slice_by_its_linear_programs(monkeypatch):
     assert slices.cpu_clock() - before == pytest.approx(price)
     # two features: the planar hull, no program
     assert slices.slice_hull_seconds(X[:, :2], X[0, :2], 0, 1) == 0.0
+    # a first program longer than the probe's limit: priced by it alone, no more timed
+    monkeypatch.setattr(slices, "cpu_clock", lambda: 0.5 * len(solved))
+    solved.clear()
+    price = slices.slice_hull_seconds(X, X.mean(axis=0), 0, 1)
+    assert price == pytest.approx(slices.HULL_DIRECTIONS * 0.5) and len(solved) == 1

@@ -118,7 +118,10 @@ def view_work(request: RunRequest, hull: bool = True) -> ViewWork:
     X = split.dataset.X
     if hull and X.shape[1] > 2 and request.ix != request.iy:
         ref = default_reference(split) if request.reference is None else request.reference
-        seconds = slice_hull_seconds(X[rows], ref, request.ix, request.iy)
+        try:
+            seconds = slice_hull_seconds(X[rows], ref, request.ix, request.iy)
+        except InputError:  # a plane the views will refuse: the run says what is wrong
+            seconds = 0.0
     return ViewWork(int(boundaries), float(points) * n * max(functions, 1), float(seconds))
 
 

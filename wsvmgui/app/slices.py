@@ -116,6 +116,9 @@ def _support(
 cpu_clock: Callable[[], float] = time.thread_time
 #: Linear programs :func:`slice_hull_seconds` times.
 HULL_PROBES = 2
+#: CPU seconds of the first linear program beyond which :func:`slice_hull_seconds` times
+#: no more (a large hull: its price is then the first program's, loading included).
+HULL_PROBE_SECONDS = 0.1
 
 
 def slice_hull_seconds(
@@ -131,7 +134,9 @@ def slice_hull_seconds(
     With two features the hull is planar (milliseconds): 0.  Otherwise its cost is its
     ``n_directions`` linear programs over the ``n`` rows, each about as long as the
     next: the mean of the first ``probes`` of them (the first directions of
-    :func:`slice_hull`), times ``n_directions``.
+    :func:`slice_hull`, after one that loads the solver), times ``n_directions``; when
+    that first one takes longer than :data:`HULL_PROBE_SECONDS`, its time (so that the
+    estimate of a large hull stays short).
 
     Parameters
     ----------
@@ -150,7 +155,11 @@ def slice_hull_seconds(
         return 0.0
     support = _support(X, reference, ix, iy, others)
     thetas = np.linspace(0, 2 * np.pi, n_directions, endpoint=False)[:probes]
+    start = cpu_clock()
     support(thetas[0])  # the first call loads the solver: not part of the price
+    first = cpu_clock() - start
+    if first > HULL_PROBE_SECONDS:
+        return first * n_directions
     start = cpu_clock()
     for theta in thetas:
         support(theta)
