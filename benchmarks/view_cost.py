@@ -11,17 +11,17 @@ decision functions evaluated at every row and grid point against their training 
 (constants fitted by ``--fit``), and, with more than two features, the hull's slice
 priced by a probe that solves two of its linear programs on the data.
 
-For each case (a built-in data set, its size, the app's default scheme for its classes, a
-preset; ``n_jobs=1``), in a fresh single-threaded process: a first estimate and run
-(loading the modules and compiled kernels), then the app's estimate and the run as the
-Run button runs it (:func:`wsvmgui.app.analysis.run_analysis`), wall and process CPU
-seconds, the views phase timed again up to ``--repeats`` times on the same fits (median;
-its hull part apart).  ``--before-code DIR`` runs every case with the code of another
-checkout too (e.g. ``/work/main``), alternated with this tree's, one after the other:
-the *before* columns; without it, *before* is this tree's estimate with the views priced
-by the old constants.  ``--fit`` adds the least-squares constants of the views' fixed,
-per-boundary and per-evaluation parts (the hull's measured time taken out) over this
-tree's rows.
+For each case (a built-in data set, its size, a preset, the app's default scheme for its
+classes or the one after ``@``; ``n_jobs=1``), in a fresh single-threaded process: a
+first estimate and run (loading the modules and compiled kernels), then the app's
+estimate and the run as the Run button runs it
+(:func:`wsvmgui.app.analysis.run_analysis`), wall and process CPU seconds, the views
+phase timed again up to ``--repeats`` times on the same fits (median; its hull part
+apart).  ``--before-code DIR`` runs every case with the code of another checkout too
+(e.g. ``/work/main``), alternated with this tree's, one after the other: the *before*
+columns; without it, *before* is this tree's estimate with the views priced by the old
+constants.  ``--fit`` adds the least-squares constants of the views' fixed, per-boundary
+and per-evaluation parts (the hull's measured time taken out) over this tree's rows.
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/view_cost.py --before-code /work/main --fit
 
@@ -42,7 +42,8 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 NAME = "view_cost"
-#: (data, n or "-", preset): the real sets, a binary and a K = 3 design at 200 and 2000.
+#: ``data:n:preset[@scheme]``: the real sets, a binary and a K = 3 design at 200 and 2000,
+#: their default schemes; then the other schemes on the small sets, and n = 1000.
 CASES = (
     "sklearn:iris:-:quick",
     "sklearn:wine:-:quick",
@@ -58,14 +59,28 @@ CASES = (
     "sklearn:breast_cancer:-:standard",
     "design:wuliu2011_ex1:200:standard",
     "design:wu2010_ex1:200:standard",
+    # the other schemes, and n = 1000
+    "sklearn:iris:-:quick@ova",
+    "sklearn:iris:-:quick@bp1",
+    "sklearn:iris:-:quick@joint-indirect",
+    "sklearn:iris:-:quick@probing",
+    "sklearn:wine:-:quick@baseline1",
+    "demo:-:quick@noncrossing",
+    "demo:-:quick@preconditioned",
+    "demo:-:quick@joint-direct",
+    "design:wuliu2011_ex1:1000:quick",
+    "design:wu2010_ex1:1000:quick",
 )
 #: The views' price up to main 30bebae: seconds, and seconds per boundary drawn.
 OLD_VIEW_SECONDS, OLD_PER_BOUNDARY = 0.3, 0.003
 
 
-def _parse(case: str) -> tuple[str, int | None, str]:
+def _parse(case: str) -> tuple[str, int | None, str, str | None]:
+    """``data:n:preset`` (n ``-``: the table's rows), optionally ``@scheme`` (default:
+    the app's for the data's classes)."""
+    case, _, scheme = case.partition("@")
     data, n, preset = case.rsplit(":", 2)
-    return data, (None if n == "-" else int(n)), preset
+    return data, (None if n == "-" else int(n)), preset, scheme or None
 
 
 def _old_views(work, busy: float) -> float:
@@ -80,10 +95,10 @@ def measure(case: str, repeats: int) -> dict:
     from wsvmgui.app.datasets import load_builtin, split_dataset
     from wsvmgui.app.presets import default_scheme, preset_settings
 
-    data, n, preset = _parse(case)
+    data, n, preset, scheme = _parse(case)
     ds = load_builtin(data, n=n) if n else load_builtin(data)
     split = split_dataset(ds, 0.0, 0.3, 0, standardise=True)
-    scheme = default_scheme(ds.n_classes)
+    scheme = scheme or default_scheme(ds.n_classes)
     settings = preset_settings(preset, scheme, split.train.X, split.train.y)
     request = analysis.RunRequest(replace(settings, n_jobs=1), split)
     # the session's first estimate and run load the modules and compiled kernels
@@ -163,17 +178,29 @@ def fit_constants(rows: list[dict]) -> dict:
     return {"fixed": coef[0], "per_boundary": coef[1], "per_evaluation": coef[2]}
 
 
-def _before(a: dict, b: dict | None) -> tuple[float, float, float, float]:
-    """``(estimate / wall, idle estimate / CPU, fits' estimate / wall, views estimate)``
-    before: the before code's own run ``b`` when measured, else ``a``'s estimate with
-    the views priced as up to main 30bebae."""
+def _ratios(r: dict, estimate: float, views: float) -> tuple[float, float, float, float]:
+    """A run's ``(estimate / wall, idle estimate / CPU, idle fits' estimate / their CPU,
+    idle views' estimate / their CPU)``: ``estimate`` and ``views`` the estimate's whole
+    and views seconds (as busy as the machine was: over ``busy`` they are the idle
+    machine's), the run ``r``'s seconds (one thread: CPU is robust to the load)."""
+    busy = r["busy"]
+    return (
+        estimate / r["wall"],
+        estimate / busy / r["cpu"],
+        (estimate - views) / busy / (r["cpu"] - r["views_cpu"]),
+        views / busy / r["views_cpu"],
+    )
+
+
+def _before(a: dict, b: dict | None) -> tuple[tuple[float, ...], float]:
+    """The ratios (:func:`_ratios`) and views estimate before: the before code's own run
+    ``b`` when measured, else ``a``'s estimate with the views priced as up to main
+    30bebae."""
     if b is None:
-        est, busy, wall, cpu = a["estimate_before"], a["busy"], a["wall"], a["cpu"]
-        fits = (a["estimate"] - a["views_estimate"]) / (wall - a["views_wall"])
-        return est / wall, est / (busy * cpu), fits, a["views_estimate_before"]
-    fits = b["fits_estimate"] / (b["wall"] - b["views_wall"])
-    ratio = b["estimate"] / b["wall"]
-    return ratio, b["estimate"] / (b["busy"] * b["cpu"]), fits, b["views_estimate"]
+        return _ratios(a, a["estimate_before"], a["views_estimate_before"]), a[
+            "views_estimate_before"
+        ]
+    return _ratios(b, b["estimate"], b["views_estimate"]), b["views_estimate"]
 
 
 def report(state: dict) -> str:
@@ -203,29 +230,27 @@ def report(state: dict) -> str:
         "as the machine was) over the run's wall seconds (the estimate's own time not "
         "counted); **idle estimate / CPU** = the estimate over busy (the idle machine's "
         "seconds) over the run's CPU seconds (one thread: robust to the other programs' "
-        "load, which the wall ratios are not); **fits** = the estimate without its views "
-        "over the wall without the views; **views** = the views phase's wall seconds "
-        f"(median of {state['repeats']}) and its estimate; **hull** = CPU seconds of the "
-        "training hull's slice in it.",
+        "load, which the wall ratios are not); **fits**, **views** = the same for the fits' "
+        "stages (the run without its views) and for the views phase; **views s** = the "
+        f"views phase's wall seconds (median of {state['repeats']}) and its estimate; "
+        "**hull** = CPU seconds of the training hull's slice in it.",
         "",
         "| data | n | p | K | scheme | preset | busy | estimate / wall (before -> after) | "
-        "idle estimate / CPU | fits: estimate / wall | wall s | views s | views estimate s | "
-        "hull s |",
-        "|---|---:|---:|---:|---|---|---:|---|---|---|---:|---:|---|---:|",
+        "idle estimate / CPU | fits: idle / CPU | views: idle / CPU | wall s | views s | "
+        "views estimate s | hull s |",
+        "|---|---:|---:|---:|---|---|---:|---|---|---|---|---:|---:|---|---:|",
     ]
-    summary: dict[str, list[tuple[float, float]]] = {"wall": [], "cpu": [], "fits": [], "views": []}
+    keys = ("wall", "cpu", "fits", "views")
+    summary: dict[str, list[tuple[float, float]]] = {k: [] for k in keys}
     for a in rows:
-        ratio, cpu, fits, views = _before(a, befores.get(a["case"]))
-        fits_after = a["fits_estimate"] / (a["wall"] - a["views_wall"])
-        after = (a["estimate"] / a["wall"], a["estimate"] / (a["busy"] * a["cpu"]), fits_after)
-        summary["wall"].append((ratio, after[0]))
-        summary["cpu"].append((cpu, after[1]))
-        summary["fits"].append((fits, after[2]))
-        summary["views"].append((views / a["views_wall"], a["views_estimate"] / a["views_wall"]))
+        before, views = _before(a, befores.get(a["case"]))
+        after = _ratios(a, a["estimate"], a["views_estimate"])
+        for k, x, y in zip(keys, before, after, strict=True):
+            summary[k].append((x, y))
+        cells = " | ".join(f"{x:.2f} -> {y:.2f}" for x, y in zip(before, after, strict=True))
         lines.append(
             f"| {a['data']} | {a['n']} | {a['p']} | {a['K']} | {a['scheme']} | {a['preset']} | "
-            f"{a['busy']:.2f} | {ratio:.2f} -> {after[0]:.2f} | {cpu:.2f} -> {after[1]:.2f} | "
-            f"{fits:.2f} -> {after[2]:.2f} | {a['wall']:.2f} | {a['views_wall']:.3f} | "
+            f"{a['busy']:.2f} | {cells} | {a['wall']:.2f} | {a['views_wall']:.3f} | "
             f"{views:.2f} -> {a['views_estimate']:.2f} | {a['hull_cpu']:.3f} |"
         )
 
@@ -237,8 +262,8 @@ def report(state: dict) -> str:
     for key, title in (
         ("wall", "Estimate / wall"),
         ("cpu", "Idle estimate / CPU"),
-        ("fits", "Fits: estimate / wall"),
-        ("views", "Views: estimate / wall"),
+        ("fits", "Fits: idle estimate / CPU"),
+        ("views", "Views: idle estimate / CPU"),
     ):
         pairs = summary[key]
         lines.append(

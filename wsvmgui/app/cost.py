@@ -57,11 +57,11 @@ clock: Callable[[], float] = time.perf_counter
 #: the calibration entries, the surface colours), each boundary drawn (its contours and
 #: crossings on the plane grid), and each evaluation of a fitted decision function (a
 #: point, row or grid point, against a training row of the function's ladder): least
-#: squares (relative) over the app's default runs of 14 small and medium cases, one thread,
-#: a 2-core x86_64 machine of 2026 (``benchmarks/view_cost.py --fit``, four runs: 0.012-
-#: 0.016 s, 1.2-2.2e-4 s, 2.3-2.6e-8 s).  Up to main 30bebae: 0.3 s and 0.003 s per
-#: boundary, 4-10x the views of small data sets.  The hull's slice is timed on the data
-#: (:func:`view_work`).
+#: squares (relative) over the app's runs of 14 small and medium cases (24 with the other
+#: schemes), one thread, a 2-core x86_64 machine of 2026 (``benchmarks/view_cost.py
+#: --fit``, five runs: 0.007-0.016 s, 1.2-2.9e-4 s, 2.3-2.6e-8 s).  Up to main 30bebae:
+#: 0.3 s and 0.003 s per boundary, 4-12x the views of small data sets.  The hull's slice
+#: is timed on the data (:func:`view_work`).
 VIEW_SECONDS = 0.015
 VIEW_SECONDS_PER_BOUNDARY = 1.5e-4
 VIEW_SECONDS_PER_EVALUATION = 2.3e-8
