@@ -22,7 +22,8 @@ today.  This script measures what the benchmark of record does not:
   default and ``wsvmgui_plain`` on breast cancer splits 0-2 and wuliu2011_ex1 at n = 2000
   seeds 0-1.
 * ``--min-rule``: a diagnostic, breast cancer splits 0-9 with ``tuning_rule="min"`` under
-  the default and ``"auto_midtune"``.
+  the default and ``"auto_midtune"``; with ``--pairs`` also today's default with
+  ``tuning_rule="min"`` on the sub-problems.
 * ``--report``: ``benchmarks/results/midtune_study.{md,json}`` (with the record's breast
   cancer and design runs of ``wsvmgui_midtune`` from ``--record``, a folder of
   ``accuracy_vs_peers.py --out-dir``).
@@ -187,6 +188,33 @@ def min_rule_stage(splits) -> None:
     for s in splits:
         row = _cached(f"minrule_breast_cancer_{s}", lambda s=s: fit(s))
         print(s, {g: round(row[g]["log_loss"], 5) for g in ("wsvmgui", "wsvmgui_midtune")})
+
+
+def min_rule_pairs_stage(splits) -> None:
+    """Diagnostic: today's default with ``tuning_rule="min"`` on the sub-problems, against
+    the default from acc-realbin's cache (does breast cancer's lead hold out of sample?)."""
+    import accuracy_vs_peers as avp
+    import saturation_study as ss
+
+    def fit(data: str, seed: int) -> dict:
+        X, codes, Xt, yt, _, K = ss._load(data, None, seed)
+        est, X2, c2, _ = avp.method_estimator("wsvmgui", K, X, codes)
+        est.set_params(tuning_rule="min").fit(X2, c2)
+        P = est.predict_proba(Xt)
+        with open(REALBIN / f"{data}_{seed}.pkl", "rb") as fh:
+            ref = pickle.load(fh)
+        return {
+            "data": data, "seed": seed, "log_loss": float(_losses(P, yt).mean()),
+            "errors": int(np.sum(P.argmax(1) != yt)), "C": float(est.C_),
+            "default": float(_losses(ref["P"], yt).mean()),
+            "default_errors": int(np.sum(ref["P"].argmax(1) != yt)),
+        }  # fmt: skip
+
+    for d, a, b in ss.PAIRS:
+        for s in splits:
+            data = f"{d}_{a}v{b}"
+            row = _cached(f"minpair_{data}_{s}", lambda data=data, s=s: fit(data, s))
+            print(data, s, round(row["log_loss"], 5), round(row["default"], 5), flush=True)
 
 
 # ------------------------------------------------------------------------ CPU
@@ -365,6 +393,31 @@ def _min_rule_table(rows: list[dict]) -> list[str]:
     return lines
 
 
+def _min_pairs_table(rows: list[dict]) -> list[str]:
+    lines = [
+        "| splits | summed default | summed default, min rule | ratio | rows > 2 % worse | "
+        "rows > 2 % better | errors default / min rule |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for seeds in SETS:
+        rr = [r for r in rows if r["seed"] in seeds]
+        if not rr:
+            continue
+        by: dict = {}
+        for r in rr:
+            t = by.setdefault(r["data"], [0.0, 0.0])
+            t[0] += r["default"]
+            t[1] += r["log_loss"]
+        old, new = np.array(list(by.values())).T
+        err = f"{sum(r['default_errors'] for r in rr)} / {sum(r['errors'] for r in rr)}"
+        lines.append(
+            f"| {seeds[0]}-{seeds[-1]} | {old.sum():.4f} | {new.sum():.4f} | "
+            f"{new.sum() / old.sum():.3f} | {int(np.sum(new > 1.02 * old))} of {old.size} | "
+            f"{int(np.sum(new < old / 1.02))} | {err} |"
+        )
+    return lines
+
+
 def _cpu_table(rows: list[dict]) -> list[str]:
     import _worker as bench
 
@@ -391,6 +444,7 @@ def report(record: Path) -> None:
     pairs = _load_cache("pair_")
     shares = _load_cache("design_")
     min_rule = _load_cache("minrule_")
+    min_pairs = _load_cache("minpair_")
     cpu_path = CACHE / "cpu.json"
     cpu = json.loads(cpu_path.read_text()) if cpu_path.exists() else []
     lines = [
@@ -427,6 +481,11 @@ def report(record: Path) -> None:
         "",
         *_min_rule_table(min_rule),
         "",
+        'Today\'s default with `tuning_rule="min"` on the ten sub-problems '
+        "(`--min-rule --pairs`), against the default:",
+        "",
+        *_min_pairs_table(min_pairs),
+        "",
         "## CPU and memory side by side (`--cpu`)",
         "",
         "Fresh single-threaded worker per fit, methods alternated; medians over the seeds, "
@@ -442,6 +501,7 @@ def report(record: Path) -> None:
         "shares": shares,
         "cpu": cpu,
         "min_rule": min_rule,
+        "min_rule_pairs": min_pairs,
     }
     bench.write_results(OUT, payload, "\n".join(lines))
 
@@ -464,12 +524,14 @@ def main() -> None:
         d, size, seed, method = args.worker
         print(json.dumps(_measure(d, size, int(seed), method)))
         return
-    if args.pairs:
+    if args.pairs and not args.min_rule:
         pairs_stage(args.splits)
     if args.shares:
         shares_stage(args.designs, args.sizes, args.seeds)
     if args.min_rule:
         min_rule_stage(args.splits)
+        if args.pairs:
+            min_rule_pairs_stage(args.splits)
     if args.cpu:
         cpu_stage()
     if args.report:
