@@ -471,8 +471,12 @@ GROUPS["wsvmgui_foldmean"] = ("wsvmgui_foldmean",)
 #: ``calibration="auto_midrung"`` (tenth sitting, acc-bcsat, docs/notes/calibration.md:
 #: the middle rung's sigmoid where the count saturates; the binary default's ``"auto"``
 #: means the same since the tenth sitting's merge).
+#: ``wsvmgui_midtune``: the binary ``calibration="auto_midtune"`` (eleventh sitting,
+#: acc-midtune: ``"auto"``, its tuning search scoring saturated cells on the middle rung's
+#: sigmoid).
 ESTIMATOR_ONLY: dict[str, dict[str, str]] = {
     "wsvmgui_midrung": {"calibration": "auto_midrung"},
+    "wsvmgui_midtune": {"calibration": "auto_midtune"},
 }
 for _name in ESTIMATOR_ONLY:
     VARIANTS[_name] = {}
@@ -618,6 +622,15 @@ NAMED_CHOICES: dict[str, dict[tuple[str, str], tuple[tuple, ...]]] = {
             ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
         ),
         ("calibration", "auto_midrung"): (
+            (
+                "wsvmgui.ladder.recalibration",
+                ("AUTO_PLATEAU_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),
+                None,
+            ),
+            ("wsvmgui.ladder.recalibration", ("SPLINE_PENALTIES",), None),
+            ("wsvmgui.ladder.midrung", ("SATURATION_SHARE", "MIDRUNG_WEIGHT"), None),
+        ),
+        ("calibration", "auto_midtune"): (
             (
                 "wsvmgui.ladder.recalibration",
                 ("AUTO_PLATEAU_MAPS", "AUTO_SPLINE_GUARD", "AUTO_SPLINE_MIN_PAIRS"),

@@ -22,6 +22,7 @@ from ..ladder.engines import DEFAULT_ENGINE, AnyLadder
 from ..ladder.final import FittedLadder, fit_ladders
 from ..ladder.midrung import (
     AUTO_MIDRUNG,
+    AUTO_MIDTUNE,
     middle_decision,
     midrung_score,
     saturated,
@@ -44,12 +45,20 @@ from ..ladder.tuning import TuningResult
 from ..progress import CancelCheck, ProgressCallback, ProgressTracker
 from ..solvers.kernels import Kernel, block_rows
 from ._base import SOLVER_CONSTRAINTS, BinaryLadderClassifier, n_threads, seed_of
-from ._ladder import LADDER_SCHEME_CONSTRAINTS, SCREEN_CONSTRAINTS, LadderParams, engine_info
+from ._ladder import (
+    LADDER_SCHEME_CONSTRAINTS,
+    SCREEN_CONSTRAINTS,
+    LadderParams,
+    TuningPlan,
+    engine_info,
+)
 from .views import LadderViews
 
 #: What the binary ``calibration="auto"`` fits: the cross-validated choice among
 #: :data:`~wsvmgui.ladder.recalibration.AUTO_PLATEAU_MAPS` (since the ninth sitting).
 AUTO_CALIBRATION = "auto_plateau"
+#: The ``calibration`` values that take the middle rung where the count saturates.
+_MIDRUNG_AUTOS = ("auto", AUTO_MIDRUNG, AUTO_MIDTUNE)
 
 
 class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
@@ -83,8 +92,8 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     degree, coef0, poly_gamma : polynomial kernel ``(poly_gamma x'x' + coef0) ** degree``.
     rule : {"count", "extreme", "interpolate"}
         How a ladder becomes a probability (:mod:`wsvmgui.ladder.rules`).
-    calibration : {"none", "auto", "auto_plateau", "auto_midrung", "sigmoid", "beta", \
-"isotonic", "spline", "plateau"}, default="auto"
+    calibration : {"none", "auto", "auto_plateau", "auto_midrung", "auto_midtune", \
+"sigmoid", "beta", "isotonic", "spline", "plateau"}, default="auto"
         ``"none"``: the rule's estimate as the papers define it.  Otherwise a monotone map
         (:mod:`wsvmgui.ladder.recalibration`) is fitted to cross-fitted estimates of the
         training points (the ladder at the final (C, sigma) refitted on the training part
@@ -104,7 +113,11 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         to the middle rung's decision value ``f_{1/2}(x)`` instead (Platt's map on the
         unweighted SVM of the ladder, :mod:`wsvmgui.ladder.midrung`; the count cannot
         order the points it is surest of); ``"auto_midrung"`` by name means the same as
-        ``"auto"``, ``"auto_plateau"`` never takes the middle rung.  Beta calibration only
+        ``"auto"``, ``"auto_plateau"`` never takes the middle rung.  ``"auto_midtune"``
+        (a candidate, eleventh sitting): ``"auto"``, with the tuning search scoring each
+        cell whose cross-validated estimates saturate on the middle rung's sigmoid, the
+        estimate ``"auto"`` returns there (:func:`~wsvmgui.ladder.search.search_ladders`
+        ``midrung``).  Beta calibration only
         by name.
         Costs one ladder per fold.  Recalibration is the default since the fourth
         sitting: on 5 seeds it beat ``"none"`` on every binary design of
@@ -214,7 +227,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
         **LADDER_SCHEME_CONSTRAINTS,
         **SOLVER_CONSTRAINTS,
         **SCREEN_CONSTRAINTS,
-        "calibration": [StrOptions({*CALIBRATIONS, AUTO_MIDRUNG})],
+        "calibration": [StrOptions({*CALIBRATIONS, AUTO_MIDRUNG, AUTO_MIDTUNE})],
         "tuning_score": [StrOptions({"egkl", "brier", "log_loss"})],
         "tuning_rule": [StrOptions({"min", "one_se", "auto"})],
         "tuning_extend": [Interval(Integral, 0, None, closed="left")],
@@ -222,9 +235,19 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
     _screen_min_rows = BINARY_MIN_ROWS
 
     def _calibration_choice(self, calibration: str) -> str:
-        """``"auto"`` (and ``"auto_midrung"``, the same) is :data:`AUTO_CALIBRATION` (the
-        plateau map among the choices) for the tuning search and on the count measure."""
-        return AUTO_CALIBRATION if calibration in ("auto", AUTO_MIDRUNG) else calibration
+        """``"auto"`` (and ``"auto_midrung"``, the same, and ``"auto_midtune"``) is
+        :data:`AUTO_CALIBRATION` (the plateau map among the choices) for the tuning search
+        and on the count measure."""
+        return AUTO_CALIBRATION if calibration in _MIDRUNG_AUTOS else calibration
+
+    def _tuning_choice(self, plan: TuningPlan) -> dict[str, Any]:
+        """The search's settings (:meth:`LadderParams._tuning_choice`); with
+        ``calibration="auto_midtune"`` the search scores saturated cells on the middle
+        rung's sigmoid (:func:`~wsvmgui.ladder.search.search_ladders` ``midrung``)."""
+        choice = super()._tuning_choice(plan)
+        if self.calibration == AUTO_MIDTUNE:
+            choice["midrung"] = True
+        return choice
 
     def __init__(
         self,
@@ -337,7 +360,7 @@ class WeightedSVMClassifier(LadderViews, LadderParams, BinaryLadderClassifier):
                 spread=True, fits_out=fold_fits, rows_out=fold_rows,
             )  # fmt: skip
             share = saturated_share(p_cf, weights)
-            if self.calibration in ("auto", AUTO_MIDRUNG) and saturated(p_cf, weights):
+            if self.calibration in _MIDRUNG_AUTOS and saturated(p_cf, weights):
                 p_cf, raw = _midrung_pairs(X, fold_fits, fold_rows)
                 self.calibration_input_ = "midrung"
                 self.calibration_ = fit_map("sigmoid", p_cf, y_cf)

@@ -340,8 +340,9 @@ def extension_cells(
     ]
 
 
-#: ``pool(fold_scores) -> terms``: per-row terms of a cell from its folds' scores.
-PoolFn = Callable[[Sequence[FoldScore]], np.ndarray]
+#: ``pool(fold_scores) -> terms``: per-row terms of a cell from its folds' scores, or
+#: None to score that cell from its folds' own losses and terms (as without a pool).
+PoolFn = Callable[[Sequence[FoldScore]], "np.ndarray | None"]
 #: ``prefer(params) -> key``: the one-standard-error rule keeps the smallest key.
 PreferFn = Callable[[dict[str, Any]], Any]
 
@@ -535,13 +536,14 @@ def _cell_errors(
     pool: PoolFn | None,
 ) -> np.ndarray:
     """Every cell's standard error; with ``pool``, ``loss`` and ``weight`` (changed in
-    place) become the pooled terms' sum and count."""
+    place) become the pooled terms' sum and count (where the pool gives terms)."""
     se = np.full(loss.shape, np.nan)
     for cell, scores in per_cell.items():
         if not np.isfinite(loss[cell]):
             continue
-        if pool is not None:
-            terms = np.asarray(pool(scores), dtype=float)
+        pooled = None if pool is None else pool(scores)
+        if pooled is not None:
+            terms = np.asarray(pooled, dtype=float)
             loss[cell], weight[cell] = float(terms.sum()), float(terms.size)
         elif all(s.terms is not None for s in scores):
             terms = np.concatenate([np.asarray(s.terms, dtype=float) for s in scores])
@@ -603,6 +605,7 @@ def grid_searches(
     pool : callable, optional
         ``pool(fold_scores) -> terms``: a cell's per-row terms from the
         :class:`FoldScore` of all its folds (in fold order); the score is their mean.
+        A pool may return None for a cell: it is then scored as without a pool.
     one_se : bool
         Choose by the one-standard-error rule (``tol`` is then not used).
     prefer : callable, optional

@@ -26,6 +26,10 @@ MIDRUNG_WEIGHT = 0.5
 SATURATION_SHARE = 0.5
 #: The binary estimator's ``calibration`` value of this rule by name (``"auto"`` is the same).
 AUTO_MIDRUNG = "auto_midrung"
+#: ``"auto"``'s map, with the tuning search scoring a saturated cell on the middle rung's
+#: sigmoid as ``"auto"`` would return it there (eleventh sitting, acc-midtune; a candidate,
+#: not the default: :func:`wsvmgui.ladder.search.search_ladders` ``midrung``).
+AUTO_MIDTUNE = "auto_midtune"
 
 
 def saturated_share(p: np.ndarray, weights: np.ndarray) -> float:
@@ -96,6 +100,7 @@ def midrung_score(d: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "AUTO_MIDRUNG",
+    "AUTO_MIDTUNE",
     "MIDRUNG_WEIGHT",
     "SATURATION_SHARE",
     "middle_decision",

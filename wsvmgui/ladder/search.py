@@ -21,6 +21,11 @@ close to 0 or 1).  With a ``calibration`` (not ``"none"``) and a proper score
 (``"brier"`` or ``"log_loss"``), a cell is scored on the estimate the estimator returns:
 its cross-validated estimates of every tuning row are recalibrated by a map fitted on the
 other rows (:func:`~wsvmgui.ladder.recalibration.recalibrated_terms`) before scoring.
+With ``midrung`` (the binary estimator's ``calibration="auto_midtune"``), a cell whose
+cross-validated estimates are saturated (:func:`~wsvmgui.ladder.midrung.saturated`
+against the problem's weight grid) is scored as the binary ``calibration="auto"`` would
+return it there: the middle rung's decision value at every tuning row, mapped by Platt's
+sigmoid cross-validated on those rows (:func:`_midrung_pool`); other cells as without it.
 ``one_se`` chooses the smoothest cell (largest lambda, then largest sigma) within one
 standard error of the best score instead of the best; ``"widest"`` the cell of the widest
 kernel (largest sigma, then largest lambda) within that standard error.
@@ -61,6 +66,7 @@ from .gridsearch import (
     Search,
     grid_searches,
 )
+from .midrung import middle_decision, midrung_score, saturated
 from .problems import LadderProblem
 from .recalibration import recalibrated_terms
 from .rules import LadderEstimate
@@ -282,6 +288,7 @@ class _Tuning:
     sample_weight: np.ndarray | None
     terms: LadderTerms | None = None  # per-row terms of a named score
     keep_estimates: bool = False  # hand every fold's estimates to the pool
+    midrung: bool = False  # with them, the middle rung's decision values (_midrung_pool)
 
 
 def _fit_cell(job: Job, ctx: JobContext) -> tuple[Any, Gram]:
@@ -304,20 +311,38 @@ def _fit_cell(job: Job, ctx: JobContext) -> tuple[Any, Gram]:
     return ladder, gram
 
 
+def _estimates_and_middle(
+    ladder: Any, gram: Gram, test: np.ndarray, rule: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ladder's estimates of rows ``test`` and its middle rung's decision values there
+    (:func:`~wsvmgui.ladder.midrung.middle_decision`); two arrays of shape (m,)."""
+    p, d = [], []
+    for block in gram.cross_blocks(test):
+        p.append(ladder.estimate(block, rule).p)
+        d.append(middle_decision(ladder, block))
+    return np.concatenate(p), np.concatenate(d)
+
+
 def _score_cell(model: tuple[Any, Gram], job: Job, ctx: JobContext) -> FoldScore:
     """The fold's tuning rows scored by ``model``'s estimate."""
     t: _Tuning = ctx.data.payload
     te = job.test
     sw = None if t.sample_weight is None else t.sample_weight[te]
     y = t.labels[job.search][te]
-    p = _estimates(*model, te, t.rule)
+    d = None
+    if t.midrung:
+        p, d = _estimates_and_middle(*model, te, t.rule)
+    else:
+        p = _estimates(*model, te, t.rule)
     cell = _scored(*model, te, y, t.rule, t.score, sw, p)
     weight = float(te.size if sw is None else sw.sum())
     y01 = (y > 0).astype(float)
     terms = None
     if t.terms is not None:
         terms = t.terms(p, y01) if sw is None else sw * t.terms(p, y01)
-    data = (p, y01) if t.keep_estimates else None
+    data: Any = (p, y01) if t.keep_estimates else None
+    if d is not None:
+        data = (p, y01, d, t.weights[job.search])
     return FoldScore(cell.loss, weight, cell.misses, cell.engine, cell.fallback, terms, data)
 
 
@@ -328,6 +353,30 @@ def _recalibrated_pool(calibration: str, terms: LadderTerms) -> PoolFn:
         p = np.concatenate([s.data[0] for s in scores])
         y = np.concatenate([s.data[1] for s in scores])
         return recalibrated_terms(p, y, calibration, terms)
+
+    return pool
+
+
+def _midrung_pool(base: PoolFn | None, terms: LadderTerms) -> PoolFn:
+    """A cell's per-row terms as the binary ``calibration="auto"`` would return its estimate.
+
+    Where more than :data:`~wsvmgui.ladder.midrung.SATURATION_SHARE` of the cell's
+    cross-validated estimates (every fold's tuning rows) lie outside the problem's end
+    weights, ``terms`` of Platt's sigmoid on the middle rung's decision values
+    (:func:`~wsvmgui.ladder.midrung.midrung_score`), the map cross-validated on those rows
+    (:func:`~wsvmgui.ladder.recalibration.recalibrated_terms`, ``"sigmoid"``; sample
+    weights not used); elsewhere ``base`` (None: the cell is scored as without a pool).
+    Each fold's ``data`` is ``(p, y01, d, weights)``: estimates, 0/1 labels, middle-rung
+    decision values (each (m_f,)) and the problem's weight grid (M - 1,).
+    """
+
+    def pool(scores: Sequence[FoldScore]) -> np.ndarray | None:
+        p = np.concatenate([s.data[0] for s in scores])
+        if not saturated(p, scores[0].data[3]):
+            return None if base is None else base(scores)
+        y = np.concatenate([s.data[1] for s in scores])
+        d = np.concatenate([s.data[2] for s in scores])
+        return recalibrated_terms(midrung_score(d), y, "sigmoid", terms)
 
     return pool
 
@@ -404,6 +453,7 @@ def search_ladders(
     one_se: bool | str = False,
     extend: Extension | None = None,
     se_multiple: float = 1.0,
+    midrung: bool = False,
 ) -> list[TuningResult]:
     """The tuning score over lambda x sigma of every problem, summed over the folds.
 
@@ -452,6 +502,10 @@ def search_ladders(
     se_multiple : float
         ``one_se``: how many standard errors above the smallest score a cell may be
         (default 1).
+    midrung : bool
+        Score a cell whose cross-validated estimates are saturated on the middle rung's
+        sigmoid, as the binary ``calibration="auto"`` returns it there (module docstring;
+        a named ``score`` only).  Default False.
     extend : Extension, optional
         Grow lambda and sigma past an end the chosen cell sits on
         (:class:`~wsvmgui.ladder.gridsearch.Extension`; the new cells are fitted on the
@@ -481,14 +535,14 @@ def search_ladders(
     parts = [_problem_folds(prob, folds, n) for prob in problems]
     ex = executor or current_executor(n_jobs)
     storage, engine, held = _kernel_plan(ex, X, parts, folds, weights, engine)
-    name, score_fn, terms, pool = _scoring(score, calibration)
+    name, score_fn, terms, pool = _scoring(score, calibration, midrung)
     fold_ids = [where for _, where in parts]
     searches = _searches(problems, parts, lambdas, sigmas, weights, only)
     payload = _Tuning(
         [_labels(p, n) for p in problems], list(weights),
         kernel, fold_ids,
         named_engine(engine) if isinstance(engine, str) else engine, rule, score_fn,
-        sample_weight, terms, pool is not None,
+        sample_weight, terms, pool is not None, midrung,
     )  # fmt: skip
     run = Shared.new(LadderRun(X, storage, held, payload))
     preference = "smoothest" if one_se is True or one_se is False else one_se
@@ -506,17 +560,23 @@ def search_ladders(
 
 
 def _scoring(
-    score: str | LadderScore, calibration: str
+    score: str | LadderScore, calibration: str, midrung: bool = False
 ) -> tuple[str, LadderScore, LadderTerms | None, PoolFn | None]:
     """How :func:`search_ladders` scores a cell: the score's name and function, its
     per-row terms (a named score), and the pool that recalibrates the estimates first
-    (with a map and a score of :data:`PROPER_SCORES`)."""
+    (with a map and a score of :data:`PROPER_SCORES`; with ``midrung``, the middle rung's
+    sigmoid on saturated cells, :func:`_midrung_pool`)."""
     name, score_fn = _score_fn(score)
     terms = LADDER_TERMS.get(name) if isinstance(score, str) else None
     pool = None
     if terms is not None and calibration != "none" and name in PROPER_SCORES:
         pool = _recalibrated_pool(calibration, terms)
         name = f"{name} (recalibrated: {calibration})"
+    if midrung:
+        if terms is None:
+            raise InputError("midrung tuning needs a named tuning score")
+        pool = _midrung_pool(pool, terms)
+        name = f"{name} (saturated cells: middle rung, sigmoid)"
     return name, score_fn, terms, pool
 
 
