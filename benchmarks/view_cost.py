@@ -25,7 +25,12 @@ and per-evaluation parts (the hull's measured time taken out) over this tree's r
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/view_cost.py --before-code /work/main --fit
 
-Writes benchmarks/results/view_cost.md and .json; ``--report-only`` rewrites the .md.
+Writes benchmarks/results/view_cost.md and .json (``--name`` another name); ``--report-only``
+rewrites the .md.  ``--cases map`` runs :data:`MAP_CASES` (the eleventh sitting's eng-polish9:
+the fits' price with the ladder probed bare and the calibration map a stage of its own)::
+
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/view_cost.py --cases map \
+        --before-code /tmp/eng-polish9/before --name map_cost
 """
 
 from __future__ import annotations
@@ -70,6 +75,21 @@ CASES = (
     "demo:-:quick@joint-direct",
     "design:wuliu2011_ex1:1000:quick",
     "design:wu2010_ex1:1000:quick",
+)
+#: The binary and multiclass default schemes on the real sets and a design of each at n =
+#: 200 and 2000, quick and standard presets (``--cases map``).
+MAP_CASES = tuple(
+    f"{data}:{preset}"
+    for preset in ("quick", "standard")
+    for data in (
+        "sklearn:iris:-",
+        "sklearn:wine:-",
+        "sklearn:breast_cancer:-",
+        "design:wuliu2011_ex1:200",
+        "design:wuliu2011_ex1:2000",
+        "design:wu2010_ex1:200",
+        "design:wu2010_ex1:2000",
+    )
 )
 #: The views' price up to main 30bebae: seconds, and seconds per boundary drawn.
 OLD_VIEW_SECONDS, OLD_PER_BOUNDARY = 0.3, 0.003
@@ -125,8 +145,33 @@ def measure(case: str, repeats: int) -> dict:
         hull.append(time.process_time() - c)
         return out
 
+    # the calibration maps' CPU in the run (the binary estimator's and the pairs' map fits)
+    from wsvmgui.estimators import binary, multiclass
+
+    maps: list[float] = []
+    wrapped = [
+        (module, name, getattr(module, name))
+        for module, names in (
+            (binary, ("fit_calibration", "fit_map")),
+            (multiclass, ("fit_calibration", "choose_map")),
+        )
+        for name in names
+        if hasattr(module, name)
+    ]
+
+    def timed_map(real):
+        def fit(*args, **kwargs):
+            c = time.process_time()
+            out = real(*args, **kwargs)
+            maps.append(time.process_time() - c)
+            return out
+
+        return fit
+
     calls: list = []
     analysis._result, boundaries.slice_hull = result, slice_hull
+    for module, name, real in wrapped:
+        setattr(module, name, timed_map(real))
     try:
         wall0, cpu0 = time.perf_counter(), time.process_time()
         analysis.run_analysis(replace(request, cost=est))
@@ -135,6 +180,8 @@ def measure(case: str, repeats: int) -> dict:
             result(*calls[0][0], **calls[0][1])
     finally:
         analysis._result, boundaries.slice_hull = original_result, original_hull
+        for module, name, real in wrapped:
+            setattr(module, name, real)
     fits_est = est.seconds - views_est
     return {
         "case": case,
@@ -158,7 +205,10 @@ def measure(case: str, repeats: int) -> dict:
         "views_wall": statistics.median(t["wall"] for t in timed),
         "views_cpu": statistics.median(t["cpu"] for t in timed),
         "hull_cpu": statistics.median(hull) if hull else 0.0,
+        "map_cpu": sum(maps),
         "load": os.getloadavg()[0],
+        # each phase's estimate over busy (the idle machine's seconds)
+        "phases": {p.name: p.seconds / est.busy for p in est.phases},
     }
 
 
@@ -270,6 +320,24 @@ def report(state: dict) -> str:
             f"- {title} over the {len(pairs)} runs: before {span(pairs, 0)}, "
             f"after {span(pairs, 1)}."
         )
+    for label, pick in (("binary", lambda r: r["K"] == 2), ("multiclass", lambda r: r["K"] > 2)):
+        pairs = [pr for pr, r in zip(summary["fits"], rows, strict=True) if pick(r)]
+        if pairs:
+            lines.append(
+                f"- Fits: idle estimate / CPU, the {len(pairs)} {label} runs: before "
+                f"{span(pairs, 0)}, after {span(pairs, 1)}."
+            )
+    maps = [
+        (r["case"], r["phases"]["calibration map"], r.get("map_cpu", float("nan")))
+        for r in rows
+        if "calibration map" in r.get("phases", {})
+    ]
+    if maps:
+        lines.append(
+            "- The calibration map's idle estimate / its CPU in the run (s): "
+            + ", ".join(f"{c} {v:.3f} / {m:.3f}" for c, v, m in maps)
+            + "."
+        )
     if state.get("fitted"):
         f = state["fitted"]
         lines.append(
@@ -291,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a checkout of the code before (e.g. /work/main): each case is run with it too",
     )
     ap.add_argument("--out-dir", default=str(RESULTS))
+    ap.add_argument("--name", default=NAME, help="the results files' name")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -301,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     from _worker import run_worker
 
     out = Path(args.out_dir)
-    path = out / f"{NAME}.json"
+    path = out / f"{args.name}.json"
+    if args.cases == ["map"]:
+        args.cases = list(MAP_CASES)
     if args.report_only:
         state = json.loads(path.read_text())
     else:
@@ -331,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(state["fitted"]))
         out.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(state, indent=1) + "\n")
-    (out / f"{NAME}.md").write_text(report(state))
+    (out / f"{args.name}.md").write_text(report(state))
     return 0
 
 

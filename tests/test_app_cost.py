@@ -66,8 +66,9 @@ def test_the_calibration_and_a_grid_extension_are_phases_of_the_main_fit(split):
         "grid extension",  # at most 2 rounds of 5 cells, where the chosen cell is on an edge
         "final ladder",
         "calibration cross-fits",  # one ladder per fold of 3 (tuning holds one split out)
+        "calibration map",  # the map chosen on the cross-fitted points: no progress units
     ]
-    assert [p.fits for p in main] == [6 * 6 * 9, 2 * 5 * 9, 9, 3 * 9]
+    assert [p.fits for p in main] == [6 * 6 * 9, 2 * 5 * 9, 9, 3 * 9, 0]
     assert all(p.seconds > 0 for p in main)
     # priced like the rest: the extension as its cells of the tuning, the cross-fits as
     # ladders on at most the final rows
@@ -202,6 +203,36 @@ def test_phased_progress_follows_a_fits_stages_by_its_units():
     p.begin("views")
     assert p.update(2, 4) == pytest.approx(0.95)
     assert p.update(4, 4) == pytest.approx(1.0)
+
+
+def test_a_fits_last_stage_without_units_is_weighted_until_the_next_phase_begins():
+    """The calibration map is chosen after the fit's last unit: its share of the bar is
+    not done when the units are, only when the views begin."""
+    plan = [
+        Phase("tuning", 90, 4.0),
+        Phase("calibration cross-fits", 10, 2.0),
+        Phase("calibration map", 0, 3.0),
+        Phase("views", 0, 1.0, group="views"),
+    ]
+    p = PhasedProgress(plan)
+    assert p.update(90, 100) == pytest.approx(0.4)
+    assert p.update(100, 100) == pytest.approx(0.6)  # the cross-fits done, the map not
+    assert p.name == "calibration map"
+    assert p.update(100, 100) == pytest.approx(0.6)
+    p.begin("views")
+    assert p.fraction == pytest.approx(0.9)
+    assert p.update(1, 1) == pytest.approx(1.0)
+
+
+def test_a_stage_without_units_between_stages_with_units_is_passed_over():
+    plan = [
+        Phase("final ladders", 10, 1.0),
+        Phase("calibration map", 0, 1.0),
+        Phase("tie pairs", 10, 2.0),
+    ]
+    p = PhasedProgress(plan)
+    assert p.update(15, 20) == pytest.approx(0.5 + 0.5 * 0.5)
+    assert p.name == "tie pairs"
 
 
 def test_time_left_starts_from_the_estimate_and_follows_the_pace():

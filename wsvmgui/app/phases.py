@@ -136,7 +136,10 @@ class PhasedProgress:
 
     A fit reports its progress as ``(done, total)`` units counted over all its stages; the
     units of the phases of its group (their ``fits``) say which stage ``done`` is in.  A
-    phase without units (the exact path, the views) reports its own ``done`` of ``total``.
+    stage without units at the end of a fit (the calibration map) is entered when the
+    units before it are done and left when the next group begins; one between stages with
+    units is passed over.  A phase without units of a group of its own (the exact path,
+    the views) reports its own ``done`` of ``total``.
     """
 
     def __init__(self, phases: tuple[Phase, ...] | list[Phase]) -> None:
@@ -178,7 +181,9 @@ class PhasedProgress:
                     break
                 before += u
             if i >= self.index:
-                here = min((done - before) / u, 1.0) if u > 0 else 1.0
+                # a last phase without units (the calibration map, chosen after the last
+                # cross-fit's unit) is reached at its start: it ends when the next begins
+                here = min((done - before) / u, 1.0) if u > 0 else 0.0
                 if i > self.index:
                     self.index, self.fraction_in_phase = i, 0.0
                 self.fraction_in_phase = max(self.fraction_in_phase, here)

@@ -283,8 +283,16 @@ _PESSIMISTIC = {
     "noncrossing": (0.2, 0.2),
     "joint": (2.0, 5.0),
     "svm": (0.2, 0.0),  # a task: a preconditioned level's plain SVMs over its lambdas
+    "map": (1.0, 0.0),  # a task: a problem's calibration map chosen (0.04-0.09 s measured)
     "estimator": (1.0, 0.5),  # a learner's fit (Probing), a constrained ladder's
 }
+
+
+#: Exponent of the rows in :func:`quick_bound` per kind of work (default
+#: :data:`_PESSIMISTIC_EXPONENT`): a map's fits grow with its points no faster than
+#: linearly (:data:`~wsvmgui.estimators.cost_kinds.MAP_ROW_EXPONENT`).
+_PESSIMISTIC_EXPONENTS = {"map": 1.0}
+_PESSIMISTIC_EXPONENT = 2.5
 
 
 #: Wall seconds the guard's probes may take at most, when a shorter probe gave only a lower
@@ -294,11 +302,13 @@ PATIENCE_CAP = 64.0
 
 def quick_bound(fit_plan: FitPlan) -> float:
     """A pessimistic bound on the fit's seconds, without probing (rows scaled by a power
-    of 2.5, above the probes' :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`)."""
+    of 2.5, above the probes' :data:`~wsvmgui.estimators.cost_probe.ROW_EXPONENT`; a
+    map's by their first power)."""
     total = 0.0
     for stage in fit_plan.stages:
         per = _PESSIMISTIC.get(stage.kind, _PESSIMISTIC["estimator"])
-        scale = max(stage.rows / 100.0, 1.0) ** 2.5
+        power = _PESSIMISTIC_EXPONENTS.get(stage.kind, _PESSIMISTIC_EXPONENT)
+        scale = max(stage.rows / 100.0, 1.0) ** power
         total += (stage.tasks * per[0] + stage.fits * per[1]) * scale
     return total
 

@@ -124,35 +124,109 @@ def _sigma(value: float) -> float | None:
 
 # --------------------------------------------------------------------------- probes
 def _probe_ladder(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
-    from ..ladder.tuning import DEFAULT_C_GRID
-    from .binary import WeightedSVMClassifier
+    """Bare ladders, as a search's or a final fit's task fits them: the cell's kernel
+    matrix and :func:`~wsvmgui.ladder.engines.fit_binary_ladder` on a stage's rows, then
+    its estimate of every :data:`SCORED_EVERY`-th row (a search task's scoring), at up to
+    :data:`MAX_CELLS` cells.  Not a whole ``WeightedSVMClassifier.fit``: its checks,
+    cost guard, memory look-up and bookkeeping (about 1.5 ms a fit) are paid once per fit,
+    not per task, and priced at 2.4 ms the pair schemes' 68-row tuning tasks that take
+    1.4 ms; the map a fit's calibration chooses is a stage of its own (:func:`_probe_map`).
+    """
+    from ..ladder.engines import fit_binary_ladder
+    from ..ladder.tuning import DEFAULT_C_GRID, kernel_with_sigma
+    from ..ladder.weights import weight_grid
 
     idx, y = _binary_rows(codes, K, min(stage.rows, PROBE_ROWS))
     probe.rows = idx.size
     if stage.engine in ("path", "auto"):
         probe.exponent = PATH_ROW_EXPONENT
-    Xp = X[idx]
+    Xp, yp = X[idx], np.where(y == 1, 1.0, -1.0)
     per_task = max(stage.fits // max(stage.tasks, 1), 1)
     M = min(per_task, PROBE_UNITS) + 1
+    weights = weight_grid(M)
+    engine = stage.engine if stage.engine in ("path", "auto", "grid") else "path"
+    template = estimator._kernel_template()
+    rule = getattr(estimator, "rule", "count")
+    solver = str(getattr(estimator, "solver", "libsvm"))
+    qp_solver = str(getattr(estimator, "qp_solver", "quadprog"))
     for lam, sigma in _cells(
         estimator, Xp, y, getattr(estimator, "_default_c_grid", DEFAULT_C_GRID)
     ):
-        fitter = WeightedSVMClassifier(
-            **_kernel_params(estimator),
-            engine=stage.engine if stage.engine in ("path", "auto", "grid") else "path",
-            n_weights=M,
-            lam=lam,
-            sigma=_sigma(sigma),
-            solver=getattr(estimator, "solver", "libsvm"),
-            n_jobs=1,
-            # the ladder alone: a recalibration's cross-fits are a stage of their own, and
-            # their units after the ladder's would be read as the ladder's
-            calibration="none",
-        )
-        probe.events(M - 1).run(lambda **kw: fitter.fit(Xp, y, **kw))  # noqa: B023
+        kernel = kernel_with_sigma(template, sigma)
+
+        def fit(progress, should_cancel, kernel=kernel, lam=lam) -> None:
+            ladder = fit_binary_ladder(
+                kernel(Xp), yp, weights, float(lam), engine=engine, progress=progress,
+                should_cancel=should_cancel, n_jobs=1, solver=solver, qp_solver=qp_solver,
+            )  # fmt: skip
+            # a search's task then estimates its fold's tuning rows (a cross-fit its
+            # tuning part): half its training rows with 3 folds, cut from the probe's
+            ladder.estimate(kernel(Xp[::SCORED_EVERY], Xp), rule)
+
+        probe.events(M - 1).run(fit)
         _, _, cut_short = probe.task_done()
         if cut_short or probe.cpu() >= TARGET_CPU or probe.spent():
             return
+
+
+#: A ladder probe's task estimates every this many of its rows after the fit, as a
+#: search's task estimates its fold's tuning rows (half the training rows of 3 folds, 3/7
+#: of a 30% hold-out's).
+SCORED_EVERY = 2
+#: Cross-fitted points a map probe fits at most (a larger stage is priced by
+#: :data:`MAP_ROW_EXPONENT`).
+MAP_ROWS = 2000
+#: Exponent of a map choice's cost in its points: the binary default's choice took
+#: 0.035-0.047 s from 70 to 500 points and 0.063-0.086 s from 501 to 1400 (the spline's
+#: candidates join above 500), one thread, 2026: less than linear; 1 errs long.
+MAP_ROW_EXPONENT = 1.0
+#: Map choices a map probe times at most (the price is their median).
+MAP_TASKS = 3
+
+
+def map_points(rows: int, n_weights: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-fitted points of a calibrated problem, made up: ``rows`` count estimates on
+    the grid of ``n_weights`` weights (``round(q M) / M`` of a uniform ``q``) and labels
+    drawn with probability ``q``; two arrays of shape (rows,).  A map's fit depends on its
+    points' number more than on their values."""
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(0.0, 1.0, rows)
+    M = max(int(n_weights), 2)
+    return np.round(q * M) / M, (rng.random(rows) < q).astype(int)
+
+
+def fit_stage_map(engine: str, p: np.ndarray, y: np.ndarray) -> Any:
+    """The map a stage of kind ``"map"`` and engine ``engine`` fits to points ``p`` (m,),
+    labels ``y`` (m,) (:func:`~wsvmgui.estimators.cost_plan._map_engine`)."""
+    from ..ladder.recalibration import choose_map, fit_calibration
+    from .cost_plan import CHOOSE_MAP
+
+    if engine.startswith(CHOOSE_MAP):
+        return choose_map(p, y, maps=tuple(engine[len(CHOOSE_MAP) :].split(",")))
+    return fit_calibration(engine, p, y)
+
+
+def _probe_map(estimator: Any, X, codes, K, stage: Stage, probe: Probe) -> None:
+    """The calibration map of one problem fitted to made-up cross-fitted points
+    (:func:`map_points`) of the stage's number, up to :data:`MAP_ROWS`, a task each (one
+    progress event at its end: the map choice reports no units), :data:`MAP_TASKS` times
+    unless the budget is spent."""
+    rows = max(min(stage.rows, MAP_ROWS), 2)
+    probe.rows = rows
+    probe.exponent = MAP_ROW_EXPONENT
+    n_weights = getattr(estimator, "n_weights", None) or 40
+    p, y = map_points(rows, n_weights)
+
+    def run(progress, should_cancel) -> None:
+        should_cancel()
+        fit_stage_map(stage.engine, p, y)
+        progress(1, 1, None)
+
+    for _ in range(MAP_TASKS):
+        probe.events(1).run(run)
+        probe.task_done()
+        if probe.spent():
+            break
 
 
 def noncrossing_cell(
@@ -428,5 +502,6 @@ PROBES = {
     "noncrossing": (_probe_noncrossing, True),
     "joint": (_probe_joint, True),
     "svm": (_probe_svm, False),
+    "map": (_probe_map, False),
     "estimator": (_probe_estimator, True),
 }

@@ -7,11 +7,16 @@ the data itself, and this module times them (CPU seconds of the probe's thread, 
 seconds):
 
 ``"ladder"``
-    Whole binary ladders with the plan's engine (path, auto or grid) on a stage's rows of
-    the data (the first binary problem: the two classes, or one class against the rest),
-    at up to five (lambda, sigma) cells of the estimator's grids (its middle, then the
-    ends of each grid: a ladder's cost depends on the cell), until about
-    :data:`~wsvmgui.estimators.cost_kinds.TARGET_CPU` CPU seconds are spent.
+    Bare binary ladders (the cell's kernel matrix, the ladder by the plan's engine: path,
+    auto or grid, and its estimate of half the rows, as a search's task scores its fold),
+    not whole estimator fits, on a stage's rows of the data (the first binary problem: the
+    two classes, or one class against the rest), at up to five (lambda, sigma) cells of
+    the estimator's grids (its middle, then the ends of each grid: a ladder's cost depends
+    on the cell), until about :data:`~wsvmgui.estimators.cost_kinds.TARGET_CPU` CPU
+    seconds are spent.
+``"map"``
+    A problem's calibration map (``calibration="auto"``'s cross-validated choice, or one
+    map) fitted to made-up cross-fitted points of the stage's number, a task each.
 ``"noncrossing"``
     The non-crossing ladder's constrained fits, at the middle cell; at the width an
     earlier stage chooses (the preconditioned SVM's); or, where the non-crossing
