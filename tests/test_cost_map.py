@@ -174,3 +174,43 @@ def test_the_quick_bound_scales_a_map_by_its_points_not_their_power():
     assert cost.quick_bound(FitPlan("X", (ladders,), 10_000, 2)) == pytest.approx(
         (start + 39 * unit) * 100**2.5
     )
+
+
+def test_a_ladder_task_is_priced_at_the_geometric_mean_over_the_probes_cells(
+    fake_clocks, monkeypatch
+):
+    """The probe's fourth cell (the narrowest width) costs four times a unit of the others:
+    the stage's task is priced at the geometric mean of the four tasks the probe fitted
+    before its CPU target, not their median (the cheap cells alone) nor their mean."""
+    from wsvmgui.ladder import engines
+
+    cpu, wall = fake_clocks
+    units = [0.001, 0.001, 0.001, 0.004, 0.001]  # per cell, in the probe's order
+
+    class Ladder:
+        def estimate(self, K_cross, rule="count"):
+            pass
+
+    def ladder(K, y, weights, lam, *, progress=None, should_cancel=None, **kwargs):
+        unit = units.pop(0)
+        cpu.now += 0.01
+        wall.now += 0.01
+        for k in range(1, weights.size + 1):
+            should_cancel()
+            cpu.now += unit
+            wall.now += unit
+            progress(k, weights.size, None)
+        return Ladder()
+
+    monkeypatch.setattr(engines, "fit_binary_ladder", ladder)
+    est = WeightedSVMClassifier(lambdas=[0.1, 0.01, 0.001], sigmas=[0.5, 1.0, 2.0])
+    est.classes_ = np.array([0, 1])
+    stage = Stage("tuning", 390, 10, 120, "ladder", "grid", 10)
+    priced = cost_probe.price_plan(
+        est, BINARY.X, CODES, FitPlan("X", (stage,), 120, 2), budget=100.0
+    )
+    tasks = [0.01 + 39 * 0.001] * 3 + [0.01 + 39 * 0.004]  # 0.147 s, then past TARGET_CPU
+    assert len(units) == 1  # the fifth cell was not fitted
+    geometric = float(np.exp(np.mean(np.log(tasks))))
+    assert priced.cpu[0] == pytest.approx(10 * geometric)
+    assert 10 * np.median(tasks) < priced.cpu[0] < 10 * np.mean(tasks)

@@ -13,7 +13,7 @@ seconds):
     two classes, or one class against the rest), at up to five (lambda, sigma) cells of
     the estimator's grids (its middle, then the ends of each grid: a ladder's cost depends
     on the cell), until about :data:`~wsvmgui.estimators.cost_kinds.TARGET_CPU` CPU
-    seconds are spent.
+    seconds are spent; a task priced at the geometric mean over the cells.
 ``"map"``
     A problem's calibration map (``calibration="auto"``'s cross-validated choice, or one
     map) fitted to made-up cross-fitted points of the stage's number, a task each.
