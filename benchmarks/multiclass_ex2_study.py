@@ -27,6 +27,10 @@ Results: ``benchmarks/results/multiclass_ex2_study.{md,json}``
 
     nice -n 5 python benchmarks/multiclass_ex2_study.py --cells 2000 --seeds 0 1 2 3 4
     nice -n 5 python benchmarks/multiclass_ex2_study.py --peer --seeds 0 1 2 3 4
+    nice -n 5 python benchmarks/multiclass_ex2_study.py --cells 2000 --seeds 5 6 7
+    nice -n 5 python benchmarks/multiclass_ex2_study.py --cells paper
+    nice -n 5 python benchmarks/multiclass_ex2_study.py --peer --seeds 5 6 7 8 9 --records \
+        benchmarks/results/multiclass_ex2_study_records.json
     nice -n 5 python benchmarks/multiclass_ex2_study.py --report --records \
         benchmarks/results/multiclass_ex2_study_records.json
 
