@@ -47,6 +47,7 @@ from .common import (
     PI_COLORMAP,
     SELECT_PEN,
     TitleItem,
+    class_entry,
     class_index,
     class_qcolor,
     faded_brushes,
@@ -250,7 +251,7 @@ class BoundaryView(QWidget):
         K = ds.n_classes
         for k, c in enumerate(ds.classes):
             self.legend.addItem(
-                legend_sample("o", pg.mkBrush(class_qcolor(k, K, 220))), f"class {c}"
+                legend_sample("o", pg.mkBrush(class_qcolor(k, K, 220))), class_entry(c)
             )
         for part in ("train", "tune", "test"):
             if part in key[1]:

@@ -48,8 +48,11 @@ CURVE_COLORS = [
     (127, 127, 127),
     (23, 190, 207),
 ]
+#: Column names: the log loss under the name the Results tab gives the same number.
+COLUMN_LABELS = {**SCORE_LABELS, "log_loss": "cross-entropy"}
 SCORE_TIPS = {
-    "log_loss": "mean -log p-hat of the observed class (lower is better)",
+    "log_loss": "cross-entropy (the log loss): mean -log p-hat of the observed class, "
+    "the Results tab's cross-entropy (lower is better)",
     "brier": "Brier score: mean squared error of the probabilities (lower is better)",
     "ece": "expected calibration error: bin-size weighted mean gap of the diagram",
     "auc": "area under the ROC curve (one-vs-rest mean for K > 2; higher is better)",
@@ -262,7 +265,7 @@ class CalibrationView(QWidget):
         self.table.setColumnCount(len(columns))
         self.table.setRowCount(len(entries))
         for j, name in enumerate(columns):
-            item = QTableWidgetItem(SCORE_LABELS.get(name, name))
+            item = QTableWidgetItem(COLUMN_LABELS.get(name, name))
             item.setToolTip(SCORE_TIPS.get(name, "points measured"))
             self.table.setHorizontalHeaderItem(j, item)
         self.table.setVerticalHeaderLabels([e.name for e in entries])
@@ -280,7 +283,7 @@ class CalibrationView(QWidget):
                 if name == "log_loss" and entry.scores.get("n_zero", 0) > 0:
                     item.setToolTip(
                         f"{int(entry.scores['n_zero'])} point(s) got probability 0 for their "
-                        "class (floored at 1e-15): they dominate the log loss"
+                        "class (floored at 1e-15): they dominate the cross-entropy"
                     )
                 self.table.setItem(i, j, item)
         fit_table_height(self.table)

@@ -29,6 +29,13 @@ def phat(label) -> str:
     return f"{PHAT}({label})"
 
 
+def class_entry(label) -> str:
+    """A legend entry for a class: ``class 2``, ``class malignant``, but ``class_0`` for a
+    label that already says it is a class (wine's, not ``class class_0``)."""
+    text = str(label)
+    return text if text.lower().startswith("class") else f"class {text}"
+
+
 def class_brushes(class_index: np.ndarray, K: int, alpha: int = 220) -> list:
     """One brush per point from its class index (n,)."""
     colors = class_colors(K)

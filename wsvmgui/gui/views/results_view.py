@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -14,7 +15,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QSplitter,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ...app.tuning_view import used_values
 from ..messages import app_wording
-from .common import add_title, cache_axes, compact_rows, set_bar_title
+from .common import add_title, cache_axes, compact_rows, fit_table_height, set_bar_title
 
 #: Measures in display order; "lower is better" except the log-likelihood.
 MEASURES = ("L1", "L2", "EGKL", "GKL", "log_likelihood", "cross_entropy", "error")
@@ -38,6 +38,9 @@ MEASURE_LABELS = {
     "cross_entropy": ("cross-entropy", "mean of -log p-hat(observed class): the log loss"),
     "error": ("error rate", "share of points whose most probable class is not the observed one"),
 }
+
+#: Colour of the tuning cells without a score (never tried, or the fit failed).
+MISSING_GREY = (200, 200, 200)
 
 
 class ResultsView(QWidget):
@@ -88,6 +91,8 @@ class ResultsView(QWidget):
         self.plot.setMinimumSize(100, 100)
         cache_axes(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
+        # grey under the cells without a score (NaN: transparent)
+        self.plot.getViewBox().setBackgroundColor(MISSING_GREY)
         self.plot.addItem(self.image)
         self.cmap = pg.colormap.get("magma")
         self.image.setLookupTable(self.cmap.getLookupTable(nPts=256))
@@ -103,6 +108,9 @@ class ResultsView(QWidget):
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
         self._surfaces: list = []
+        self._tick_labels: tuple[list[str], list[str]] | None = None
+        self.plot.getViewBox().sigResized.connect(self._thin_ticks)
+        self.table.installEventFilter(self)  # its height follows its width's scroll bar
         self.no_table = QLabel("")
         self.no_table.setWordWrap(True)
         self.no_table.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -133,17 +141,14 @@ class ResultsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.summary_area, 1)
         top.addWidget(self.baseline_button)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(tuning_box)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([600, 400])
-        splitter.setChildrenCollapsible(False)
+        # The table above the tuning surface, as high as its rows: side by side, a
+        # 1024-pixel window hid the baselines' columns behind a scroll bar and left blank
+        # rows under a table of three to seven measures.
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.table)
+        layout.addWidget(tuning_box, 1)
         self._columns: dict[str, dict[str, float]] = {}
         self.tuning_table: np.ndarray | None = None
 
@@ -203,8 +208,8 @@ class ResultsView(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(measures))
-        # names on two lines: "logistic regression (test)" is wider than its numbers
-        self.table.setHorizontalHeaderLabels([c.replace(" (", "\n(") for c in cols])
+        # names wrapped at words: "logistic regression (test)" is wider than its numbers
+        self.table.setHorizontalHeaderLabels([_header(c) for c in cols])
         self.table.setVerticalHeaderLabels([MEASURE_LABELS.get(m, (m, ""))[0] for m in measures])
         for i, m in enumerate(measures):
             header = self.table.verticalHeaderItem(i)
@@ -216,6 +221,13 @@ class ResultsView(QWidget):
                 item = QTableWidgetItem("" if value is None else f"{value:.4g}")
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
+        self.table.resizeColumnsToContents()
+        fit_table_height(self.table)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            fit_table_height(self.table)  # a scroll bar comes and goes with the width
+        return super().eventFilter(watched, event)
 
     def _draw_tuning(self, result=None) -> None:
         """The tuning surfaces of ``result``'s estimator; a note when it keeps none."""
@@ -232,6 +244,7 @@ class ResultsView(QWidget):
             self.image.clear()
             self.best.setData([], [])
             self.tuning_table = None
+            self._tick_labels = None
             self.no_table.setText(_no_table_note(result))
             self.tuning_stack.setCurrentWidget(self.no_table)
             return
@@ -242,33 +255,70 @@ class ResultsView(QWidget):
         if not 0 <= index < len(self._surfaces):
             return
         surface = self._surfaces[index]
-        self.title.setText(f"{surface.score_name} (\u2605 chosen)")
-        self.title.setToolTip(
-            f"{surface.score_name} of each candidate on the tuning data; the final fit keeps "
-            "the chosen C = 1 / (2 n \u03bb), so its \u03bb (above the table) is for its own n"
-        )
-        set_bar_title(self.colorbar, surface.score_name)
         table = np.asarray(surface.score, dtype=float)  # (L, S)
         self.tuning_table = table
         finite = np.isfinite(table)
+        # Cells without a score (a staged search that never tried them, a failed fit) are
+        # grey, not the colour of the worst score, which they were painted before.
+        missing = not finite.all()
+        self.title.setText(
+            f"{surface.score_name} (\u2605 chosen" + (", grey: no score)" if missing else ")")
+        )
+        self.title.setToolTip(
+            f"{surface.score_name} of each candidate on the tuning data; the final fit keeps "
+            "the chosen C = 1 / (2 n \u03bb), so its \u03bb (above the table) is for its own n"
+            + (
+                f"; {int((~finite).sum())} of {table.size} cells grey: never tried (a staged "
+                "search) or the fit failed"
+                if missing
+                else ""
+            )
+        )
+        set_bar_title(self.colorbar, surface.score_name)
         shown = np.where(finite, table, np.nan)
         lo = float(np.nanmin(shown)) if finite.any() else 0.0
         hi = float(np.nanmax(shown)) if finite.any() else 1.0
         hi = hi if hi > lo else lo + 1e-9
-        # image rows = second parameter (y), columns = first parameter (x)
-        self.image.setImage(np.nan_to_num(shown.T, nan=hi), autoLevels=False, levels=(lo, hi))
+        # image rows = second parameter (y), columns = first parameter (x); NaN transparent
+        self.image.setImage(shown.T, autoLevels=False, levels=(lo, hi))
         L, S = table.shape
         self.image.setRect(QRectF(-0.5, -0.5, L, S))
         self.colorbar.setLevels((lo, hi))
         self.best.setData(x=[float(surface.best[0])], y=[float(surface.best[1])])
-        self.plot.getAxis("bottom").setTicks([[(k, _short(v)) for k, v in enumerate(surface.xs)]])
-        self.plot.getAxis("left").setTicks(
-            [[(k, "none" if not np.isfinite(v) else _short(v)) for k, v in enumerate(surface.ys)]]
+        self._tick_labels = (
+            [_short(v) for v in surface.xs],
+            ["none" if not np.isfinite(v) else _short(v) for v in surface.ys],
         )
+        self._thin_ticks()
         self.plot.setLabel("bottom", f"{surface.x_name} (tuning fits)")
         self.plot.setLabel("left", surface.y_name or "no width")
         self.plot.setXRange(-0.5, L - 0.5, padding=0)
         self.plot.setYRange(-0.5, S - 0.5, padding=0)
+
+    def shown_ticks(self, axis: str) -> list[str]:
+        """The labelled ticks of the tuning surface's ``axis`` ("bottom" or "left")."""
+        ticks = self.plot.getAxis(axis)._tickLevels or [[]]
+        return [label for _, label in ticks[0]]
+
+    def _thin_ticks(self) -> None:
+        """Label every k-th grid value so the labels do not run into each other (at
+        1024 pixels seven penalties read "5e-3e-5e-4e-5e-5"); the others keep a tick."""
+        labels = self._tick_labels
+        if labels is None:
+            return
+        box = self.plot.getViewBox()
+        metrics = self.fontMetrics()
+        room = {"bottom": box.width(), "left": box.height()}
+        for axis, texts in zip(("bottom", "left"), labels, strict=True):
+            if axis == "bottom":
+                need = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 10
+            else:
+                need = metrics.height() + 4
+            n = len(texts)
+            step = max(1, int(np.ceil(n * need / room[axis]))) if room[axis] > 0 else 1
+            major = [(k, t) for k, t in enumerate(texts) if k % step == 0]
+            minor = [(k, "") for k in range(n) if k % step]
+            self.plot.getAxis(axis).setTicks([major, minor])
 
     def set_selection(self, row: int) -> None:
         """Nothing to mark: the view shows measures of the whole run."""
@@ -296,6 +346,16 @@ def _no_table_note(result) -> str:
     if chosen:
         tuned += ": " + ", ".join(chosen)
     return tuned + "\n(this scheme keeps no table of the scores)"
+
+
+def _header(column: str) -> str:
+    """A column name wrapped at words, its part on a line of its own:
+    ``k nearest / neighbours / (k=15) / (test)``."""
+    name, sep, part = column.rpartition(" (")
+    if not sep:
+        name, part = column, ""
+    lines = textwrap.wrap(name, 12, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines + ([f"({part}"] if part else []))
 
 
 def _short(v: float) -> str:

@@ -113,6 +113,7 @@ class SimplexView(QWidget):
         self._curve_names: list[str] = []
         self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
         self._recalibrated = False  # some ladder reports a recalibrated estimate
+        self._has_ladders = False  # the result has binary ladders to draw
         self._dirty = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
@@ -180,6 +181,11 @@ class SimplexView(QWidget):
         self.lad.addItem(self.estimates)
         self.calibrated = _calibrated_marks()
         self.lad.addItem(self.calibrated)
+        # Why the plots are empty, for a scheme without binary ladders (Probing, the
+        # joint scheme with K != 3): before, two blank plots and a legend of their marks.
+        self.lad_note = pg.TextItem("", color=(90, 90, 90), anchor=(0.5, 0.5))
+        self.lad_note.setPos(0.5, 0.0)
+        self.lad.addItem(self.lad_note)
 
     def _build_curves(self) -> None:
         """f_pi(x) of the selected point: the values behind the signs."""
@@ -190,6 +196,8 @@ class SimplexView(QWidget):
         self.curve_plot.setLabel("left", "f\u03c0(x)")
         self.curve_plot.setXLink(self.lad)
         self.curve_plot.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        # values as they are: an SI scale read "f\u03c0(x) (x0.001)" over ticks of 300
+        self.curve_plot.getAxis("left").enableAutoSIPrefix(False)
         self.zero_line = pg.InfiniteLine(
             pos=0, angle=0, pen=pg.mkPen(120, 120, 120, style=Qt.PenStyle.DashLine)
         )
@@ -241,6 +249,7 @@ class SimplexView(QWidget):
             tuple(self._curve_names),
             self._path_kinds,
             self._recalibrated,
+            self._has_ladders,
         )
         if key == self._legend_key:
             return
@@ -253,7 +262,7 @@ class SimplexView(QWidget):
                     f"grid weight predicts {c}",
                 )
             self.legend.addItem(self.border_mark, "border weight")
-        if self.lad in self._shown:
+        if self.lad in self._shown and self._has_ladders:
             self.legend.addItem(legend_sample("s", POSITIVE, pg.mkPen(None)), "fπ(x) > 0")
             self.legend.addItem(legend_sample("s", NEGATIVE, pg.mkPen(None)), "fπ(x) ≤ 0")
             self.legend.addItem(legend_line(BRACKET_PEN), "bracket")
@@ -292,6 +301,7 @@ class SimplexView(QWidget):
             "" if info is None else info.source for info in paths[: len(self._curve_names)]
         )
         self._recalibrated = any(lad.calibrated is not None for lad in result.ladders)
+        self._has_ladders = bool(result.ladders)
         self._layout(triangle, bool(result.ladders))
         self._build_legend(triangle, ds.classes if triangle else None)
         self._fit_ladder_axis(result.ladders)
@@ -308,7 +318,7 @@ class SimplexView(QWidget):
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
-        names = [self._elide(lad.description + "  (crossing)") for lad in ladders] or ["0.0"]
+        names = [self._elide(lad.description, "  (crossing)") for lad in ladders] or ["0.0"]
         width = max(metrics.horizontalAdvance(n) for n in names) + 14
         axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
         self.curve_plot.getAxis("left").setWidth(int(min(width, MAX_NAME_WIDTH)))  # aligned
@@ -393,7 +403,10 @@ class SimplexView(QWidget):
             self.estimates.setData([], [])
             self.calibrated.setData([], [])
             self.lad.getAxis("left").setTicks([[]])
+            self.lad_note.setText(no_ladder_note(res))
+            self.lad.setYRange(-1, 1)
             return
+        self.lad_note.setText("")
         xs, ys, brushes, bx, by, ex, ey, ticks = [], [], [], [], [], [], [], []
         cx, cy = [], []
         for r, lad in enumerate(ladders):
@@ -410,7 +423,7 @@ class SimplexView(QWidget):
                 cx.append(float(lad.calibrated[row]))
                 cy.append(y + CALIBRATED_LIFT)
             mono = "" if bool(np.all(s[:-1] >= s[1:])) else " (crossing)"
-            ticks.append((y, self._elide(f"{lad.description}{mono}")))
+            ticks.append((y, self._elide(lad.description, mono)))
         self._draw_curves(ladders, row)
         self.signs.setData(x=np.concatenate(xs), y=np.concatenate(ys), brush=brushes, symbol="s")
         self.brackets.setData(np.asarray(bx, float), np.asarray(by, float), connect="pairs")
@@ -489,18 +502,25 @@ class SimplexView(QWidget):
             top = float(np.max(np.abs(np.concatenate(values)))) or 1.0
             self.curve_plot.setYRange(-1.1 * top, 1.1 * top, padding=0)
 
-    def _elide(self, text: str) -> str:
+    def _elide(self, text: str, suffix: str = "") -> str:
         """``text`` within the name axis: without the class labels' shared prefix when too
-        wide (``class_2|class_1,class_2`` -> ``2|1,2``), then cut at the end."""
+        wide (``class_2|class_1,class_2`` -> ``2|1,2``), then cut at the end, ``suffix``
+        (the " (crossing)" flag) kept whole: a cut name lost the flag before."""
         from PySide6.QtCore import Qt
         from PySide6.QtGui import QFontMetrics
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
         limit = MAX_NAME_WIDTH - 14
-        if metrics.horizontalAdvance(text) > limit and self._result is not None:
+        if metrics.horizontalAdvance(text + suffix) > limit and self._result is not None:
             text = compact_name(text, self._result.split.dataset.classes)
-        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, limit)
+        room = max(limit - metrics.horizontalAdvance(suffix), limit // 3)
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, room) + suffix
+
+    def ladder_names(self) -> list[str]:
+        """The sub-problem names on the ladder plot's axis, as shown (for tests)."""
+        levels = self.lad.getAxis("left")._tickLevels or [[]]
+        return [label for _, label in levels[0]]
 
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
@@ -524,6 +544,21 @@ class SimplexView(QWidget):
 
     def export_item(self) -> QWidget:
         return self.graphics
+
+
+def no_ladder_note(result) -> str:
+    """Why the ladder plots of ``result`` are empty ("" without a result)."""
+    if result is None:
+        return ""
+    from ...app.schemes import SCHEMES
+
+    scheme = SCHEMES.get(result.settings.scheme)
+    name = scheme.label if scheme is not None else result.settings.scheme
+    return (
+        f"{name} keeps no sign ladder of this point:\nthese plots show the binary ladders "
+        "of weighted SVMs\nthat a scheme keeps (the binary and non-crossing ladders,\n"
+        "the pairwise, baseline and one-vs-all sub-problems)"
+    )
 
 
 def _calibrated_marks() -> pg.ScatterPlotItem:
