@@ -167,3 +167,27 @@ def test_a_long_ladder_name_keeps_its_crossing_flag(qtbot):
     assert view._elide("2|1,2") == "2|1,2"
     # f_pi(x) in its own units: no "(x0.001)" scale over ticks of hundreds
     assert not view.curve_plot.getAxis("left").autoSIPrefix
+
+
+def test_an_exported_tuning_table_keeps_its_cells_where_qt_draws_them(qapp):
+    """Every pixel of a small embedded image repeated exactly: the border between two
+    columns of a 2 x 3 table blown up 359 times lies at 359 (Qt's scaling put it at 373)."""
+    from PySide6.QtGui import QColor, QImage
+
+    from wsvmgui.gui.svg import repeat_pixels
+
+    image = QImage(2, 3, QImage.Format.Format_ARGB32)
+    colours = [
+        [QColor(255, 0, 0), QColor(0, 0, 255)],
+        [QColor(0, 255, 0)] * 2,
+        [QColor(9, 9, 9)] * 2,
+    ]
+    for y in range(3):
+        for x in range(2):
+            image.setPixelColor(x, y, colours[y][x])
+    big = repeat_pixels(image, 359, 124)
+    assert (big.width(), big.height()) == (718, 372)
+    row = [big.pixelColor(x, 10).name() for x in range(718)]
+    assert row[:359] == ["#ff0000"] * 359 and row[359:] == ["#0000ff"] * 359
+    column = [big.pixelColor(500, y).name() for y in range(372)]
+    assert column[123] == "#0000ff" and column[124] == "#00ff00" and column[248] == "#090909"
