@@ -162,7 +162,7 @@ def test_a_long_ladder_name_keeps_its_crossing_flag(qtbot):
     assert name.endswith("\u2026 (crossing)"), name  # cut, the flag kept (it was cut away)
     axis = view.lad.getAxis("left")
     metrics = QFontMetrics(axis.style.get("tickFont") or view.font())
-    assert metrics.horizontalAdvance(name) <= MAX_NAME_WIDTH
+    assert metrics.horizontalAdvance(name) <= MAX_NAME_WIDTH == view.name_width()
     assert view._elide("2|1,2", " (crossing)") == "2|1,2 (crossing)"
     assert view._elide("2|1,2") == "2|1,2"
     # f_pi(x) in its own units: no "(x0.001)" scale over ticks of hundreds
@@ -191,3 +191,21 @@ def test_an_exported_tuning_table_keeps_its_cells_where_qt_draws_them(qapp):
     assert row[:359] == ["#ff0000"] * 359 and row[359:] == ["#0000ff"] * 359
     column = [big.pixelColor(500, y).name() for y in range(372)]
     assert column[123] == "#0000ff" and column[124] == "#00ff00" and column[248] == "#090909"
+
+
+def test_a_wide_window_shows_whole_sub_problem_names(qtbot, window):
+    assert window.data_panel.load_builtin("sklearn:iris"), window.messages.text()
+    settings = RunSettings(scheme="pairwise", n_weights=5, lambdas=[0.005], sigmas=[1.0], n_jobs=1)
+    result = run_and_wait(qtbot, window, settings)
+    assert result is not None, window.messages.text()
+    view = window.simplex_view
+    window.tabs.setCurrentWidget(view)
+    window.selection.select(int(result.split.parts["test"].index[0]))
+    full = [lad.description for lad in result.ladders]
+    assert "versicolor|setosa,versicolor" in full, full
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: view.name_width() > 200)
+    qtbot.waitUntil(lambda: view.ladder_names()[:3] == full[:3], timeout=3000)
+    window.resize(*SMALL)  # a narrow view cuts them again
+    qtbot.waitUntil(lambda: view.name_width() == 150)
+    qtbot.waitUntil(lambda: any(n.endswith("\u2026") for n in view.ladder_names()), timeout=3000)

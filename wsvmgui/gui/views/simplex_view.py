@@ -51,7 +51,8 @@ CURVE_COLORS = [
     (148, 103, 189),
     (255, 127, 14),
 ]
-#: Widest left axis of the ladder plot (sub-problem names), in pixels.
+#: Widest left axis of the ladder plot (sub-problem names), in pixels, in a narrow view;
+#: a wide one gives the names a fifth of its width, up to twice this.
 MAX_NAME_WIDTH = 150
 
 
@@ -114,6 +115,7 @@ class SimplexView(QWidget):
         self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
         self._recalibrated = False  # some ladder reports a recalibrated estimate
         self._has_ladders = False  # the result has binary ladders to draw
+        self._names_fitted_to = MAX_NAME_WIDTH  # the name room the axis was fitted to
         self._dirty = False
         self._shown: list[pg.PlotItem] = []
         self._layout(False, True)
@@ -313,15 +315,27 @@ class SimplexView(QWidget):
         self._draw()
 
     def _fit_ladder_axis(self, ladders) -> None:
-        """Left axis as wide as the longest sub-problem name (at most MAX_NAME_WIDTH)."""
+        """Left axis as wide as the longest sub-problem name (at most :meth:`name_width`)."""
         from PySide6.QtGui import QFontMetrics
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
         names = [self._elide(lad.description, "  (crossing)") for lad in ladders] or ["0.0"]
         width = max(metrics.horizontalAdvance(n) for n in names) + 14
-        axis.setWidth(int(min(width, MAX_NAME_WIDTH)))
-        self.curve_plot.getAxis("left").setWidth(int(min(width, MAX_NAME_WIDTH)))  # aligned
+        self._names_fitted_to = self.name_width()
+        axis.setWidth(int(min(width, self._names_fitted_to)))
+        self.curve_plot.getAxis("left").setWidth(int(min(width, self._names_fitted_to)))
+
+    def name_width(self) -> int:
+        """Room for the sub-problem names: MAX_NAME_WIDTH, or a fifth of a wide view (at
+        1600 pixels "versicolor|setosa,versicolor" whole, not "versicolor|setosa,ve...")."""
+        return int(min(max(MAX_NAME_WIDTH, 0.2 * self.width()), 2 * MAX_NAME_WIDTH))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._result is not None and self.name_width() != self._names_fitted_to:
+            self._fit_ladder_axis(self._result.ladders)
+            self._draw()
 
     def set_selection(self, row: int) -> None:
         self._row = row
@@ -511,7 +525,7 @@ class SimplexView(QWidget):
 
         axis = self.lad.getAxis("left")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.font())
-        limit = MAX_NAME_WIDTH - 14
+        limit = self.name_width() - 14
         if metrics.horizontalAdvance(text + suffix) > limit and self._result is not None:
             text = compact_name(text, self._result.split.dataset.classes)
         room = max(limit - metrics.horizontalAdvance(suffix), limit // 3)
