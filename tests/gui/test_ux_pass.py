@@ -209,3 +209,13 @@ def test_a_wide_window_shows_whole_sub_problem_names(qtbot, window):
     window.resize(*SMALL)  # a narrow view cuts them again
     qtbot.waitUntil(lambda: view.name_width() == 150)
     qtbot.waitUntil(lambda: any(n.endswith("\u2026") for n in view.ladder_names()), timeout=3000)
+
+
+def test_probing_without_a_grid_is_not_said_to_be_tuned_over_lambda_and_sigma(qtbot, window):
+    result = run_and_wait(qtbot, window, RunSettings(scheme="probing", n_jobs=1, seed=0))
+    assert result is not None, window.messages.text()
+    fitted = result.estimator.fitted_summary()
+    assert fitted["lambda"] is None and fitted["sigma"] is None and not fitted["tuned"]
+    note = window.results_view.no_table.text()
+    assert "tuned over" not in note  # it said "tuned over 7 x 6 values" before
+    assert note == "no \u03bb or \u03c3 in this fit\n(nothing tuned)"

@@ -342,6 +342,13 @@ def _no_table_note(result) -> str:
         for key, name in (("lambda", "\u03bb"), ("sigma", "\u03c3"))
         if fitted[key] is not None
     ]
+    if not chosen:  # no lambda or sigma of its own (Probing's learner): the grid of the
+        # settings was never searched, and "tuned over 7 x 6 values" said it was
+        return "no \u03bb or \u03c3 in this fit\n" + (
+            "(its tuning keeps no table of the scores)"
+            if fitted.get("tuned")
+            else "(nothing tuned)"
+        )
     tuned = f"tuned over {n_lam} \u00d7 {n_sig} values"
     if chosen:
         tuned += ": " + ", ".join(chosen)
