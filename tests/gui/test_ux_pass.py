@@ -219,3 +219,22 @@ def test_probing_without_a_grid_is_not_said_to_be_tuned_over_lambda_and_sigma(qt
     note = window.results_view.no_table.text()
     assert "tuned over" not in note  # it said "tuned over 7 x 6 values" before
     assert note == "no \u03bb or \u03c3 in this fit\n(nothing tuned)"
+
+
+def test_reliability_markers_grow_with_the_points_in_their_bin(qtbot, window):
+    from wsvmgui.gui.views.calibration_view import marker_sizes
+
+    sizes = marker_sizes(np.array([1, 4, 41]))
+    assert sizes[2] == pytest.approx(16.0) and sizes[0] < 6.0
+    assert (sizes[1] - 4) ** 2 == pytest.approx(4 * (sizes[0] - 4) ** 2)  # area ~ count
+    run_and_wait(qtbot, window, TINY)
+    view = window.calibration_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.table.columnCount() > 0)
+    rel = view.entries()[0].reliability
+    drawn = np.asarray(view.curves[0].opts["symbolSize"])
+    assert drawn.shape == (int((rel.counts > 0).sum()),)
+    order = np.argsort(rel.counts[rel.counts > 0], kind="stable")
+    assert np.all(np.diff(drawn[order]) >= 0)  # more points, no smaller marker
+    labels = [label.text for _sample, label in view.legend.items]
+    assert "marker area: points in the bin" in labels, labels

@@ -31,6 +31,7 @@ from .common import (
     fixed_lines,
     keep_legend_fitted,
     legend_line,
+    legend_sample,
 )
 
 WHITE_PEN = pg.mkPen(255, 255, 255, width=1)
@@ -58,6 +59,15 @@ SCORE_TIPS = {
     "auc": "area under the ROC curve (one-vs-rest mean for K > 2; higher is better)",
     "error": "misclassification rate of the most probable class",
 }
+
+
+def marker_sizes(counts: np.ndarray) -> np.ndarray:
+    """Marker diameters (pixels) of bins holding ``counts`` points (shape (B,)): area in
+    proportion to the count, 4 pixels for an empty bin's, 16 for the fullest's, so a bin
+    of one point no longer looks like one of forty (iris: a dip to 0 on one point)."""
+    counts = np.asarray(counts, dtype=float)
+    top = float(counts.max()) if counts.size else 1.0
+    return 4.0 + 12.0 * np.sqrt(counts / max(top, 1.0))
 
 
 class CalibrationView(QWidget):
@@ -189,6 +199,10 @@ class CalibrationView(QWidget):
             if start == 0:
                 self.legend.clear()
                 self.legend.addItem(self.diagonal, "perfectly calibrated")
+                self.legend.addItem(
+                    legend_sample("o", pg.mkBrush(120, 120, 120), WHITE_PEN, 12),
+                    "marker area: points in the bin",
+                )
             self._legend_key = key
             for i, entry in enumerate(entries[start:], start):
                 color = CURVE_COLORS[i % len(CURVE_COLORS)]
@@ -210,6 +224,7 @@ class CalibrationView(QWidget):
                 pen=pg.mkPen(*color, width=pen_width),
                 symbolBrush=pg.mkBrush(*color),
                 symbolPen=WHITE_PEN,
+                symbolSize=marker_sizes(rel.counts[full]),
             )
             curve.setVisible(True)
         for curve in self.curves[len(entries) :]:
