@@ -193,7 +193,7 @@ def test_tuning_notes_name_the_edges():
     )
     assert (
         many.startswith("Tuning: in 2 of 3 sub-problems the chosen cell sits")
-        and "sigma at its largest value (2)" in many
+        and "sigma at its largest value in 2" in many
     )
     assert tuning_notes({"tuning_edge": {"1|2": {}, "1|3": {}}}) == []
     # an extended grid is named, and an edge after it is said to be still there
@@ -251,7 +251,7 @@ def test_sub_problems_under_the_one_se_rule_are_noted_by_their_smallest_scores_e
     (note,) = tuning_notes({"tuning_edge": chosen, "tuning_min_edge": lowest})
     assert note == (
         "Tuning: in 2 of 3 sub-problems the cell of the smallest score sits on the grid's "
-        "edge (lambda at its smallest value (2), sigma at its largest value (1)); the best "
+        "edge (lambda at its smallest value in 2, sigma at its largest value in 1); the best "
         "may lie outside the grid (widen it)."
     )
     inside = {"1|2": {}, "1|3": {}, "2|3": {}}
@@ -351,9 +351,9 @@ def test_every_edge_note_is_one_sentence_whatever_its_cell_or_count():
             "tuning_min_edge": {"sigma": "max"},
         },
         "in 1 of 2 sub-problems the chosen cell sits on the grid's edge "
-        "(sigma at its largest value (1))": {"tuning_edge": subs},
+        "(sigma at its largest value in 1)": {"tuning_edge": subs},
         "in 1 of 2 sub-problems the cell of the smallest score sits on the grid's edge "
-        "(sigma at its largest value (1))": {"tuning_edge": inside, "tuning_min_edge": subs},
+        "(sigma at its largest value in 1)": {"tuning_edge": inside, "tuning_min_edge": subs},
     }
     for middle, info in cases.items():
         assert tuning_notes(info) == [f"Tuning: {middle}{tail}"], info

@@ -248,14 +248,14 @@ def _per_subproblem(edge: dict[str, Any]) -> bool:
 
 
 def _edge_counts(hits: dict[str, dict[str, str]]) -> str:
-    """``"lambda at its smallest value (2), sigma at its largest value (3)"``: how many of
-    the sub-problems ``hits`` sit at each end."""
+    """``"lambda at its smallest value in 2, sigma at its largest value in 3"``: in how
+    many of the sub-problems ``hits`` the cell sits at each end."""
     counts: dict[str, int] = {}
     for axes in hits.values():
         for axis, end in axes.items():
             key = f"{axis} at its {_EDGE_WORDS.get(end, end)} value"
             counts[key] = counts.get(key, 0) + 1
-    return ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
+    return ", ".join(f"{k} in {n}" for k, n in sorted(counts.items()))
 
 
 def _edge_words(edge: dict[str, str]) -> str:
