@@ -80,3 +80,44 @@ def test_bad_inputs_are_refused():
         proper_scores(np.ones((2, 2)) / 2, np.array([0, 5]), np.array([0, 1]))
     with pytest.raises(InputError, match="no points"):
         reliability(np.empty((0, 2)), np.array([]), np.array([0, 1]))
+
+
+def test_binary_true_probability_per_bin_by_hand():
+    """Four points, bins of width 0.5: p_hat(b) = 0.1, 0.3 (bin 0), 0.6, 0.9 (bin 1).
+
+    True p(b) = 0.2, 0.4, 0.5, 0.7: bin 0 holds (0.2 + 0.4) / 2 = 0.3, bin 1
+    (0.5 + 0.7) / 2 = 0.6.  L1 = mean of 2 |p_hat(b) - p(b)| = 2 (0.1 + 0.1 + 0.1 + 0.2) / 4.
+    """
+    p_hat = np.array([0.1, 0.3, 0.6, 0.9])
+    p = np.array([0.2, 0.4, 0.5, 0.7])
+    proba, truth = np.column_stack([1 - p_hat, p_hat]), np.column_stack([1 - p, p])
+    y, classes = np.array(["a", "b", "a", "b"]), np.array(["a", "b"])
+    rel = reliability(proba, y, classes, bins=2, p_true=truth)
+    np.testing.assert_allclose(rel.true_mean, [0.3, 0.6])
+    np.testing.assert_allclose(rel.observed, [0.5, 0.5])
+    np.testing.assert_allclose(rel.mean_predicted, [0.2, 0.75])
+    s = proper_scores(proba, y, classes, bins=2, p_true=truth)
+    assert s["L1"] == pytest.approx(2 * 0.5 / 4)
+    assert "L1" not in proper_scores(proba, y, classes, bins=2)
+    assert reliability(proba, y, classes, bins=2).true_mean is None
+
+
+def test_top_label_true_probability_is_that_of_the_predicted_class():
+    """Three classes, two bins: the predicted class's true probability, not the largest."""
+    proba = np.array([[0.4, 0.35, 0.25], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8]])
+    truth = np.array([[0.2, 0.6, 0.2], [0.3, 0.5, 0.2], [0.0, 0.1, 0.9]])
+    y = np.array([1, 1, 2])
+    rel = reliability(proba, y, np.arange(3), bins=2, p_true=truth)
+    # bin [0, 0.5): point 0, predicted class 0, true p 0.2 (not the largest true p 0.6);
+    # bin [0.5, 1]: points 1 and 2, true p of classes 1 and 2: (0.5 + 0.9) / 2
+    assert rel.counts.tolist() == [1, 2]
+    np.testing.assert_allclose(rel.true_mean, [0.2, 0.7])
+    np.testing.assert_allclose(rel.observed, [0.0, 1.0])
+    s = proper_scores(proba, y, np.arange(3), p_true=truth)
+    # |0.4-0.2| + |0.35-0.6| + |0.25-0.2| = 0.5; 0.1 + 0.2 + 0.1 = 0.4; 0.1 + 0 + 0.1 = 0.2
+    assert s["L1"] == pytest.approx((0.5 + 0.4 + 0.2) / 3)
+
+
+def test_true_probabilities_of_the_wrong_shape_are_refused():
+    with pytest.raises(InputError, match="true probabilities"):
+        reliability(np.ones((2, 2)) / 2, np.array([0, 1]), np.array([0, 1]), p_true=np.ones((2, 3)))

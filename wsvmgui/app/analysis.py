@@ -192,7 +192,9 @@ def _result(
     target = split.test if split.test.size else split.train
 
     def calibration(label: str, proba: np.ndarray) -> CalibrationEntry:
-        return calibration_entry(label, proba[target.index], target.y, classes)
+        return calibration_entry(
+            label, proba[target.index], target.y, classes, p_true=target.p_true
+        )
 
     entries = [calibration(title, report_all.proba)]
     reporter.step(1, 4)

@@ -62,5 +62,5 @@ def run_baselines(
             values.update(truth_metrics(p, target.p_true))
         values.update(label_metrics(p, target.y, classes))
         metrics[name] = values
-        entries.append(calibration_entry(name, p, target.y, classes))
+        entries.append(calibration_entry(name, p, target.y, classes, p_true=target.p_true))
     return Baselines(target.name, metrics, entries)

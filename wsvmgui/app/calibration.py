@@ -7,6 +7,12 @@ diagram: the largest ``p_hat`` (the confidence of the predicted class) against t
 of points whose label is the predicted class.  The expected calibration error (ECE) is
 the bin-size weighted mean gap of the same diagram.
 
+Where the true probabilities are known (simulation designs), each bin also holds the
+mean *true* probability of the same event: ``p(positive | x_i)`` for two classes, the
+true probability of the predicted class ``p(argmax_k p_hat_k | x_i)`` for K >= 3.  The
+observed frequency is a noisy estimate of exactly that mean, so the gap between the
+mean ``p_hat`` and it is the miscalibration without the sampling noise of the labels.
+
 Scores (lower is better, except AUC):
 
 ``log_loss``
@@ -22,6 +28,8 @@ Scores (lower is better, except AUC):
 ``auc``
     two classes: ROC AUC of ``p_hat(positive)``; K >= 3: the mean of the K one-vs-rest AUCs
     (NaN when a class is missing from the labels).
+``L1`` (true probabilities known only)
+    mean over points of ``sum_k |p_hat_k - p_k|``, the Results tab's "L1 to the truth".
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..evaluation.metrics import LOG_FLOOR
+from ..evaluation.metrics import LOG_FLOOR, l1_error
 
 DEFAULT_BINS = 10
 SCORE_NAMES = ("log_loss", "brier", "ece", "auc", "error")
@@ -59,6 +67,10 @@ class Reliability:
         NaN in empty bins.
     observed : ndarray, shape (B,)
         Share of positives (or of correct predictions); NaN in empty bins.
+    true_mean : ndarray, shape (B,), or None
+        Mean true probability of the same event in each bin (positive class, or the
+        predicted class for the top-label diagram); NaN in empty bins; None when the
+        true probabilities are not known.
     """
 
     kind: str
@@ -67,6 +79,7 @@ class Reliability:
     counts: np.ndarray
     mean_predicted: np.ndarray
     observed: np.ndarray
+    true_mean: np.ndarray | None = None
 
     @property
     def ece(self) -> float:
@@ -96,24 +109,48 @@ def _checked(proba: np.ndarray, y: np.ndarray, classes: np.ndarray):
     return proba, idx, classes
 
 
+def _checked_truth(p_true: np.ndarray | None, proba: np.ndarray) -> np.ndarray | None:
+    if p_true is None:
+        return None
+    p_true = np.atleast_2d(np.asarray(p_true, dtype=float))
+    if p_true.shape != proba.shape:
+        raise InputError(
+            f"true probabilities of shape {p_true.shape} do not match estimates of shape "
+            f"{proba.shape}"
+        )
+    return p_true
+
+
 def reliability(
-    proba: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int = DEFAULT_BINS
+    proba: np.ndarray,
+    y: np.ndarray,
+    classes: np.ndarray,
+    bins: int = DEFAULT_BINS,
+    p_true: np.ndarray | None = None,
 ) -> Reliability:
     """Reliability diagram of probabilities ``proba`` (n, K) against labels ``y`` (n,).
 
-    ``classes`` (K,) are sorted and give the columns' order.
+    ``classes`` (K,) are sorted and give the columns' order.  ``p_true`` (n, K), the true
+    probabilities when known, adds each bin's mean true probability (``true_mean``).
     """
     proba, idx, classes = _checked(proba, y, classes)
+    p_true = _checked_truth(p_true, proba)
+    truth: np.ndarray | None = None
     if classes.size == 2:
         score = proba[:, 1]
         hit = (idx == 1).astype(float)
         kind, label = "positive", f"p_hat({classes[1]})"
         lo = 0.0
+        if p_true is not None:
+            truth = p_true[:, 1]
     else:
         score = proba.max(axis=1)
-        hit = (proba.argmax(axis=1) == idx).astype(float)
+        predicted = proba.argmax(axis=1)
+        hit = (predicted == idx).astype(float)
         kind, label = "top-label", "largest p_hat"
         lo = 0.0
+        if p_true is not None:
+            truth = p_true[np.arange(idx.size), predicted]
     edges = np.linspace(lo, 1.0, bins + 1)
     which = np.clip(np.searchsorted(edges, score, side="right") - 1, 0, bins - 1)
     counts = np.bincount(which, minlength=bins)
@@ -122,7 +159,11 @@ def reliability(
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_pred = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         observed = np.where(counts > 0, hits / np.maximum(counts, 1), np.nan)
-    return Reliability(kind, label, edges, counts, mean_pred, observed)
+        true_mean = None
+        if truth is not None:
+            true_sums = np.bincount(which, weights=truth, minlength=bins)
+            true_mean = np.where(counts > 0, true_sums / np.maximum(counts, 1), np.nan)
+    return Reliability(kind, label, edges, counts, mean_pred, observed, true_mean)
 
 
 def _auc_binary(score: np.ndarray, positive: np.ndarray) -> float:
@@ -137,16 +178,22 @@ def _auc_binary(score: np.ndarray, positive: np.ndarray) -> float:
 
 
 def proper_scores(
-    proba: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int = DEFAULT_BINS
+    proba: np.ndarray,
+    y: np.ndarray,
+    classes: np.ndarray,
+    bins: int = DEFAULT_BINS,
+    p_true: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Log loss, Brier score, ECE, AUC and error rate (see the module docstring).
 
     Returns
     -------
     dict
-        Keys of :data:`SCORE_NAMES` plus ``n`` and ``n_zero``.
+        Keys of :data:`SCORE_NAMES` plus ``n`` and ``n_zero``; plus ``L1`` when the true
+        probabilities ``p_true`` (n, K) are given.
     """
     proba, idx, classes = _checked(proba, y, classes)
+    p_true = _checked_truth(p_true, proba)
     n = idx.size
     p_true_class = proba[np.arange(n), idx]
     onehot = np.zeros_like(proba)
@@ -158,7 +205,7 @@ def proper_scores(
         brier = float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
         aucs = [_auc_binary(proba[:, k], idx == k) for k in range(classes.size)]
         auc = float(np.mean(aucs)) if np.all(np.isfinite(aucs)) else float("nan")
-    return {
+    scores = {
         "log_loss": float(-np.mean(np.log(np.maximum(p_true_class, LOG_FLOOR)))),
         "brier": brier,
         "ece": reliability(proba, classes[idx], classes, bins).ece,
@@ -167,6 +214,9 @@ def proper_scores(
         "n": float(n),
         "n_zero": float(np.sum(p_true_class <= 0.0)),
     }
+    if p_true is not None:
+        scores["L1"] = l1_error(proba, p_true)
+    return scores
 
 
 @dataclass(frozen=True)
@@ -179,9 +229,17 @@ class CalibrationEntry:
 
 
 def calibration_entry(
-    name: str, proba: np.ndarray, y: np.ndarray, classes: np.ndarray, bins: int = DEFAULT_BINS
+    name: str,
+    proba: np.ndarray,
+    y: np.ndarray,
+    classes: np.ndarray,
+    bins: int = DEFAULT_BINS,
+    p_true: np.ndarray | None = None,
 ) -> CalibrationEntry:
-    """Reliability and scores of one estimator's probabilities."""
+    """Reliability and scores of one estimator's probabilities ``proba`` (n, K); with the
+    true probabilities ``p_true`` (n, K), the bins' mean true probability and the L1."""
     return CalibrationEntry(
-        name, reliability(proba, y, classes, bins), proper_scores(proba, y, classes, bins)
+        name,
+        reliability(proba, y, classes, bins, p_true),
+        proper_scores(proba, y, classes, bins, p_true),
     )

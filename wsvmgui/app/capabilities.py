@@ -28,6 +28,26 @@ from .contours import zero_contour
 from .view_data import LadderInfo, LiveBoundary, SimplexInfo
 
 
+def _class_text(label: Any, signed: bool) -> str:
+    if signed and isinstance(label, (int, float, np.integer, np.floating)) and label > 0:
+        return f"+{label}"
+    return str(label)
+
+
+def pair_name(positive: Any, negative: Any) -> str:
+    """The name of a binary ladder: its positive class (the one whose ``p_hat`` it
+    estimates, the second of the sorted classes) first, ``"malignant vs benign"``.
+
+    Numeric labels of which one is negative get their signs, ``"+1 vs -1"`` (read as
+    "1 vs -1" before, as if one minus one)."""
+    numbers = all(
+        isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
+        for c in (positive, negative)
+    )
+    signed = numbers and min(positive, negative) < 0
+    return f"{_class_text(positive, signed)} vs {_class_text(negative, signed)}"
+
+
 def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[LadderInfo]:
     """The sign ladders of every binary sub-problem at ``X`` (n, p); [] if none."""
     if isinstance(estimator, SubproblemViews):
@@ -52,7 +72,7 @@ def ladders_of(estimator: Any, X: np.ndarray, classes: np.ndarray) -> list[Ladde
         decision = np.asarray(estimator.ladder_decision(X), float)
         return [
             LadderInfo(
-                f"{est_classes[1]} vs {est_classes[0]}",
+                pair_name(est_classes[1], est_classes[0]),
                 np.asarray(estimator.weights_),
                 decision > 0,
                 np.asarray(raw.lo, float),

@@ -61,6 +61,16 @@ from .common import (
     show_bar,
 )
 
+#: Titles of the weight colour bar, with boundaries in the plane and without.
+PI_BAR = "weight \u03c0 of a boundary"
+PI_BAR_NONE = "weight \u03c0 (no boundary in this plane)"
+#: What the surface is under a chosen sub-problem: the app computes the K-class estimate
+#: on the plane, not each sub-problem's (whose own p-hat the ladder plots show).
+SURFACE_NOTE = (
+    "The surface is the whole {K}-class estimate's largest " + PHAT_PLAIN + ", whichever "
+    "sub-problem is chosen."
+)
+
 
 class BoundaryView(QWidget):
     """Boundaries of every fitted weight over the data, with plane and sub-problem choice.
@@ -214,7 +224,7 @@ class BoundaryView(QWidget):
         self.surface_bar = pg.ColorBarItem(
             values=(0, 1), colorMap=self._surface_map(2), interactive=False, width=12
         )
-        set_bar_title(self.colorbar, "weight \u03c0 of a boundary")
+        set_bar_title(self.colorbar, PI_BAR)
         set_bar_title(self.surface_bar, PHAT)
         for bar in (self.colorbar, self.surface_bar):
             bar.getAxis("right").setWidth(30)
@@ -236,7 +246,11 @@ class BoundaryView(QWidget):
         pos, _ = surface_stops(K)
         self.surface_bar.setColorMap(self._surface_map(K))
         self.surface_bar.setLevels((float(pos[0]), float(pos[-1])))
-        label = f"surface: {phat(classes[1])}" if K == 2 else f"surface: largest {PHAT}"
+        label = (
+            f"surface: {phat(classes[1])}"
+            if K == 2
+            else f"surface: largest {PHAT} (all {K} classes)"
+        )
         set_bar_title(self.surface_bar, label)
 
     def _fit_legend(self) -> None:
@@ -562,7 +576,24 @@ class BoundaryView(QWidget):
             texts.append(self._draw_layer(panel, layer, k))
             ladders = ladders or not np.all(np.isnan(layer.weights[min(k, len(layer.weights) - 1)]))
         show_bar(self.colorbar, ladders)
+        if ladders:
+            drawn = sum(
+                int(
+                    np.sum(
+                        [
+                            seg.shape[0] > 0
+                            for seg in layer.segments[min(k, len(layer.segments) - 1)]
+                        ]
+                    )
+                )
+                for layer in self._plane.layers[: len(panels)]
+            )
+            self._dim_pi_bar(drawn == 0)
         notes = [" ".join(texts)]
+        layer = self._plane.layers[0]
+        if len(layer.subproblems) > 1 and self.surface_box.isChecked():
+            K = self._dataset.n_classes if self._dataset is not None else len(layer.subproblems)
+            notes.append(SURFACE_NOTE.format(K=K))
         if self._is_slice():
             notes.append(describe_cut(self._plane.hull))
         guarantee = self._guarantee_note()
@@ -570,6 +601,20 @@ class BoundaryView(QWidget):
             notes.append(guarantee)
         self.info.setText(" ".join(notes))
         self.info.setToolTip("\n".join(notes))
+
+    def _dim_pi_bar(self, none: bool) -> None:
+        """Grey out the weight colour bar when no boundary of the chosen ladder crosses
+        the plane (hiding it would move the plots), and say so in its title."""
+        self.colorbar.setOpacity(0.3 if none else 1.0)
+        title = PI_BAR_NONE if none else PI_BAR
+        if self.colorbar.getAxis("left").labelText != title:
+            set_bar_title(self.colorbar, title)
+        self.colorbar.setToolTip(
+            "No boundary {f\u03c0 = 0} of this ladder crosses the plane: nothing drawn has "
+            "these colours"
+            if none
+            else "The weight \u03c0 of each boundary drawn"
+        )
 
     def _guarantee_note(self) -> str:
         """Where the non-crossing guarantee holds, and how many of its boundaries cross

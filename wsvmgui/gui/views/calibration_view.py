@@ -1,5 +1,9 @@
 """Calibration view: the reliability diagram with bin counts and the proper scores.
 
+On a design whose true probabilities are known, the scheme's bins also show their mean
+true probability (hollow diamonds on a dotted line: what the observed frequency estimates,
+without the labels' noise) and the table adds the L1 distance to the truth.
+
 The scheme (and the non-crossing comparison) are measured as soon as a run ends; the
 baselines (logistic regression, SVC with Platt scaling, k nearest neighbours) join when
 their fit finishes.  All on the test part (the training part without one); the numbers
@@ -50,7 +54,7 @@ CURVE_COLORS = [
     (23, 190, 207),
 ]
 #: Column names: the log loss under the name the Results tab gives the same number.
-COLUMN_LABELS = {**SCORE_LABELS, "log_loss": "cross-entropy"}
+COLUMN_LABELS = {**SCORE_LABELS, "log_loss": "cross-entropy", "L1": "L1 to the truth"}
 SCORE_TIPS = {
     "log_loss": "cross-entropy (the log loss): mean -log p-hat of the observed class, "
     "the Results tab's cross-entropy (lower is better)",
@@ -58,7 +62,10 @@ SCORE_TIPS = {
     "ece": "expected calibration error: bin-size weighted mean gap of the diagram",
     "auc": "area under the ROC curve (one-vs-rest mean for K > 2; higher is better)",
     "error": "misclassification rate of the most probable class",
+    "L1": "mean over points of sum_k |p-hat_k - p_k| (true p known; the Results tab's L1)",
 }
+#: Legend text of the scheme's bins' mean true probability.
+TRUE_P_LEGEND = "true p in the bin (known)"
 
 
 def marker_sizes(counts: np.ndarray) -> np.ndarray:
@@ -95,6 +102,19 @@ class CalibrationView(QWidget):
             [0, 1], [0, 1], pen=pg.mkPen(120, 120, 120, width=1, style=Qt.PenStyle.DashLine)
         )
         self.plot.addItem(self.diagonal)
+        # the scheme's bins' mean true probability (designs with known p only)
+        self.truth = pg.PlotDataItem(
+            [],
+            [],
+            pen=pg.mkPen(20, 20, 20, width=1.5, style=Qt.PenStyle.DotLine),
+            symbol="d",
+            symbolSize=9,
+            symbolBrush=pg.mkBrush(255, 255, 255),
+            symbolPen=pg.mkPen(20, 20, 20, width=1.5),
+        )
+        self.truth.setZValue(2)
+        self.truth.setVisible(False)
+        self.plot.addItem(self.truth)
         self.counts = pg.PlotItem()
         configure_plot(self.counts)
         self.counts.setXLink(self.plot)
@@ -192,17 +212,23 @@ class CalibrationView(QWidget):
             return
         self._dirty = False
         entries = self.entries()
-        key = tuple(e.name for e in entries)
+        known = bool(entries) and entries[0].reliability.true_mean is not None
+        # the truth flag first: baselines arriving only append to the key
+        key = (known, *(e.name for e in entries))
         if key != self._legend_key:
             old = self._legend_key or ()
-            start = len(old) if key[: len(old)] == old else 0  # baselines only append
-            if start == 0:
+            # index of the first entry to add to the legend
+            start = len(old) - 1 if old and key[: len(old)] == old else -1
+            if start < 0:
                 self.legend.clear()
                 self.legend.addItem(self.diagonal, "perfectly calibrated")
                 self.legend.addItem(
                     legend_sample("o", pg.mkBrush(120, 120, 120), WHITE_PEN, 12),
                     "marker area: points in the bin",
                 )
+                if known:
+                    self.legend.addItem(self.truth, TRUE_P_LEGEND)
+                start = 0
             self._legend_key = key
             for i, entry in enumerate(entries[start:], start):
                 color = CURVE_COLORS[i % len(CURVE_COLORS)]
@@ -235,9 +261,18 @@ class CalibrationView(QWidget):
             text.setVisible(False)
         if not entries:
             self.count_bars.setOpts(x=[], height=[])
+            self.truth.setData([], [])
+            self.truth.setVisible(False)
             self._fill_table([])
             return
         rel = entries[0].reliability
+        if rel.true_mean is not None:
+            full = rel.counts > 0
+            self.truth.setData(rel.mean_predicted[full], rel.true_mean[full])
+            self.truth.setVisible(True)
+        else:
+            self.truth.setData([], [])
+            self.truth.setVisible(False)
         centres = 0.5 * (rel.edges[:-1] + rel.edges[1:])
         width = float(rel.edges[1] - rel.edges[0]) * 0.9
         self.count_bars.setOpts(x=centres, height=rel.counts, width=width)
@@ -270,13 +305,15 @@ class CalibrationView(QWidget):
         self.summary.setText(
             f"{len(entries)} estimator(s) on the {self._part} part "
             f"({int(rel.counts.sum())} points, {rel.counts.size} equal bins): x = mean "
-            f"{PHAT} in the bin, y = {what}; bars: points per bin of {entries[0].name}."
+            f"{PHAT} in the bin, y = {what}; bars: points per bin of {entries[0].name}"
+            + ("; diamonds: the mean true p in its bins." if known else ".")
         )
         self._fill_table(entries)
 
     def _fill_table(self, entries: list[CalibrationEntry]) -> None:
         self.table.clear()
-        columns = [*SCORE_NAMES, "n"]
+        truth = any("L1" in e.scores for e in entries)
+        columns = [*SCORE_NAMES, *(["L1"] if truth else []), "n"]
         self.table.setColumnCount(len(columns))
         self.table.setRowCount(len(entries))
         for j, name in enumerate(columns):

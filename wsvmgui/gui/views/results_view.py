@@ -41,6 +41,9 @@ MEASURE_LABELS = {
 
 #: Colour of the tuning cells without a score (never tried, or the fit failed).
 MISSING_GREY = (200, 200, 200)
+#: Height of the run summary in text lines: as many as its text wraps to, within these.
+SUMMARY_MIN_LINES = 2
+SUMMARY_MAX_LINES = 12
 
 
 class ResultsView(QWidget):
@@ -59,14 +62,16 @@ class ResultsView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # A fixed height (a label whose height follows its text would re-lay out the plots
-        # beside it at every change) that scrolls when a narrow window wraps more lines.
+        # As high as its text, from 2 up to SUMMARY_MAX_LINES lines, set when the text or
+        # the width changes (not at every paint); beyond that it scrolls.  A fixed six
+        # lines made breast cancer's calibration note scroll at 1024 pixels.
         self.summary_area = QScrollArea()
         self.summary_area.setWidget(self.summary)
         self.summary_area.setWidgetResizable(True)
         self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
         self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.summary_area.setFixedHeight(self.summary.fontMetrics().lineSpacing() * 6 + 2)
+        self.summary_area.installEventFilter(self)
+        self._fit_summary()
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
@@ -157,6 +162,7 @@ class ResultsView(QWidget):
         self._columns = {}
         self._fill_table()
         self.summary.setText(message)
+        self._fit_summary()
         self._draw_tuning(None)
         self.no_table.setText("")
         self.baseline_button.setEnabled(False)
@@ -183,6 +189,7 @@ class ResultsView(QWidget):
         self.summary.setText(  # the run's notes: the fit's engine and tuning notes first
             f"{head}<br>{sub}" + "".join(f"<br>{escape(app_wording(n))}" for n in result.notes)
         )
+        self._fit_summary()
         self._columns = {name: dict(values) for name, values in result.metrics.items()}
         for part, values in result.comparison_metrics.items():
             if part != "tune":
@@ -227,7 +234,28 @@ class ResultsView(QWidget):
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
         if watched is self.table and event.type() == QEvent.Type.Resize:
             fit_table_height(self.table)  # a scroll bar comes and goes with the width
+        if (
+            watched is self.summary_area
+            and event.type() == QEvent.Type.Resize
+            and event.size().width() != event.oldSize().width()
+        ):
+            # the new width: the area's viewport is resized only after this filter
+            self._fit_summary(event.size().width())
         return super().eventFilter(watched, event)
+
+    def _fit_summary(self, width: int | None = None) -> None:
+        """The summary box as high as its text wrapped at ``width`` pixels (default: the
+        box's), from ``SUMMARY_MIN_LINES`` to ``SUMMARY_MAX_LINES`` lines; it scrolls
+        beyond."""
+        line = self.summary.fontMetrics().lineSpacing()
+        if width is None:
+            width = self.summary_area.contentsRect().width()  # no frame, no scroll bar
+        width = max(width, 100)
+        needed = self.summary.heightForWidth(width)
+        lo, hi = line * SUMMARY_MIN_LINES + 2, line * SUMMARY_MAX_LINES + 2
+        height = int(min(max(needed, lo), hi))
+        if height != self.summary_area.height():
+            self.summary_area.setFixedHeight(height)
 
     def _draw_tuning(self, result=None) -> None:
         """The tuning surfaces of ``result``'s estimator; a note when it keeps none."""
@@ -290,7 +318,7 @@ class ResultsView(QWidget):
             ["none" if not np.isfinite(v) else _short(v) for v in surface.ys],
         )
         self._thin_ticks()
-        self.plot.setLabel("bottom", f"{surface.x_name} (tuning fits)")
+        self.plot.setLabel("bottom", tuning_axis_label(surface.x_name, surface.xs))
         self.plot.setLabel("left", surface.y_name or "no width")
         self.plot.setXRange(-0.5, L - 0.5, padding=0)
         self.plot.setYRange(-0.5, S - 0.5, padding=0)
@@ -372,3 +400,18 @@ def _short(v: float) -> str:
         mantissa, exp = f"{v:.0e}".split("e")
         text = f"{mantissa}e{int(exp)}"
     return text
+
+
+def tuning_axis_label(name: str, values: np.ndarray) -> str:
+    """The tuning surface's horizontal axis title: the parameter and, for the penalty
+    lambda, which way it runs (the grid is stored from large to small: flexibility grows
+    to the right, which the plot did not say)."""
+    label = f"{name} (tuning fits)"
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if name in ("\u03bb", "lambda") and v.size > 1:
+        if np.all(np.diff(v) < 0):
+            return f"{label}, decreasing: more flexible to the right \u2192"
+        if np.all(np.diff(v) > 0):
+            return f"{label}, increasing: more flexible to the left \u2190"
+    return label
