@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.calibration import SCORE_LABELS, SCORE_NAMES, CalibrationEntry
+from ...app.calibration import SCORE_LABELS, SCORE_NAMES, CalibrationEntry, Reliability
 from .common import (
     PHAT,
     add_title,
@@ -266,13 +266,7 @@ class CalibrationView(QWidget):
             self._fill_table([])
             return
         rel = entries[0].reliability
-        if rel.true_mean is not None:
-            full = rel.counts > 0
-            self.truth.setData(rel.mean_predicted[full], rel.true_mean[full])
-            self.truth.setVisible(True)
-        else:
-            self.truth.setData([], [])
-            self.truth.setVisible(False)
+        self._draw_truth(rel)
         centres = 0.5 * (rel.edges[:-1] + rel.edges[1:])
         width = float(rel.edges[1] - rel.edges[0]) * 0.9
         self.count_bars.setOpts(x=centres, height=rel.counts, width=width)
@@ -286,6 +280,22 @@ class CalibrationView(QWidget):
             text.setText(str(int(c)) if c else "")
             text.setPos(float(x), float(c) + top * 0.04)
             text.setVisible(bool(c))
+        self._describe(entries, known)
+        self._fill_table(entries)
+
+    def _draw_truth(self, rel: Reliability) -> None:
+        """The bins' mean true probability of ``rel`` (known truth only)."""
+        if rel.true_mean is not None:
+            full = rel.counts > 0
+            self.truth.setData(rel.mean_predicted[full], rel.true_mean[full])
+            self.truth.setVisible(True)
+        else:
+            self.truth.setData([], [])
+            self.truth.setVisible(False)
+
+    def _describe(self, entries: list[CalibrationEntry], known: bool) -> None:
+        """Axis title, plot title and the summary line of ``entries``."""
+        rel = entries[0].reliability
         axis_label = (
             f"{PHAT} of class {rel.label.split('(', 1)[-1].rstrip(')')}"
             if rel.kind == "positive"
@@ -308,7 +318,6 @@ class CalibrationView(QWidget):
             f"{PHAT} in the bin, y = {what}; bars: points per bin of {entries[0].name}"
             + ("; diamonds: the mean true p in its bins." if known else ".")
         )
-        self._fill_table(entries)
 
     def _fill_table(self, entries: list[CalibrationEntry]) -> None:
         self.table.clear()

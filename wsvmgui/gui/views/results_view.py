@@ -58,20 +58,7 @@ class ResultsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.summary = QLabel("No run yet: press Run.")
-        self.summary.setWordWrap(True)
-        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # As high as its text, from 2 up to SUMMARY_MAX_LINES lines, set when the text or
-        # the width changes (not at every paint); beyond that it scrolls.  A fixed six
-        # lines made breast cancer's calibration note scroll at 1024 pixels.
-        self.summary_area = QScrollArea()
-        self.summary_area.setWidget(self.summary)
-        self.summary_area.setWidgetResizable(True)
-        self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.summary_area.installEventFilter(self)
-        self._fit_summary()
+        self._build_summary()
         self.baseline_button = QPushButton("Fit baselines again")
         self.baseline_button.setToolTip(
             "Fit logistic regression, an SVC with Platt scaling and k nearest neighbours on "
@@ -114,6 +101,7 @@ class ResultsView(QWidget):
         self.graphics.addItem(self.colorbar, row=0, col=1)
         self._surfaces: list = []
         self._tick_labels: tuple[list[str], list[str]] | None = None
+        self._labelled: dict[str, list[str]] = {}  # axis -> the labels it shows
         self.plot.getViewBox().sigResized.connect(self._thin_ticks)
         self.table.installEventFilter(self)  # its height follows its width's scroll bar
         self.no_table = QLabel("")
@@ -156,6 +144,23 @@ class ResultsView(QWidget):
         layout.addWidget(tuning_box, 1)
         self._columns: dict[str, dict[str, float]] = {}
         self.tuning_table: np.ndarray | None = None
+
+    def _build_summary(self) -> None:
+        """The run's summary in a scroll area as high as its text, from 2 up to
+        ``SUMMARY_MAX_LINES`` lines, set when the text or the width changes (not at every
+        paint); beyond that it scrolls.  A fixed six lines made breast cancer's
+        calibration note scroll at 1024 pixels."""
+        self.summary = QLabel("No run yet: press Run.")
+        self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary_area = QScrollArea()
+        self.summary_area.setWidget(self.summary)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_area.installEventFilter(self)
+        self._fit_summary()
 
     # ------------------------------------------------------------------------ public
     def clear(self, message: str = "No result: press Run.") -> None:
@@ -325,8 +330,7 @@ class ResultsView(QWidget):
 
     def shown_ticks(self, axis: str) -> list[str]:
         """The labelled ticks of the tuning surface's ``axis`` ("bottom" or "left")."""
-        ticks = self.plot.getAxis(axis)._tickLevels or [[]]
-        return [label for _, label in ticks[0]]
+        return list(self._labelled.get(axis, []))
 
     def _thin_ticks(self) -> None:
         """Label every k-th grid value so the labels do not run into each other (at
@@ -347,6 +351,7 @@ class ResultsView(QWidget):
             major = [(k, t) for k, t in enumerate(texts) if k % step == 0]
             minor = [(k, "") for k in range(n) if k % step]
             self.plot.getAxis(axis).setTicks([major, minor])
+            self._labelled[axis] = [t for _, t in major]
 
     def set_selection(self, row: int) -> None:
         """Nothing to mark: the view shows measures of the whole run."""

@@ -112,6 +112,7 @@ class SimplexView(QWidget):
         self.graphics.ci.addItem(self.legend, row=2, col=0, rowspan=1, colspan=2)
         self._legend_key: tuple | None = None
         self._curve_names: list[str] = []
+        self._ladder_ticks: list[str] = []  # the sub-problem names on the ladder axis
         self._path_kinds: tuple[str, ...] = ()  # per shown ladder: "", "stored", "traced"
         self._recalibrated = False  # some ladder reports a recalibrated estimate
         self._has_ladders = False  # the result has binary ladders to draw
@@ -417,6 +418,7 @@ class SimplexView(QWidget):
             self.estimates.setData([], [])
             self.calibrated.setData([], [])
             self.lad.getAxis("left").setTicks([[]])
+            self._ladder_ticks = []
             self.lad_note.setText(no_ladder_note(res))
             self.lad.setYRange(-1, 1)
             return
@@ -444,6 +446,7 @@ class SimplexView(QWidget):
         self.estimates.setData(x=ex, y=ey)
         self.calibrated.setData(x=cx, y=cy)
         self.lad.getAxis("left").setTicks([ticks])
+        self._ladder_ticks = [label for _, label in ticks]
         self.lad.setYRange(-len(ladders) + 0.5, 0.5)
 
     def _draw_curves(self, ladders, row: int) -> None:
@@ -533,8 +536,7 @@ class SimplexView(QWidget):
 
     def ladder_names(self) -> list[str]:
         """The sub-problem names on the ladder plot's axis, as shown (for tests)."""
-        levels = self.lad.getAxis("left")._tickLevels or [[]]
-        return [label for _, label in levels[0]]
+        return list(self._ladder_ticks)
 
     def ladder_arrays(self) -> dict[str, np.ndarray]:
         """Arrays the ladder items hold (for tests)."""
