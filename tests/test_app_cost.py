@@ -102,6 +102,10 @@ def test_a_long_run_asks_on_a_busy_machine(split, monkeypatch):
     monkeypatch.setattr(cost_probe, "_busy_log", cost_probe.deque())
     monkeypatch.setattr(cost_probe, "cpu_clock", _scaled(500.0, time.process_time))
     monkeypatch.setattr(cost_probe, "wall_clock", _scaled(10000.0, time.perf_counter))
+    # the window over which probes are pooled is in the scaled wall seconds: scaled with
+    # them it stays 180 real seconds (unscaled it was 18 ms, and on a loaded machine the
+    # probes' records expired before the estimate read them: busy 1, about 50 s, no ask)
+    monkeypatch.setattr(cost_probe, "BUSY_WINDOW", cost_probe.BUSY_WINDOW * 10000.0)
     monkeypatch.setattr(analysis, "fit_scheme", lambda *a, **k: pytest.fail("fitted"))
     out = run_checked(RunRequest(LONG, split), limit=60.0)
     assert isinstance(out, NeedsConfirmation) and out.estimate.busy > 1.0
