@@ -235,6 +235,19 @@ def test_non_crossing_panel_says_where_the_guarantee_holds(qtbot, window, kernel
         # in the input space the constrained ladder does not cross inside the hull
         assert checks["input"]["n_crossing_pairs"] == 0
         assert len(result.plane.layers[1].crossings[0]) == 0
+    # each panel lies over its own estimator's surface: the right one the comparison's
+    from wsvmgui.app.measures import aligned_proba
+    from wsvmgui.app.plane import plane_grid, surface_colors
+
+    plane = result.plane
+    _, _, X_grid = plane_grid(result.split, plane.ix, plane.iy, plane.xs.size, plane.reference)
+    classes = result.split.dataset.classes
+    own = surface_colors(aligned_proba(result.comparison.report(X_grid), classes))
+    np.testing.assert_array_equal(plane.comparison_image.reshape(-1, 3), own)
+    assert not np.array_equal(plane.comparison_image, plane.image)
+    view = window.boundary_view
+    np.testing.assert_array_equal(view.right.image.image, plane.comparison_image)
+    np.testing.assert_array_equal(view.left.image.image, plane.image)
     # the comparison is a phase of the progress, and its measures are shown
     phases = {s.phase for s in statuses if hasattr(s, "phase")}
     assert any("comparison" in p for p in phases), phases

@@ -157,7 +157,8 @@ def compute_plane(
     should_cancel: Callable[[], bool] | None = None,
     reference: np.ndarray | None = None,
 ) -> PlaneData:
-    """Decision values, contours and the p_hat surface on the plane of features ix, iy.
+    """Decision values, contours and the p_hat surface on the plane of features ix, iy
+    (and the comparison's own surface, when the run has one).
 
     ``source`` is a finished run (a :class:`~wsvmgui.app.view_data.RunResult`, or the
     fits of one before its result exists).  With more than two features the plane
@@ -194,11 +195,14 @@ def compute_plane(
         )
     ]
     comp = source.comparison
+    comp_image = None
     if comp is not None:
+        comp_proba = aligned_proba(comp.report(X_grid), split.dataset.classes)
+        comp_image = surface_colors(comp_proba).reshape(size, size, 3)
         comp_ladders = ladders_of(comp, split.X_all, split.dataset.classes)
         layers.append(
             boundary_layer(
                 comp, "Non-crossing ladder", X_grid, xs, ys, comp_ladders, cancel, hull_split
             )
         )
-    return PlaneData(ix, iy, xs, ys, image, layers, hull, ref, near)
+    return PlaneData(ix, iy, xs, ys, image, layers, hull, ref, near, comp_image)

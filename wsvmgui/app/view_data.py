@@ -145,6 +145,9 @@ class PlaneData:
         The point the plane passes through (raw units): the other features' values.
     near : ndarray, shape (n,)
         How near each data row is to the plane, in (0, 1] (all 1 with two features).
+    comparison_image : ndarray, shape (G, G, 3), uint8, or None
+        The comparison estimator's own p_hat surface (drawn under its boundaries); None
+        without a comparison.
     """
 
     ix: int
@@ -156,6 +159,7 @@ class PlaneData:
     hull: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
     reference: np.ndarray = field(default_factory=lambda: np.empty(0))
     near: np.ndarray = field(default_factory=lambda: np.empty(0))
+    comparison_image: np.ndarray | None = None
 
     @property
     def is_slice(self) -> bool:

@@ -404,8 +404,10 @@ class BoundaryView(QWidget):
             float(plane.xs[-1] - plane.xs[0]),
             float(plane.ys[-1] - plane.ys[0]),
         )
-        for panel in (self.left, self.right):
-            panel.image.setImage(plane.image, autoLevels=False, levels=(0, 255))
+        # each panel over its own estimator's surface (the comparison's on the right)
+        own = plane.image if plane.comparison_image is None else plane.comparison_image
+        for panel, image in ((self.left, plane.image), (self.right, own)):
+            panel.image.setImage(image, autoLevels=False, levels=(0, 255))
             panel.image.setRect(rect)
             panel.image.setVisible(self.surface_box.isChecked())
             if plane.hull.size:
