@@ -68,3 +68,22 @@ def slow_clock(monkeypatch):
     monkeypatch.setattr("wsvmgui.estimators.cost_probe.cpu_clock", clocks.cpu)
     monkeypatch.setattr("wsvmgui.estimators.cost_probe.wall_clock", clocks.wall)
     return clocks
+
+
+class FakeClock:
+    """A clock a test moves by hand (``now``, seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_clocks(monkeypatch):
+    """The cost probes' CPU and wall clocks, two :class:`FakeClock` a test moves by hand."""
+    cpu, wall = FakeClock(), FakeClock()
+    monkeypatch.setattr("wsvmgui.estimators.cost_probe.cpu_clock", cpu)
+    monkeypatch.setattr("wsvmgui.estimators.cost_probe.wall_clock", wall)
+    return cpu, wall

@@ -143,17 +143,10 @@ def test_the_probe_loads_every_kernel_the_warm_up_counts(kind, groups):
 
 
 # ------------------------------------------------------------------------------ probes
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _fake_task(cpu: FakeClock, wall: FakeClock, start: float, unit: float, units: int):
-    """A stand-in fit: ``start`` CPU seconds, then ``units`` of ``unit`` each (a second of
-    wall per CPU second: an idle machine), polling its cancel before each unit."""
+def _fake_task(cpu, wall, start: float, unit: float, units: int):
+    """A stand-in fit on the ``fake_clocks`` (conftest) ``cpu`` and ``wall``: ``start`` CPU
+    seconds, then ``units`` of ``unit`` each (a second of wall per CPU second: an idle
+    machine), polling its cancel before each unit."""
 
     def fit(progress, should_cancel):
         cpu.now += start
@@ -165,14 +158,6 @@ def _fake_task(cpu: FakeClock, wall: FakeClock, start: float, unit: float, units
             progress(k, units, None)
 
     return fit
-
-
-@pytest.fixture
-def fake_clocks(monkeypatch):
-    cpu, wall = FakeClock(), FakeClock()
-    monkeypatch.setattr(cost_probe, "cpu_clock", cpu)
-    monkeypatch.setattr(cost_probe, "wall_clock", wall)
-    return cpu, wall
 
 
 def test_a_probe_recovers_start_and_unit_of_a_task(fake_clocks):

@@ -28,22 +28,6 @@ THREE = DESIGNS["wu2010_ex1"].sample(150, 0)
 CODES = np.unique(BINARY.y, return_inverse=True)[1]
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def fake_clocks(monkeypatch):
-    cpu, wall = FakeClock(), FakeClock()
-    monkeypatch.setattr(cost_probe, "cpu_clock", cpu)
-    monkeypatch.setattr(cost_probe, "wall_clock", wall)
-    return cpu, wall
-
-
 def _stages(est, data) -> dict[str, Stage]:
     return {s.name: s for s in plan(est, data.X, data.y).stages}
 

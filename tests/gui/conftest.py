@@ -108,3 +108,17 @@ def shown_panel(qtbot):
         return panel
 
     return make
+
+
+@pytest.fixture
+def shown_view(qtbot):
+    """``make(view_class, width, height)``: a view of that class, shown at that size."""
+
+    def make(view_class, width: int, height: int):
+        view = view_class()
+        qtbot.addWidget(view)
+        view.resize(width, height)
+        view.show()
+        return view
+
+    return make

@@ -56,14 +56,10 @@ def _surface(score: np.ndarray) -> TuningSurface:
 
 
 @pytest.fixture
-def results_view(qtbot):
+def results_view(shown_view):
     from wsvmgui.gui.views.results_view import ResultsView
 
-    view = ResultsView()
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
-    return view
+    return shown_view(ResultsView, 900, 600)
 
 
 def test_untried_tuning_cells_are_not_painted_as_the_worst_score(qtbot, results_view):

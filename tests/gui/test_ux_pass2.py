@@ -33,14 +33,10 @@ def _entries(known: bool):
 
 
 @pytest.fixture
-def calibration_view(qtbot):
+def calibration_view(shown_view):
     from wsvmgui.gui.views.calibration_view import CalibrationView
 
-    view = CalibrationView()
-    qtbot.addWidget(view)
-    view.resize(900, 700)
-    view.show()
-    return view
+    return shown_view(CalibrationView, 900, 700)
 
 
 def _headers(table) -> list[str]:
@@ -138,14 +134,10 @@ def test_the_weight_bar_is_greyed_not_hidden_when_no_boundary_crosses_the_plane(
 
 # ---------------------------------------------------------------------- results
 @pytest.fixture
-def results_view(qtbot):
+def results_view(shown_view):
     from wsvmgui.gui.views.results_view import ResultsView
 
-    view = ResultsView()
-    qtbot.addWidget(view)
-    view.resize(1000, 650)
-    view.show()
-    return view
+    return shown_view(ResultsView, 1000, 650)
 
 
 def _surface(lambdas: np.ndarray) -> TuningSurface:
